@@ -1,0 +1,12 @@
+// Each subcommand lives in its own file and registers itself on the CLI11 app here.
+// A command's callback throws ef::Error for user errors; main() prints it and exits 2.
+#pragma once
+#include <CLI/CLI.hpp>
+
+namespace ef::app {
+
+void register_perft(CLI::App& app);
+void register_data(CLI::App& app);
+void register_score(CLI::App& app);
+
+}  // namespace ef::app

@@ -1,0 +1,27 @@
+// evalforge: one binary, CLI11 subcommands. User errors (ef::Error) print one clear line
+// and exit with status 2; CLI parse errors go through CLI11's own exit path.
+#include <fmt/core.h>
+#include <exception>
+#include "app/commands.hpp"
+#include "evalforge/core/error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"evalforge: GPU-accelerated fitness evaluation for evolving board-game evaluators"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "evalforge 0.1.0");
+  ef::app::register_perft(app);
+  ef::app::register_data(app);
+  ef::app::register_score(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const ef::Error& e) {
+    fmt::print(stderr, "evalforge: error: {}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "evalforge: internal error: {}\n", e.what());
+    return 3;
+  }
+  return 0;
+}

@@ -1,0 +1,4 @@
+// The library's version string (one place, used by --version and run directories).
+namespace ef {
+const char* version() { return "0.1.0"; }
+}  // namespace ef
