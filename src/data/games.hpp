@@ -1,0 +1,73 @@
+// Game records from real databases and from the built-in generator.
+//
+// Formats (see ../shared/data/README.md):
+//  - Logistello book `logbook.gam` (also `.gam.gz`): one game a line, `+d3-c3...: -04 10`.
+//    Score after ':' = raw disc difference black - white (empties not given to the winner).
+//  - WTHOR `.wtb`: binary records; score = 2*real - 64 (empties to the winner); also a
+//    theoretical score. Player/tournament names from WTHOR.JOU / WTHOR.TRN when present.
+//  - Plain transcripts (`.txt`, anything else that is text): one game a line,
+//    `f5d6c3d3...` optionally followed by whitespace and the final disc difference black - white
+//    (raw count, like the logbook). '#' starts a comment. A line without a score must replay to a
+//    finished game; its score is then taken from the final board.
+//  - `.obf` positions are not games: see read_obf() below.
+// Every game is replayed; problems (illegal move, truncated record, score that does not match
+// the final board, garbage) are reported with file and line/record number, and either skipped
+// (counted) or fatal (ReadOptions::fatal_problems).
+#pragma once
+#include <climits>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+#include "evalforge/core/hd.hpp"
+
+namespace ef::data {
+
+constexpr int kNoScore = INT_MIN;
+
+struct Game {
+  std::vector<std::uint8_t> moves;  // squares 0..63 in play order; passes are implicit
+  int score = kNoScore;             // final disc difference black - white, as the source defines it
+  int theoretical_score = kNoScore; // WTHOR only: perfect-play disc difference black - white
+  std::int32_t black_player = -1, white_player = -1, tournament = -1, year = -1;  // WTHOR only
+};
+
+struct Problem {
+  std::string file;
+  std::size_t record = 0;  // 1-based line number (text) or record number (binary)
+  std::string what;
+};
+
+struct ReadOptions {
+  bool fatal_problems = false;   // first problem throws ef::Error instead of skipping the game
+  bool skip_truncated_wthor = true;  // WTHOR games with < 60 moves and an adjudicated score
+  bool use_cache = true;         // binary cache of parsed games beside the cache_dir
+  std::filesystem::path cache_dir;  // empty: $XDG_CACHE_HOME/evalforge or ~/.cache/evalforge
+};
+
+struct GameDatabase {
+  std::vector<Game> games;            // games that replayed cleanly, in file order
+  std::vector<Problem> problems;      // one entry per skipped/flagged record
+  std::vector<std::string> files;     // files read, in order
+  std::size_t records_read = 0;       // records seen (games + problems)
+  std::vector<std::string> player_names, tournament_names;  // WTHOR names, when found
+};
+
+// Reads and replays every file (format from extension and content); throws ef::Error for an
+// unreadable file or, with fatal_problems, the first bad record.
+GameDatabase load_games(const std::vector<std::filesystem::path>& files, const ReadOptions& options = {});
+
+// Writes games as plain transcripts with their scores (the format load_games reads back).
+void write_transcripts(const std::filesystem::path& file, const std::vector<Game>& games);
+
+// One .obf position: board, side to move, and the exact score of each listed move.
+struct ObfPosition {
+  u64 black = 0, white = 0;
+  int side = 0;  // 0 black, 1 white
+  std::vector<std::pair<int, int>> move_scores;  // (square or -1 for pass, exact score for side to move)
+  int best_score() const;
+};
+std::vector<ObfPosition> read_obf(const std::filesystem::path& file, std::vector<Problem>* problems = nullptr,
+                                  bool fatal_problems = true);
+
+}  // namespace ef::data

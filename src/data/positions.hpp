@@ -1,0 +1,58 @@
+// Position sets for training and scoring n-tuple networks.
+// The position "at move k" is the board after k discs have been placed (passes not counted),
+// labelled with the game's final disc difference black - white. Games that ended before
+// move k contribute nothing.
+#pragma once
+#include <vector>
+#include "data/games.hpp"
+
+namespace ef::data {
+
+enum class SplitBy { kPosition, kGame };   // by distinct position (default) or by game (the paper's)
+enum class Duplicates { kMerge, kKeep };   // merge identical boards, averaging labels; or keep all
+enum class LabelSource { kRecorded, kTheoretical };  // WTHOR: real score or theoretical score
+
+struct PositionSet {
+  int move = 0;
+  std::vector<u64> black, white;
+  std::vector<double> label;          // final disc difference (mean over merged duplicates)
+  std::vector<std::uint32_t> count;   // games behind each entry (1 when kept)
+  std::size_t size() const { return label.size(); }
+};
+
+struct PositionOptions {
+  Duplicates duplicates = Duplicates::kMerge;
+  LabelSource label = LabelSource::kRecorded;
+};
+
+// All positions at move k of the given games (all games when `game_ids` is null), in a
+// deterministic order (sorted by (black, white) when merged; game order when kept).
+PositionSet positions_at_move(const std::vector<Game>& games, int move, const PositionOptions& options,
+                              const std::vector<std::uint32_t>* game_ids = nullptr);
+
+struct Split {
+  PositionSet first, second;  // e.g. (fitness, test) or (training, validation)
+};
+
+// Seeded, deterministic split of a position set: `second_fraction` of the entries (rounded
+// down) go to `second`, chosen by a Philox-keyed shuffle of (seed, stream). Order within each
+// part follows the input order.
+Split split_positions(const PositionSet& set, double second_fraction, u64 seed, u32 stream);
+
+// Seeded split of game indices 0..n-1: returns (first, second) index lists, each sorted.
+std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> split_games(std::size_t n, double second_fraction,
+                                                                             u64 seed, u32 stream);
+
+// The Table 2 procedure's data: fitness (80%) and test (20%) positions at move k.
+// By position: distinct positions at move k are split. By game: games are split, then the
+// positions at move k of each part are taken (duplicates as options say).
+Split fitness_test_at_move(const std::vector<Game>& games, int move, SplitBy by, double test_fraction, u64 seed,
+                           const PositionOptions& options);
+
+// Baselines: MSE of predicting the training-set mean label (constant predictor) on `test`;
+// and the irreducible MSE of `test`: the MSE of predicting each distinct board's own mean
+// label over `test` (0 when duplicates are merged).
+double constant_predictor_mse(const PositionSet& train, const PositionSet& test);
+double irreducible_mse(const PositionSet& test);
+
+}  // namespace ef::data
