@@ -1,4 +1,129 @@
+// evalforge score: the seed paper's Table 2 procedure for one or more shapes.
+#include <fmt/core.h>
+#include <chrono>
+#include <nlohmann/json.hpp>
 #include "app/commands.hpp"
+#include "app/options.hpp"
+#include "data/games.hpp"
+#include "eval/score_table.hpp"
+#include "evalforge/core/error.hpp"
+
 namespace ef::app {
-void register_score(CLI::App& app) { app.add_subcommand("score", "placeholder"); }
+
+namespace {
+
+struct ScoreArgs {
+  std::vector<std::string> shapes{"edax"};
+  std::vector<std::string> data;
+  std::string moves = "18,22,26,30,34,38,42,46";
+  std::string split = "position";
+  std::string dedup = "auto";
+  std::string backend = "cpu";
+  int threads = 0;
+  bool json = false;
+  bool curves = false;
+  bool no_cache = false;
+  bool fatal = false;
+  u64 seed = 1;
+  double test_fraction = 0.2;
+  TrainArgs train;
+};
+
+void run_score(const ScoreArgs& a) {
+  ScoreOptions o;
+  o.moves = parse_moves(a.moves, "--moves");
+  o.split = parse_split(a.split);
+  o.positions.duplicates = parse_dedup(a.dedup, o.split);
+  o.seed = a.seed;
+  o.test_fraction = a.test_fraction;
+  o.train = a.train.resolve();
+  o.record_curves = a.curves;
+  std::vector<ntuple::Shape> shapes;
+  for (const auto& spec : a.shapes)
+    for (auto& s : ntuple::load_shapes(spec)) shapes.push_back(std::move(s));
+
+  data::ReadOptions ro;
+  ro.use_cache = !a.no_cache;
+  ro.fatal_problems = a.fatal;
+  const auto t0 = std::chrono::steady_clock::now();
+  const data::GameDatabase db = load_data_files(a.data, ro, !a.json);
+  auto backend = make_backend(a.backend, a.threads);
+  const auto t1 = std::chrono::steady_clock::now();
+  const auto rows = score_table(db.games, shapes, o, *backend);
+  const double train_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  const double load_s = std::chrono::duration<double>(t1 - t0).count();
+
+  if (a.json) {
+    nlohmann::json j;
+    j["data"] = a.data;
+    j["games"] = db.games.size();
+    j["split"] = a.split;
+    j["duplicates"] = o.positions.duplicates == data::Duplicates::kMerge ? "merge" : "keep";
+    j["seed"] = a.seed;
+    j["training"] = {{"learning_rate", o.train.learning_rate}, {"epochs", o.train.epochs},
+                     {"batch_size", o.train.batch_size}, {"seed", o.train.seed}};
+    j["backend"] = backend->name();
+    for (const auto& s : shapes) j["shapes"].push_back({{"name", s.name}, {"tuples", ntuple::shape_to_string(s)},
+                                                        {"weights", s.num_weights()}});
+    for (const auto& r : rows) {
+      nlohmann::json row{{"move", r.move}, {"fitness_positions", r.fitness_positions},
+                         {"test_positions", r.test_positions}, {"constant_mse", r.constant_mse},
+                         {"irreducible_mse", r.irreducible_mse}};
+      for (std::size_t s = 0; s < shapes.size(); ++s) {
+        nlohmann::json c{{"shape", shapes[s].name}, {"mse", r.cells[s].mse}, {"mae", r.cells[s].mae}};
+        if (a.curves) c["epoch_train_mse"] = r.cells[s].epoch_mse;
+        row["cells"].push_back(c);
+      }
+      j["rows"].push_back(row);
+    }
+    j["seconds"] = {{"load", load_s}, {"train", train_s}};
+    fmt::print("{}\n", j.dump(2));
+    return;
+  }
+
+  fmt::print("test MSE (MAE) after training from zero on the fitness positions at each move\n");
+  fmt::print("split by {}, duplicates {}, {} games, lr {}, epochs {}, batch {}, backend {}\n", a.split,
+             o.positions.duplicates == data::Duplicates::kMerge ? "merged" : "kept", db.games.size(),
+             o.train.learning_rate, o.train.epochs, o.train.batch_size, backend->name());
+  fmt::print("{:>4} {:>7} {:>7}", "move", "fit", "test");
+  for (const auto& s : shapes) fmt::print(" {:>16}", s.name.substr(0, 16));
+  fmt::print(" {:>9} {:>9}\n", "constant", "irreduc.");
+  for (const auto& r : rows) {
+    fmt::print("{:>4} {:>7} {:>7}", r.move, r.fitness_positions, r.test_positions);
+    for (const auto& c : r.cells) fmt::print(" {:>16}", fmt::format("{:.2f} ({:.2f})", c.mse, c.mae));
+    fmt::print(" {:>9.2f} {:>9.2f}\n", r.constant_mse, r.irreducible_mse);
+    if (a.curves)
+      for (std::size_t s = 0; s < r.cells.size(); ++s) {
+        fmt::print("     train MSE by epoch [{}]:", shapes[s].name);
+        for (double v : r.cells[s].epoch_mse) fmt::print(" {:.2f}", v);
+        fmt::print("\n");
+      }
+  }
+  fmt::print("data {:.1f} s, training {:.1f} s\n", load_s, train_s);
+}
+
+}  // namespace
+
+void register_score(CLI::App& app) {
+  auto a = std::make_shared<ScoreArgs>();
+  auto* cmd = app.add_subcommand("score", "Train shapes from zero and print test losses per move (Table 2)");
+  cmd->add_option("--shapes", a->shapes, "Shape file (JSON/TOML) or 'edax'; repeatable")->take_all();
+  cmd->add_option("--data", a->data, "Game records: logbook (.gam/.gam.gz), WTHOR .wtb, transcripts")
+      ->required()->take_all();
+  cmd->add_option("--moves", a->moves, "Move numbers, e.g. 18,22,30 or 'paper' (18,22,...,46)");
+  cmd->add_option("--split", a->split, "Fitness/test split: position (distinct boards) or game (the paper's)");
+  cmd->add_option("--dedup", a->dedup, "Duplicate boards: merge (labels averaged), keep, or auto "
+                                       "(merge for --split position, keep for --split game)");
+  cmd->add_option("--seed", a->seed, "Seed of the fitness/test split and the sample order");
+  cmd->add_option("--test-fraction", a->test_fraction, "Share of the data in the test set")->check(CLI::Range(0.01, 0.99));
+  cmd->add_option("--threads", a->threads, "CPU worker threads (0 = all)")->check(CLI::Range(0, 1024));
+  cmd->add_option("--backend", a->backend, "cpu, cuda or auto");
+  cmd->add_flag("--json", a->json, "Print the table as JSON");
+  cmd->add_flag("--curves", a->curves, "Also print the training MSE of every epoch");
+  cmd->add_flag("--no-cache", a->no_cache, "Do not read or write the binary cache of parsed games");
+  cmd->add_flag("--fatal", a->fatal, "Stop at the first bad record instead of skipping it");
+  add_train_options(*cmd, a->train);
+  cmd->callback([a] { run_score(*a); });
+}
+
 }  // namespace ef::app

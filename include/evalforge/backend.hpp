@@ -1,0 +1,66 @@
+// The one interface between host-side schedulers (score tables, BRKGA islands, matches) and
+// the machines that do the fitness work. Two implementations: `cpu` (a thread pool; the
+// reference) and `cuda` (kernels), which must return the same bits for the same jobs.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+#include "evalforge/eval/ntuple.hpp"
+
+namespace ef {
+
+// Positions with fixed-point labels, handed to a backend once and kept resident there
+// (on the device for CUDA) across many batches.
+struct PositionData {
+  std::vector<u64> black, white;
+  std::vector<i64> label;  // final disc difference in units of 2^-16 (ntuple::kOne)
+  std::size_t size() const { return label.size(); }
+};
+
+struct TrainParams {
+  double learning_rate = 0.5;  // fraction of a position's error one step removes (see ntuple.hpp)
+  int epochs = 4;
+  int batch_size = 1;          // positions whose updates are applied together (integer adds commute)
+  u64 seed = 1;                // with TrainJob::stream, keys the per-epoch sample order
+};
+
+// Train one network from all-zero weights on `train_ids` of `positions`, then measure its loss
+// on `eval_ids`. The sample order of epoch e is a Philox shuffle keyed by
+// (params.seed, stream[0], stream[1], e): jobs with equal keys see the same order.
+struct TrainJob {
+  const ntuple::Geometry* geometry = nullptr;
+  int positions = -1;                       // handle from Backend::add_positions
+  std::span<const std::uint32_t> train_ids;
+  std::span<const std::uint32_t> eval_ids;
+  TrainParams params;
+  std::uint32_t stream[2] = {0, 0};
+  bool return_weights = false;
+  bool record_epoch_loss = false;           // training loss of every epoch (for loss curves)
+};
+
+struct TrainResult {
+  ntuple::LossSums eval_loss;
+  std::vector<ntuple::LossSums> epoch_loss;  // filled when record_epoch_loss
+  std::vector<i32> weights;                  // filled when return_weights
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  virtual int add_positions(const PositionData& data) = 0;
+  virtual void train(std::span<const TrainJob> jobs, std::span<TrainResult> results) = 0;
+};
+
+// kind: "cpu", "cuda" or "auto" (cuda when a device is present, else cpu). threads: CPU
+// worker threads (0 = all hardware threads). Throws ef::Error for an unknown or absent kind.
+std::unique_ptr<Backend> make_backend(std::string_view kind, int threads);
+
+// The per-epoch sample order (shared by both backends): ids shuffled by Fisher-Yates.
+void shuffle_ids(std::span<std::uint32_t> ids, u64 seed, std::uint32_t stream0, std::uint32_t stream1,
+                 std::uint32_t epoch);
+
+}  // namespace ef

@@ -1,0 +1,105 @@
+#include "app/options.hpp"
+#include <fmt/core.h>
+#include <charconv>
+#include <toml++/toml.h>
+#include "evalforge/core/error.hpp"
+
+namespace ef::app {
+
+std::vector<int> parse_moves(const std::string& text, const std::string& what) {
+  if (text == "paper") return {18, 22, 26, 30, 34, 38, 42, 46};
+  std::vector<int> moves;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t end = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, end - start);
+    int v = 0;
+    const auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (item.empty() || ec != std::errc{} || p != item.data() + item.size() || v < 1 || v > 60)
+      fail("{}: '{}' is not a move number (expected integers 1..60 separated by commas, or 'paper')", what, item);
+    moves.push_back(v);
+    start = end + 1;
+  }
+  return moves;
+}
+
+data::SplitBy parse_split(const std::string& text) {
+  if (text == "position") return data::SplitBy::kPosition;
+  if (text == "game") return data::SplitBy::kGame;
+  fail("--split: '{}' is not a split (expected position or game)", text);
+}
+
+data::Duplicates parse_dedup(const std::string& text, data::SplitBy split) {
+  if (text == "merge") return data::Duplicates::kMerge;
+  if (text == "keep") return data::Duplicates::kKeep;
+  if (text == "auto") return split == data::SplitBy::kGame ? data::Duplicates::kKeep : data::Duplicates::kMerge;
+  fail("--dedup: '{}' is not a choice (expected merge, keep or auto)", text);
+}
+
+namespace {
+
+template <typename T>
+T checked(const toml::node_view<const toml::node>& node, const std::string& where, T lo, T hi) {
+  std::optional<T> v;
+  if constexpr (std::is_floating_point_v<T>) v = node.value<double>();
+  else v = node.value<int64_t>();
+  if (!v || *v < lo || *v > hi) fail("{}: expected a number in [{}, {}]", where, lo, hi);
+  return *v;
+}
+
+}  // namespace
+
+TrainParams read_train_table(const std::string& file) {
+  toml::table t;
+  try {
+    t = toml::parse_file(file);
+  } catch (const toml::parse_error& e) {
+    fail("{}:{}: {}", file, e.source().begin.line, e.description());
+  }
+  TrainParams p;
+  const auto* training = t["training"].as_table();
+  if (!training) return p;
+  for (const auto& [k, v] : *training) {
+    const std::string key(k.str());
+    const std::string where = fmt::format("{}: training.{}", file, key);
+    const toml::node_view<const toml::node> node(v);
+    if (key == "learning_rate") p.learning_rate = checked<double>(node, where, 1e-6, 1.0);
+    else if (key == "epochs") p.epochs = static_cast<int>(checked<int64_t>(node, where, 0, 10000));
+    else if (key == "batch_size") p.batch_size = static_cast<int>(checked<int64_t>(node, where, 1, 1 << 20));
+    else if (key == "seed") p.seed = static_cast<u64>(checked<int64_t>(node, where, 0, INT64_MAX));
+    else fail("{}: unknown key (expected learning_rate, epochs, batch_size, seed)", where);
+  }
+  return p;
+}
+
+TrainParams TrainArgs::resolve() const {
+  TrainParams p = config.empty() ? TrainParams{} : read_train_table(config);
+  if (learning_rate) p.learning_rate = *learning_rate;
+  if (epochs) p.epochs = *epochs;
+  if (batch_size) p.batch_size = *batch_size;
+  if (seed) p.seed = *seed;
+  return p;
+}
+
+void add_train_options(CLI::App& cmd, TrainArgs& a) {
+  cmd.add_option("--config", a.config, "TOML file whose [training] table sets the training parameters");
+  cmd.add_option("--lr", a.learning_rate, "Learning rate: share of a position's error removed per step")
+      ->check(CLI::Range(1e-6, 1.0));
+  cmd.add_option("--epochs", a.epochs, "Passes over the training positions")->check(CLI::Range(0, 10000));
+  cmd.add_option("--batch", a.batch_size, "Positions per weight update (1 = plain SGD)")->check(CLI::Range(1, 1 << 20));
+  cmd.add_option("--train-seed", a.seed, "Seed of the training sample order");
+}
+
+data::GameDatabase load_data_files(const std::vector<std::string>& files, const data::ReadOptions& options,
+                                   bool report) {
+  std::vector<std::filesystem::path> paths(files.begin(), files.end());
+  data::GameDatabase db = data::load_games(paths, options);
+  if (report && !db.problems.empty()) {
+    fmt::print(stderr, "{} record(s) skipped; first: {}:{}: {}\n", db.problems.size(), db.problems[0].file,
+               db.problems[0].record, db.problems[0].what);
+  }
+  if (db.games.empty()) fail("{}: no usable games", fmt::join(files, ", "));
+  return db;
+}
+
+}  // namespace ef::app

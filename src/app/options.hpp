@@ -1,0 +1,32 @@
+// Option parsing shared by subcommands: move lists, split/dedup names, training parameters,
+// and loading game files with a one-line report of skipped records.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+#include "data/games.hpp"
+#include "data/positions.hpp"
+#include "evalforge/backend.hpp"
+
+namespace ef::app {
+
+std::vector<int> parse_moves(const std::string& text, const std::string& what);
+data::SplitBy parse_split(const std::string& text);
+data::Duplicates parse_dedup(const std::string& text, data::SplitBy split);
+
+// Training parameters from a TOML file's [training] table and/or flags (flags win).
+struct TrainArgs {
+  std::string config;
+  std::optional<double> learning_rate;
+  std::optional<int> epochs, batch_size;
+  std::optional<u64> seed;
+  TrainParams resolve() const;
+};
+void add_train_options(CLI::App& cmd, TrainArgs& args);
+TrainParams read_train_table(const std::string& file);  // the [training] table of a TOML config
+
+data::GameDatabase load_data_files(const std::vector<std::string>& files, const data::ReadOptions& options,
+                                   bool report);
+
+}  // namespace ef::app

@@ -1,0 +1,98 @@
+// The CPU backend: the reference implementation of the backend interface. Jobs are independent
+// and each runs start to finish on one worker thread, so results cannot depend on the thread
+// count; the arithmetic is the shared EF_HD integer code of ntuple.hpp.
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <numeric>
+#include <thread>
+#include "backend_cpu/train_body.hpp"
+#include "evalforge/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+
+namespace ef {
+
+void shuffle_ids(std::span<std::uint32_t> ids, u64 seed, std::uint32_t stream0, std::uint32_t stream1,
+                 std::uint32_t epoch) {
+  Rng rng(seed, Purpose::kShuffle, stream0, stream1, epoch);
+  for (std::size_t i = ids.size(); i > 1; --i) {
+    const std::size_t j = rng.below(static_cast<u32>(i));
+    std::swap(ids[i - 1], ids[j]);
+  }
+}
+
+namespace {
+
+class CpuBackend final : public Backend {
+ public:
+  explicit CpuBackend(int threads)
+      : threads_(threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency())) {}
+  std::string name() const override { return fmt::format("cpu ({} threads)", threads_); }
+
+  int add_positions(const PositionData& data) override {
+    sets_.push_back(data);
+    return static_cast<int>(sets_.size()) - 1;
+  }
+
+  void train(std::span<const TrainJob> jobs, std::span<TrainResult> results) override {
+    if (jobs.size() != results.size()) fail("backend: {} jobs but {} result slots", jobs.size(), results.size());
+    for (const TrainJob& j : jobs)
+      if (j.positions < 0 || j.positions >= static_cast<int>(sets_.size()) || !j.geometry)
+        fail("backend: a training job names no valid position set or geometry");
+    std::atomic<std::size_t> next{0};
+    std::exception_ptr error;
+    std::mutex error_mutex;
+    auto worker = [&] {
+      cpu::TrainScratch scratch;
+      for (std::size_t k; (k = next.fetch_add(1)) < jobs.size();) {
+        try {
+          cpu::train_job(sets_[jobs[k].positions], jobs[k], results[k], scratch);
+        } catch (...) {
+          std::lock_guard lock(error_mutex);
+          if (!error) error = std::current_exception();
+        }
+      }
+    };
+    const int n = static_cast<int>(std::min<std::size_t>(threads_, jobs.size()));
+    if (n <= 1) {
+      worker();
+    } else {
+      std::vector<std::thread> pool;
+      for (int t = 0; t < n; ++t) pool.emplace_back(worker);
+      for (auto& t : pool) t.join();
+    }
+    if (error) std::rethrow_exception(error);
+  }
+
+ private:
+  int threads_;
+  std::vector<PositionData> sets_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cpu_backend(int threads) { return std::make_unique<CpuBackend>(threads); }
+
+#if !defined(EF_HAVE_CUDA)
+std::unique_ptr<Backend> make_cuda_backend(int) { return nullptr; }
+bool cuda_device_available(std::string* why) {
+  if (why) *why = "this build has no CUDA backend (nvcc was not found at configure time)";
+  return false;
+}
+#endif
+
+std::unique_ptr<Backend> make_backend(std::string_view kind, int threads) {
+  if (kind == "cpu") return make_cpu_backend(threads);
+  std::string why;
+  const bool cuda = cuda_device_available(&why);
+  if (kind == "cuda") {
+    if (!cuda) fail("--backend cuda: {}", why);
+    return make_cuda_backend(threads);
+  }
+  if (kind == "auto") return cuda ? make_cuda_backend(threads) : make_cpu_backend(threads);
+  fail("--backend: unknown backend '{}' (expected cpu, cuda or auto)", kind);
+}
+
+}  // namespace ef

@@ -1,0 +1,73 @@
+#include "eval/score_table.hpp"
+#include <numeric>
+#include "evalforge/core/error.hpp"
+
+namespace ef {
+
+std::vector<ScoreRow> score_table(const std::vector<data::Game>& games, const std::vector<ntuple::Shape>& shapes,
+                                  const ScoreOptions& options, Backend& backend) {
+  std::vector<ScoreRow> rows;
+  std::vector<ntuple::Geometry> geometries;
+  for (const auto& s : shapes) geometries.push_back(s.geometry());
+  // Per move: one resident position set (fitness then test), and id lists into it.
+  std::vector<std::vector<u32>> fit_ids(options.moves.size()), test_ids(options.moves.size());
+  std::vector<int> handles;
+  for (std::size_t m = 0; m < options.moves.size(); ++m) {
+    const int move = options.moves[m];
+    if (move < 1 || move > 60) fail("--moves: {} is not a move number (expected 1..60)", move);
+    const data::Split split =
+        data::fitness_test_at_move(games, move, options.split, options.test_fraction, options.seed, options.positions);
+    if (split.first.size() == 0 || split.second.size() == 0)
+      fail("move {}: the data has {} fitness and {} test positions; need both", move, split.first.size(),
+           split.second.size());
+    ScoreRow row;
+    row.move = move;
+    row.fitness_positions = split.first.size();
+    row.test_positions = split.second.size();
+    row.constant_mse = data::constant_predictor_mse(split.first, split.second);
+    row.irreducible_mse = data::irreducible_mse(split.second);
+    rows.push_back(row);
+
+    PositionData pd;
+    for (const data::PositionSet* set : {&split.first, &split.second})
+      for (std::size_t i = 0; i < set->size(); ++i) {
+        pd.black.push_back(set->black[i]);
+        pd.white.push_back(set->white[i]);
+        pd.label.push_back(ntuple::label_to_fixed(set->label[i]));
+      }
+    fit_ids[m].resize(split.first.size());
+    std::iota(fit_ids[m].begin(), fit_ids[m].end(), 0u);
+    test_ids[m].resize(split.second.size());
+    std::iota(test_ids[m].begin(), test_ids[m].end(), static_cast<u32>(split.first.size()));
+    handles.push_back(backend.add_positions(pd));
+  }
+
+  std::vector<TrainJob> jobs;
+  for (std::size_t m = 0; m < options.moves.size(); ++m)
+    for (std::size_t s = 0; s < shapes.size(); ++s) {
+      TrainJob j;
+      j.geometry = &geometries[s];
+      j.positions = handles[m];
+      j.train_ids = fit_ids[m];
+      j.eval_ids = test_ids[m];
+      j.params = options.train;
+      j.stream[0] = static_cast<u32>(options.moves[m]);  // same order for every shape at a move
+      j.stream[1] = 0;
+      j.record_epoch_loss = options.record_curves;
+      jobs.push_back(j);
+    }
+  std::vector<TrainResult> results(jobs.size());
+  backend.train(jobs, results);
+  for (std::size_t m = 0; m < options.moves.size(); ++m)
+    for (std::size_t s = 0; s < shapes.size(); ++s) {
+      const TrainResult& r = results[m * shapes.size() + s];
+      ScoreCell c;
+      c.mse = r.eval_loss.mse();
+      c.mae = r.eval_loss.mae();
+      for (const auto& l : r.epoch_loss) c.epoch_mse.push_back(l.mse());
+      rows[m].cells.push_back(c);
+    }
+  return rows;
+}
+
+}  // namespace ef

@@ -1,0 +1,38 @@
+// The Table 2 procedure (method.md 1.3): for each move h, split the data 80/20 into fitness and
+// test positions, train every shape from zero on all fitness positions at h, and measure the
+// test loss at h. All (move, shape) trainings go to the backend as one batch.
+#pragma once
+#include <vector>
+#include "data/positions.hpp"
+#include "eval/shape.hpp"
+#include "evalforge/backend.hpp"
+
+namespace ef {
+
+struct ScoreOptions {
+  std::vector<int> moves;
+  data::SplitBy split = data::SplitBy::kPosition;
+  data::PositionOptions positions;  // duplicates: merge (by position) or keep (the paper's by game)
+  double test_fraction = 0.2;
+  u64 seed = 1;
+  TrainParams train;
+  bool record_curves = false;       // training loss per epoch in each cell
+};
+
+struct ScoreCell {
+  double mse = 0, mae = 0;
+  std::vector<double> epoch_mse;    // when record_curves
+};
+
+struct ScoreRow {
+  int move = 0;
+  std::size_t fitness_positions = 0, test_positions = 0;
+  double constant_mse = 0;     // predict the fitness-set mean label
+  double irreducible_mse = 0;  // predict each distinct test board's own mean label
+  std::vector<ScoreCell> cells;  // one per shape
+};
+
+std::vector<ScoreRow> score_table(const std::vector<data::Game>& games, const std::vector<ntuple::Shape>& shapes,
+                                  const ScoreOptions& options, Backend& backend);
+
+}  // namespace ef

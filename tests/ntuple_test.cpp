@@ -1,0 +1,226 @@
+#include <gtest/gtest.h>
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include "eval/shape.hpp"
+#include "evalforge/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/games/squares.hpp"
+
+using namespace ef;
+using namespace ef::ntuple;
+
+namespace {
+
+u64 bit(const char* sq) { return u64{1} << *parse_square(sq); }
+
+// Random reachable positions: random legal moves from the start.
+std::vector<othello::Board> random_positions(int n, int plies, u64 seed) {
+  std::vector<othello::Board> out;
+  for (int g = 0; g < n; ++g) {
+    Rng rng(seed, Purpose::kGame, static_cast<u32>(g));
+    othello::Board b;
+    for (int p = 0; p < plies && !b.game_over(); ++p) {
+      u64 m = b.moves();
+      if (!m) { b.pass(); continue; }
+      for (u32 k = rng.below(static_cast<u32>(popcount64(m))); k; --k) m &= m - 1;
+      b.play(ctz64(m));
+    }
+    out.push_back(b);
+  }
+  return out;
+}
+
+std::filesystem::path temp_file(const std::string& name, const std::string& text) {
+  auto p = std::filesystem::temp_directory_path() / ("ef_ntuple_" + name);
+  std::ofstream(p) << text;
+  return p;
+}
+
+}  // namespace
+
+// The paper's Figure 1 tuple (row 8, a8..h8), on a board with a8 black, b8 white, d8 black:
+// index = 2*3^0 + 1*3^1 + 0*3^2 + 2*3^3 = 59.
+TEST(NTupleIndex, PaperFigure1Example) {
+  const u64 row8 = 0xFF00000000000000ull;
+  EXPECT_EQ(tuple_index(bit("a8") | bit("d8"), bit("b8"), row8), 59u);
+  EXPECT_EQ(tuple_index(0, 0, row8), 0u);
+  EXPECT_EQ(tuple_index(row8, 0, row8), 2u * (6561u - 1u) / 2u);  // all black: sum 2*3^j = 3^8 - 1
+}
+
+// Symmetric sampling of the same tuple: the 8 images of that board, worked out by hand from
+// the symmetry definitions (transpose, mirror files, mirror ranks): row 8 of each image holds
+// a8/b8/d8 (identity: 59), their file mirror (h8 B, g8 W, e8 B: 2*27+1*729+2*2187 = 5157),
+// the a-file image via transpose (h8 B: 2*3^7 = 4374; a8 B: 2), or nothing (4 images: 0).
+TEST(NTupleIndex, SymmetricSamplingByHand) {
+  Shape s = make_shape("row8", {{"a8", "b8", "c8", "d8", "e8", "f8", "g8", "h8"}}, "test");
+  const Geometry g = s.geometry();
+  u32 idx[8];
+  feature_indices(g, bit("a8") | bit("d8"), bit("b8"), idx);
+  std::vector<u32> got(idx, idx + 8);
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, (std::vector<u32>{0, 0, 0, 0, 2, 59, 4374, 5157}));
+  // Eq. (2): F = sum of the 8 weights; with w[59] = 5 discs and w[0] = 1 disc, F = 9 discs.
+  std::vector<i32> w(g.num_weights(), 0);
+  w[59] = 5 * kOne;
+  w[0] = 1 * kOne;
+  EXPECT_EQ(evaluate(g, w.data(), bit("a8") | bit("d8"), bit("b8")), 9 * kOne);
+}
+
+TEST(NTupleIndex, LoopAndTableAndPextAgree) {
+  for (u32 b = 0; b < 4096; ++b) EXPECT_EQ(binary_to_ternary(b), binary_to_ternary_loop(b));
+  const Shape edax = edax_shape();
+  const Geometry g = edax.geometry();
+  for (const auto& pos : random_positions(50, 30, 7)) {
+    for (int i = 0; i < g.num_tuples; ++i) {
+      // Reference: Eq. (1) digit by digit over the tuple's squares in ascending order.
+      u32 expect = 0, p = 1;
+      for (int sq : edax.tuples[i]) {
+        const u32 x = (pos.black() >> sq & 1) ? 2 : ((pos.white() >> sq & 1) ? 1 : 0);
+        expect += p * x;
+        p *= 3;
+      }
+      EXPECT_EQ(tuple_index(pos.black(), pos.white(), g.mask[i]), expect);
+    }
+  }
+}
+
+TEST(NTupleShape, EdaxShapeSizes) {
+  const Shape e = edax_shape();
+  EXPECT_EQ(e.tuple_sizes(), (std::vector<int>{9, 10, 10, 10, 8, 8, 8, 8, 7, 6, 5, 4}));
+  // 3^9 + 3*3^10 + 4*3^8 + 3^7 + 3^6 + 3^5 + 3^4
+  EXPECT_EQ(e.num_weights(), 19683u + 3 * 59049u + 4 * 6561u + 2187u + 729u + 243u + 81u);
+}
+
+TEST(NTupleShape, FilesRoundTripAndErrors) {
+  const auto json = temp_file("a.json", R"({"name":"x","tuples":[["a1","b1"],["h8","c3","a2"]]})");
+  auto shapes = load_shapes(json.string());
+  ASSERT_EQ(shapes.size(), 1u);
+  EXPECT_EQ(shapes[0].tuples[1], (std::vector<int>{*parse_square("a2"), *parse_square("c3"), *parse_square("h8")}));
+  const auto toml = temp_file("b.toml", "name = \"y\"\ntuples = [[\"a1\", \"b1\"], [\"c1\"]]\n");
+  EXPECT_EQ(load_shapes(toml.string())[0].tuples.size(), 2u);
+  const auto out = std::filesystem::temp_directory_path() / "ef_ntuple_out.json";
+  save_shapes_json(out, {edax_shape()});
+  EXPECT_EQ(load_shapes(out.string())[0].tuples, edax_shape().tuples);
+
+  auto expect_error = [](const std::string& text, const std::string& ext, const std::string& needle) {
+    const auto f = temp_file("bad" + ext, text);
+    try {
+      load_shapes(f.string());
+      ADD_FAILURE() << "no error for " << text;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(f.string()), std::string::npos) << e.what();
+    }
+  };
+  expect_error(R"({"tuples":[["a1","z9"]]})", ".json", "'z9' is not a square");
+  expect_error(R"({"tuples":[["a1","a1"]]})", ".json", "appears twice");
+  expect_error(R"({"tuples":[["a1","b1","c1","d1","e1","f1","g1","h1","a2","b2","c2","d2","e2"]]})", ".json",
+               "expected 1 to 12");
+  expect_error(R"({"tuples":[]})", ".json", "at least one tuple");
+  expect_error(R"({"tuples":[["a1"]], "colour": 3})", ".json", "unknown key 'colour'");
+  expect_error("{not json", ".json", "not valid JSON");
+  expect_error("tuples = [[\"a1\", 3]]\n", ".toml", "non-string");
+  EXPECT_THROW(load_shapes("/nonexistent/shape.json"), Error);
+}
+
+TEST(NTupleTraining, StepRoundsSymmetrically) {
+  EXPECT_EQ(weight_step(1000, 1u << 23), 500);   // rate 1/2
+  EXPECT_EQ(weight_step(-1000, 1u << 23), -500);
+  EXPECT_EQ(weight_step(3, 1u << 23), 2);        // 1.5 rounds away from zero
+  EXPECT_EQ(weight_step(-3, 1u << 23), -2);
+  i32 w = 0x3FFFFFF0;
+  add_saturating(w, 1000);
+  EXPECT_EQ(w, 0x3FFFFFFF);
+}
+
+namespace {
+
+struct Problem {
+  PositionData data;
+  std::vector<u32> train, eval;
+};
+
+// Labels made by a hidden "teacher" network of the Edax shape with random weights: a
+// learnable target, so training must drive the loss far below the label variance.
+Problem teacher_problem(int n) {
+  const Geometry g = edax_shape().geometry();
+  std::vector<i32> teacher(g.num_weights());
+  Rng rng(99, Purpose::kPopulation);
+  for (auto& w : teacher) w = static_cast<i32>(rng.below(2 * kOne / 4)) - kOne / 4;
+  Problem p;
+  for (const auto& b : random_positions(n, 24, 3)) {
+    p.data.black.push_back(b.black());
+    p.data.white.push_back(b.white());
+    p.data.label.push_back(evaluate(g, teacher.data(), b.black(), b.white()));
+  }
+  for (u32 i = 0; i < static_cast<u32>(n); ++i) (i % 5 == 0 ? p.eval : p.train).push_back(i);
+  return p;
+}
+
+std::vector<TrainResult> run(Backend& backend, const Problem& p, const Geometry& g, int jobs, int batch) {
+  const int h = backend.add_positions(p.data);
+  std::vector<TrainJob> js(jobs);
+  for (int k = 0; k < jobs; ++k) {
+    js[k].geometry = &g;
+    js[k].positions = h;
+    js[k].train_ids = p.train;
+    js[k].eval_ids = p.eval;
+    js[k].params.epochs = 3 + k % 2;
+    js[k].params.learning_rate = 0.2 + 0.1 * (k % 3);
+    js[k].params.batch_size = batch;
+    js[k].stream[0] = static_cast<u32>(k);
+    js[k].return_weights = true;
+    js[k].record_epoch_loss = true;
+  }
+  std::vector<TrainResult> rs(jobs);
+  backend.train(js, rs);
+  return rs;
+}
+
+}  // namespace
+
+TEST(NTupleTraining, LowersTheLoss) {
+  const Problem p = teacher_problem(3000);
+  const Geometry g = edax_shape().geometry();
+  auto backend = make_backend("cpu", 1);
+  const auto rs = run(*backend, p, g, 1, 1);
+  ASSERT_EQ(rs[0].epoch_loss.size(), 3u);
+  LossSums zero;  // loss of the all-zero network on the eval set
+  for (u32 id : p.eval) zero.add(clamp_error(p.data.label[id]));
+  EXPECT_LT(rs[0].epoch_loss[2].mse(), rs[0].epoch_loss[0].mse());
+  EXPECT_LT(rs[0].eval_loss.mse(), 0.8 * zero.mse()) << "zero-net MSE " << zero.mse();
+}
+
+TEST(NTupleTraining, BitIdenticalForOneAndManyThreads) {
+  const Problem p = teacher_problem(1500);
+  const Geometry g = edax_shape().geometry();
+  for (int batch : {1, 16}) {
+    auto one = make_backend("cpu", 1);
+    auto many = make_backend("cpu", 3);
+    const auto a = run(*one, p, g, 6, batch);
+    const auto b = run(*many, p, g, 6, batch);
+    for (int k = 0; k < 6; ++k) {
+      EXPECT_EQ(a[k].eval_loss.squared, b[k].eval_loss.squared);
+      EXPECT_EQ(a[k].eval_loss.absolute, b[k].eval_loss.absolute);
+      EXPECT_TRUE(a[k].weights == b[k].weights) << "job " << k << " batch " << batch;
+    }
+    // Different jobs (rates, epochs, orders) do give different weights: the check can fail.
+    EXPECT_FALSE(a[0].weights == a[1].weights);
+  }
+}
+
+TEST(NTupleTraining, ShuffleIsAPermutationKeyedByEpoch) {
+  std::vector<u32> a(100), b(100);
+  for (u32 i = 0; i < 100; ++i) a[i] = b[i] = i;
+  shuffle_ids(a, 1, 2, 3, 0);
+  shuffle_ids(b, 1, 2, 3, 1);
+  EXPECT_NE(a, b);
+  std::sort(a.begin(), a.end());
+  for (u32 i = 0; i < 100; ++i) EXPECT_EQ(a[i], i);
+}
+
+TEST(Backend, UnknownKindIsAnError) {
+  EXPECT_THROW(make_backend("tpu", 1), Error);
+}
