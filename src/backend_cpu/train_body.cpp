@@ -47,7 +47,7 @@ void train_job(const PositionData& data, const TrainJob& job, TrainResult& resul
         for (std::size_t k = b0; k < b1; ++k) {
           const i32 d = ntuple::weight_step(s.errors[k - b0], rate);
           const u32* idx = &s.indices[s.order[k] * nf];
-          for (int f = 0; f < nf; ++f) ntuple::add_saturating(weights[idx[f]], d);
+          for (int f = 0; f < nf; ++f) ntuple::add_weight(weights[idx[f]], d);
         }
       }
     }
