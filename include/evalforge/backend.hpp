@@ -21,7 +21,8 @@ struct PositionData {
 };
 
 struct TrainParams {
-  double learning_rate = 0.5;  // fraction of a position's error one step removes (see ntuple.hpp)
+  // Defaults chosen by the sweep in docs/training.md (logbook, moves 18/30/42, both splits).
+  double learning_rate = 0.03;  // fraction of a position's error one step removes (see ntuple.hpp)
   int epochs = 4;
   int batch_size = 1;          // positions whose updates are applied together (integer adds commute)
   u64 seed = 1;                // with TrainJob::stream, keys the per-epoch sample order
