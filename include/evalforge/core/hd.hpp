@@ -38,6 +38,14 @@ EF_HD_INLINE int ctz64(u64 x) {  // x != 0
 #endif
 }
 
+EF_HD_INLINE int clz64(u64 x) {  // x != 0
+#if defined(__CUDA_ARCH__)
+  return __clzll(static_cast<long long>(x));
+#else
+  return __builtin_clzll(x);
+#endif
+}
+
 // Parallel bit extract: the bits of x at the positions set in mask, packed from the lowest
 // mask bit upwards. Hardware pext where the host has BMI2; the same result by a loop elsewhere
 // (the device, or hosts without BMI2).
