@@ -7,6 +7,8 @@ namespace ef::app {
 
 void register_perft(CLI::App& app);
 void register_data(CLI::App& app);
+// Adds `data generate` to the `data` subcommand: call after register_data().
+void register_data_generate(CLI::App& app);
 void register_score(CLI::App& app);
 
 }  // namespace ef::app

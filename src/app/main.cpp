@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "evalforge 0.1.0");
   ef::app::register_perft(app);
   ef::app::register_data(app);
+  ef::app::register_data_generate(app);
   ef::app::register_score(app);
   try {
     app.parse(argc, argv);
