@@ -1,0 +1,161 @@
+#include "ga/islands.hpp"
+#include <algorithm>
+#include <numeric>
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+
+namespace ef::ga {
+
+Topology parse_topology(std::string_view name) {
+  if (name == "paper") return Topology::kPaper;
+  if (name == "ring") return Topology::kRing;
+  if (name == "all") return Topology::kAll;
+  fail("migration topology '{}' is unknown (expected paper, ring or all)", name);
+}
+
+std::string_view topology_name(Topology topology) {
+  switch (topology) {
+    case Topology::kPaper: return "paper";
+    case Topology::kRing: return "ring";
+    case Topology::kAll: return "all";
+  }
+  return "?";
+}
+
+std::vector<MigrationRoute> migration_routes(Topology topology, int num_islands, int size) {
+  if (size < 0) fail("migration size {} must not be negative", size);
+  if (num_islands < 0) fail("{} islands", num_islands);
+  std::vector<MigrationRoute> routes;
+  auto add = [&](int from, int to, int count) {
+    if (count > 0) routes.push_back({from, to, count});
+  };
+  if (num_islands < 2 || size == 0) return routes;
+  const int n = num_islands;
+  switch (topology) {
+    case Topology::kPaper:
+      for (int k = 0; k < n; ++k) {
+        if (k == 0) add(1, 0, size);
+        else if (k == n - 1) add(n - 2, k, size);
+        else {
+          add(k - 1, k, size - size / 2);  // the lower-move neighbour sends the odd one
+          add(k + 1, k, size / 2);
+        }
+      }
+      break;
+    case Topology::kRing:
+      for (int k = 0; k < n; ++k) add((k + n - 1) % n, k, size);
+      break;
+    case Topology::kAll: {
+      const int share = size / (n - 1);
+      if (share == 0)
+        fail("migration size {} is smaller than the {} other islands of topology 'all' (each sends size/(N-1), "
+             "rounded down)",
+             size, n - 1);
+      for (int k = 0; k < n; ++k)
+        for (int from = 0; from < n; ++from)
+          if (from != k) add(from, k, share);
+      break;
+    }
+  }
+  // (to, from) order: already so for every topology except ring's island 0 and paper's order
+  // within an inner island, which sort fixes.
+  std::sort(routes.begin(), routes.end(),
+            [](const MigrationRoute& a, const MigrationRoute& b) { return a.to != b.to ? a.to < b.to : a.from < b.from; });
+  return routes;
+}
+
+namespace {
+
+// Checks that the routes fit the BRKGA layout: migrants from the elite, immigrants into the
+// mutant slots.
+void check_routes_fit(const std::vector<MigrationRoute>& routes, int num_islands, const BrkgaParams& brkga) {
+  std::vector<int> received(static_cast<std::size_t>(num_islands), 0);
+  for (const auto& r : routes) {
+    if (r.count > brkga.elite_count)
+      fail("migration: island {} would send {} migrants to island {}, but only its {} elite individuals have a fitness",
+           r.from, r.count, r.to, brkga.elite_count);
+    received[r.to] += r.count;
+  }
+  for (int k = 0; k < num_islands; ++k)
+    if (received[k] > brkga.mutant_count)
+      fail("migration: island {} would receive {} immigrants, but it has only {} mutant slots to replace", k,
+           received[k], brkga.mutant_count);
+}
+
+}  // namespace
+
+void migrate(std::vector<Population>& islands, const BrkgaParams& brkga, const MigrationParams& migration, u64 seed,
+             u32 generation) {
+  const int n = static_cast<int>(islands.size());
+  const auto routes = migration_routes(migration.topology, n, migration.size);
+  check_routes_fit(routes, n, brkga);
+  for (const auto& pop : islands)
+    if (pop.size != brkga.population_size)
+      fail("migration: an island has {} individuals; the parameters say {}", pop.size, brkga.population_size);
+
+  // Every route's migrants, copied before anything changes.
+  std::vector<std::vector<double>> migrants(routes.size());
+  for (std::size_t r = 0; r < routes.size(); ++r) {
+    const Population& from = islands[routes[r].from];
+    if (from.num_keys != islands[routes[r].to].num_keys)
+      fail("migration: islands {} and {} have different key counts", routes[r].from, routes[r].to);
+    migrants[r].assign(from.keys.begin(), from.keys.begin() + static_cast<std::ptrdiff_t>(routes[r].count) * from.num_keys);
+  }
+
+  std::size_t r = 0;
+  for (int k = 0; k < n; ++k) {
+    // Mutant slots in a random order; the first ones receive the immigrants.
+    std::vector<int> slots(static_cast<std::size_t>(brkga.mutant_count));
+    std::iota(slots.begin(), slots.end(), brkga.elite_count);
+    Rng rng(seed, Purpose::kMigration, static_cast<u32>(k), generation);
+    Population& to = islands[k];
+    std::size_t placed = 0;
+    for (; r < routes.size() && routes[r].to == k; ++r) {
+      for (int m = 0; m < routes[r].count; ++m, ++placed) {
+        const std::size_t pick = placed + rng.below(static_cast<u32>(slots.size() - placed));
+        std::swap(slots[placed], slots[pick]);
+        const int slot = slots[placed];
+        const double* keys = migrants[r].data() + static_cast<std::size_t>(m) * to.num_keys;
+        std::copy(keys, keys + to.num_keys, to.individual(slot).begin());
+        to.fitness[slot] = kNotEvaluated;
+      }
+    }
+  }
+}
+
+void IslandsConfig::validate() const {
+  if (moves.empty()) fail("islands: no move numbers given (one island per move number)");
+  for (std::size_t k = 0; k < moves.size(); ++k) {
+    if (moves[k] < 0 || moves[k] > 60) fail("islands: move number {} is outside 0..60", moves[k]);
+    if (k > 0 && moves[k] <= moves[k - 1])
+      fail("islands: move numbers must be strictly ascending (island order defines the neighbours); {} follows {}",
+           moves[k], moves[k - 1]);
+  }
+  brkga.validate();
+  if (migration.interval < 0) fail("migration interval {} must not be negative (0 = never)", migration.interval);
+  if (migration.interval > 0)
+    check_routes_fit(migration_routes(migration.topology, static_cast<int>(moves.size()), migration.size),
+                     static_cast<int>(moves.size()), brkga);
+}
+
+Archipelago make_archipelago(const IslandsConfig& config, int num_keys) {
+  config.validate();
+  Archipelago a;
+  a.moves = config.moves;
+  for (std::size_t k = 0; k < config.moves.size(); ++k)
+    a.islands.push_back(random_population(config.brkga.population_size, num_keys, config.seed, static_cast<u32>(k)));
+  return a;
+}
+
+void advance_generation(Archipelago& a, const IslandsConfig& config) {
+  const u32 next = static_cast<u32>(a.generation + 1);
+  for (std::size_t k = 0; k < a.islands.size(); ++k) {
+    sort_population(a.islands[k]);
+    a.islands[k] = next_generation(a.islands[k], config.brkga, config.seed, static_cast<u32>(k), next);
+  }
+  if (migration_due(config.migration, static_cast<int>(next)))
+    migrate(a.islands, config.brkga, config.migration, config.seed, next);
+  a.generation = static_cast<int>(next);
+}
+
+}  // namespace ef::ga
