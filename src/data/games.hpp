@@ -33,10 +33,20 @@ struct Game {
 };
 
 struct Problem {
+  // Text files count lines, binary files count records; record 0 of a binary file is its header.
+  enum class Unit : std::uint8_t { kLine, kRecord };
   std::string file;
   std::size_t record = 0;  // 1-based line number (text) or record number (binary)
   std::string what;
+  Unit unit = Unit::kLine;
+  // false: the record was kept and only flagged (e.g. a truncated WTHOR game loaded because
+  // skip_truncated_wthor is off). Only skipped records are fatal under fatal_problems.
+  bool skipped = true;
 };
+
+// "file:12: what" for a line, "file: record 12: what" / "file: header: what" for binary files:
+// the form used in ef::Error messages and by `evalforge data inspect`.
+std::string describe(const Problem& problem);
 
 struct ReadOptions {
   bool fatal_problems = false;   // first problem throws ef::Error instead of skipping the game
@@ -50,8 +60,16 @@ struct GameDatabase {
   std::vector<Problem> problems;      // one entry per skipped/flagged record
   std::vector<std::string> files;     // files read, in order
   std::size_t records_read = 0;       // records seen (games + problems)
-  std::vector<std::string> player_names, tournament_names;  // WTHOR names, when found
+  std::vector<std::string> player_names, tournament_names;  // WTHOR names (UTF-8), when found
+  std::size_t files_from_cache = 0;   // how many of `files` were served by the binary cache
 };
+
+enum class FileFormat { kLogbook, kWthor, kTranscript, kObf, kWthorNames };
+
+// Format of a file from its extension and, for unknown extensions, its content.
+// Throws ef::Error when the file does not exist or cannot be read.
+FileFormat detect_format(const std::filesystem::path& file);
+const char* format_name(FileFormat format);
 
 // Reads and replays every file (format from extension and content); throws ef::Error for an
 // unreadable file or, with fatal_problems, the first bad record.
@@ -65,7 +83,8 @@ struct ObfPosition {
   u64 black = 0, white = 0;
   int side = 0;  // 0 black, 1 white
   std::vector<std::pair<int, int>> move_scores;  // (square or -1 for pass, exact score for side to move)
-  int best_score() const;
+  std::size_t line = 0;                           // 1-based line in the file
+  int best_score() const;  // the highest move score (the position's exact value); kNoScore if none
 };
 std::vector<ObfPosition> read_obf(const std::filesystem::path& file, std::vector<Problem>* problems = nullptr,
                                   bool fatal_problems = true);

@@ -1,0 +1,285 @@
+// Binary cache of parsed game files. Parsing the 121k-game logbook means decompressing and
+// replaying 7M moves; the cache turns a repeat load into one file read.
+//
+// One cache file per (source absolute path, options that change the parse). Layout, little-endian:
+//   "EFGAMES\0", u32 format version, u32 key length, key bytes, u64 payload length,
+//   u32 crc32(payload), payload.
+// The key text also holds the source's size and mtime: a changed source no longer matches and
+// is parsed again (the stale cache file is then overwritten). Payload:
+//   u64 records_read, u64 games, per game: u8 flags, u8 move count, moves, i32 score,
+//     [flags&1: i32 theoretical score], [flags&2: i32 tournament, black, white, year];
+//   u64 problems, per problem: u64 record, u8 unit, u8 skipped, u32 length, text.
+// Anything unexpected on load (short file, other version or key, bad checksum, counts that
+// overrun the payload) is a miss: the caller parses the source instead.
+#include <fmt/format.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include "data/readers.hpp"
+
+namespace ef::data::detail {
+namespace {
+
+constexpr char kMagic[8] = {'E', 'F', 'G', 'A', 'M', 'E', 'S', '\0'};
+// Bump when the payload layout or the readers' output changes: older cache files then miss.
+constexpr std::uint32_t kCacheVersion = 1;
+constexpr std::uint8_t kHasTheoretical = 1, kHasWthorFields = 2;
+
+std::uint64_t fnv1a64(const std::string& text) {
+  std::uint64_t hash = 0xcbf29ce484222325ull;
+  for (const char c : text) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
+struct CacheKey {
+  std::string name;  // file name in the cache directory: stable while the source changes
+  std::string text;  // full key, stored in the file and compared on load
+};
+
+std::optional<CacheKey> make_key(const std::filesystem::path& source, const ReadOptions& options) {
+  std::error_code ec;
+  const std::filesystem::path absolute = std::filesystem::absolute(source, ec).lexically_normal();
+  if (ec) return std::nullopt;
+  const std::uintmax_t size = std::filesystem::file_size(source, ec);
+  if (ec) return std::nullopt;
+  const auto mtime = std::filesystem::last_write_time(source, ec);
+  if (ec) return std::nullopt;
+  const std::string identity =
+      fmt::format("{}\n{}", absolute.string(), options.skip_truncated_wthor ? "skip-truncated" : "keep-truncated");
+  CacheKey key;
+  key.name = fmt::format("{}-{:016x}.efgames", absolute.filename().string().substr(0, 40), fnv1a64(identity));
+  key.text = fmt::format("{}\nsize {}\nmtime {}", identity, size,
+                         static_cast<long long>(mtime.time_since_epoch().count()));
+  return key;
+}
+
+class Writer {
+ public:
+  void u8(std::uint8_t v) { bytes_.push_back(static_cast<char>(v)); }
+  void u32(std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) u8(static_cast<std::uint8_t>(v >> (8 * i)));
+  }
+  void i32(std::int32_t v) { u32(static_cast<std::uint32_t>(v)); }
+  void u64(std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) u8(static_cast<std::uint8_t>(v >> (8 * i)));
+  }
+  void raw(const void* data, std::size_t size) {
+    bytes_.append(static_cast<const char*>(data), size);
+  }
+  std::string& bytes() { return bytes_; }
+
+ private:
+  std::string bytes_;
+};
+
+// Bounds-checked reading: any overrun sets `ok` false and returns zeros from then on.
+class Reader {
+ public:
+  Reader(const char* data, std::size_t size) : data_(data), size_(size) {}
+  bool ok() const { return ok_; }
+  bool at_end() const { return pos_ == size_; }
+  std::size_t remaining() const { return size_ - pos_; }
+  const char* take(std::size_t n) {
+    if (!ok_ || n > size_ - pos_) {
+      ok_ = false;
+      return nullptr;
+    }
+    const char* p = data_ + pos_;
+    pos_ += n;
+    return p;
+  }
+  std::uint64_t unsigned_le(int bytes) {
+    const char* p = take(static_cast<std::size_t>(bytes));
+    std::uint64_t v = 0;
+    if (p)
+      for (int i = 0; i < bytes; ++i) v |= std::uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
+    return v;
+  }
+  std::uint8_t u8() { return static_cast<std::uint8_t>(unsigned_le(1)); }
+  std::uint32_t u32() { return static_cast<std::uint32_t>(unsigned_le(4)); }
+  std::int32_t i32() { return static_cast<std::int32_t>(u32()); }
+  std::uint64_t u64() { return unsigned_le(8); }
+
+ private:
+  const char* data_;
+  std::size_t size_;
+  std::size_t pos_ = 0;
+  bool ok_ = true;
+};
+
+std::uint32_t checksum(const char* data, std::size_t size) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  while (size > 0) {
+    const uInt chunk = static_cast<uInt>(std::min<std::size_t>(size, 1u << 30));
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(data), chunk);
+    data += chunk;
+    size -= chunk;
+  }
+  return static_cast<std::uint32_t>(crc);
+}
+
+std::string encode_payload(const FileGames& parsed) {
+  Writer w;
+  w.u64(parsed.records_read);
+  w.u64(parsed.games.size());
+  for (const Game& game : parsed.games) {
+    const bool wthor_fields =
+        game.black_player != -1 || game.white_player != -1 || game.tournament != -1 || game.year != -1;
+    const std::uint8_t flags = static_cast<std::uint8_t>((game.theoretical_score != kNoScore ? kHasTheoretical : 0) |
+                                                         (wthor_fields ? kHasWthorFields : 0));
+    w.u8(flags);
+    w.u8(static_cast<std::uint8_t>(game.moves.size()));
+    w.raw(game.moves.data(), game.moves.size());
+    w.i32(game.score);
+    if (flags & kHasTheoretical) w.i32(game.theoretical_score);
+    if (flags & kHasWthorFields) {
+      w.i32(game.tournament);
+      w.i32(game.black_player);
+      w.i32(game.white_player);
+      w.i32(game.year);
+    }
+  }
+  w.u64(parsed.problems.size());
+  for (const Problem& problem : parsed.problems) {
+    w.u64(problem.record);
+    w.u8(static_cast<std::uint8_t>(problem.unit));
+    w.u8(problem.skipped ? 1 : 0);
+    w.u32(static_cast<std::uint32_t>(problem.what.size()));
+    w.raw(problem.what.data(), problem.what.size());
+  }
+  return std::move(w.bytes());
+}
+
+std::optional<FileGames> decode_payload(const char* data, std::size_t size, const std::string& display_name) {
+  Reader r(data, size);
+  FileGames out;
+  out.records_read = r.u64();
+  const std::uint64_t game_count = r.u64();
+  // Each game takes at least 6 bytes: a count beyond that is corruption, not a reason to allocate.
+  if (!r.ok() || game_count > r.remaining() / 6) return std::nullopt;
+  out.games.resize(game_count);
+  for (Game& game : out.games) {
+    const std::uint8_t flags = r.u8();
+    const std::uint8_t move_count = r.u8();
+    if (move_count > 60) return std::nullopt;
+    const char* moves = r.take(move_count);
+    if (!moves) return std::nullopt;
+    game.moves.assign(reinterpret_cast<const std::uint8_t*>(moves), reinterpret_cast<const std::uint8_t*>(moves) + move_count);
+    game.score = r.i32();
+    if (flags & kHasTheoretical) game.theoretical_score = r.i32();
+    if (flags & kHasWthorFields) {
+      game.tournament = r.i32();
+      game.black_player = r.i32();
+      game.white_player = r.i32();
+      game.year = r.i32();
+    }
+  }
+  const std::uint64_t problem_count = r.u64();
+  if (!r.ok() || problem_count > r.remaining() / 14) return std::nullopt;
+  out.problems.resize(problem_count);
+  for (Problem& problem : out.problems) {
+    problem.file = display_name;
+    problem.record = r.u64();
+    const std::uint8_t unit = r.u8();
+    if (unit > static_cast<std::uint8_t>(Problem::Unit::kRecord)) return std::nullopt;
+    problem.unit = static_cast<Problem::Unit>(unit);
+    problem.skipped = r.u8() != 0;
+    const std::uint32_t length = r.u32();
+    const char* text = r.take(length);
+    if (!text) return std::nullopt;
+    problem.what.assign(text, length);
+  }
+  if (!r.ok() || !r.at_end()) return std::nullopt;
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::filesystem::path> cache_directory(const ReadOptions& options) {
+  std::filesystem::path dir = options.cache_dir;
+  if (dir.empty()) {
+    // XDG base directory spec: a relative XDG_CACHE_HOME is invalid and must be ignored.
+    const char* xdg = std::getenv("XDG_CACHE_HOME");
+    const char* home = std::getenv("HOME");
+    if (xdg && *xdg && std::filesystem::path(xdg).is_absolute()) dir = std::filesystem::path(xdg) / "evalforge";
+    else if (home && *home) dir = std::filesystem::path(home) / ".cache" / "evalforge";
+    else return std::nullopt;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir, ec)) return std::nullopt;
+  return dir;
+}
+
+std::optional<FileGames> load_cached(const std::filesystem::path& cache_dir, const std::filesystem::path& source,
+                                     const std::string& display_name, const ReadOptions& options) {
+  const auto key = make_key(source, options);
+  if (!key) return std::nullopt;
+  const std::filesystem::path cache_file = cache_dir / key->name;
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(cache_file, ec);
+  if (ec || size > (std::uintmax_t{1} << 34)) return std::nullopt;
+  std::ifstream in(cache_file, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::string bytes(static_cast<std::size_t>(size), '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (static_cast<std::size_t>(in.gcount()) != bytes.size()) return std::nullopt;
+
+  Reader header(bytes.data(), bytes.size());
+  const char* magic = header.take(sizeof kMagic);
+  if (!magic || std::memcmp(magic, kMagic, sizeof kMagic) != 0) return std::nullopt;
+  if (header.u32() != kCacheVersion) return std::nullopt;
+  const std::uint32_t key_length = header.u32();
+  const char* key_text = header.take(key_length);
+  if (!key_text || std::string_view(key_text, key_length) != key->text) return std::nullopt;
+  const std::uint64_t payload_length = header.u64();
+  const std::uint32_t expected_crc = header.u32();
+  if (!header.ok() || payload_length != header.remaining()) return std::nullopt;
+  const char* payload = header.take(payload_length);
+  if (!payload || checksum(payload, payload_length) != expected_crc) return std::nullopt;
+  return decode_payload(payload, payload_length, display_name);
+}
+
+void store_cached(const std::filesystem::path& cache_dir, const std::filesystem::path& source,
+                  const ReadOptions& options, const FileGames& parsed) {
+  const auto key = make_key(source, options);
+  if (!key) return;
+  const std::string payload = encode_payload(parsed);
+  Writer header;
+  header.raw(kMagic, sizeof kMagic);
+  header.u32(kCacheVersion);
+  header.u32(static_cast<std::uint32_t>(key->text.size()));
+  header.raw(key->text.data(), key->text.size());
+  header.u64(payload.size());
+  header.u32(checksum(payload.data(), payload.size()));
+
+  // Write beside the target and rename: readers never see a half-written cache file, and
+  // concurrent writers (two runs loading the same data) each publish a whole one.
+  const std::filesystem::path target = cache_dir / key->name;
+  static std::atomic<unsigned> writes{0};
+  const std::filesystem::path temporary =
+      cache_dir / fmt::format("{}.tmp.{}.{}", key->name, static_cast<long>(getpid()), writes++);
+  {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) return;
+    out.write(header.bytes().data(), static_cast<std::streamsize>(header.bytes().size()));
+    out.write(payload.data(), static_cast<std::streamsize>(payload.size()));
+    out.close();
+    if (!out) {
+      std::error_code ignored;
+      std::filesystem::remove(temporary, ignored);
+      return;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(temporary, target, ec);
+  if (ec) std::filesystem::remove(temporary, ec);
+}
+
+}  // namespace ef::data::detail
