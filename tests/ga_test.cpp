@@ -1,0 +1,644 @@
+// Shape search core: decoder, BRKGA transition, island migration, fitness batches.
+#include <gtest/gtest.h>
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <numeric>
+#include <set>
+#include "evalforge/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/games/othello.hpp"
+#include "ga/brkga.hpp"
+#include "ga/decoder.hpp"
+#include "ga/fitness.hpp"
+#include "ga/islands.hpp"
+
+using namespace ef;
+using namespace ef::ga;
+
+namespace {
+
+std::vector<double> random_keys(int n, u64 seed) {
+  Rng rng(seed, Purpose::kPopulation, 999);
+  std::vector<double> keys(static_cast<std::size_t>(n));
+  for (double& k : keys) k = rng.uniform();
+  return keys;
+}
+
+// Fitness from the keys alone (a stand-in for training): deterministic and tie-free.
+void evaluate_by_key_sum(Population& pop) {
+  for (int i = 0; i < pop.size; ++i) {
+    const auto keys = pop.individual(i);
+    pop.fitness[i] = std::accumulate(keys.begin(), keys.end(), 0.0);
+  }
+}
+
+Population evaluated_sorted_population(int size, int num_keys, u64 seed, u32 island) {
+  Population pop = random_population(size, num_keys, seed, island);
+  evaluate_by_key_sum(pop);
+  sort_population(pop);
+  return pop;
+}
+
+std::vector<double> keys_of(const Population& pop, int i) {
+  const auto k = pop.individual(i);
+  return {k.begin(), k.end()};
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Decoder
+
+TEST(Decoder, PicksTheSmallestKeysOfEachTuple) {
+  const Decoder decoder(default_search_region(), {3, 2});
+  ASSERT_EQ(decoder.num_keys(), 48);
+  std::vector<double> keys(48, 0.5);
+  keys[5] = 0.1;        // tuple 0: region positions 5, 17, 2 are the smallest
+  keys[17] = 0.2;
+  keys[2] = 0.3;
+  keys[24 + 23] = 0.0;  // tuple 1: positions 23 and 0
+  keys[24 + 0] = 0.4;
+  const ntuple::Shape s = decoder.decode(keys);
+  ASSERT_EQ(s.tuples.size(), 2u);
+  EXPECT_EQ(s.tuples[0], (std::vector<int>{2, 5, 17}));
+  EXPECT_EQ(s.tuples[1], (std::vector<int>{0, 23}));
+}
+
+TEST(Decoder, TiesGoToTheLowerRegionPosition) {
+  // The region is deliberately not ascending: ties follow the position in the list, not the square.
+  const Decoder decoder({40, 10, 30, 20}, {3, 2});
+  EXPECT_EQ(decoder.decode(std::vector<double>(8, 0.25)).tuples[0], (std::vector<int>{10, 30, 40}));
+  // Tuple 1: position 1 is smallest; positions 0, 2, 3 tie for the second place -> position 0.
+  const std::vector<double> keys = {0.9, 0.9, 0.9, 0.9, 0.3, 0.1, 0.3, 0.3};
+  EXPECT_EQ(decoder.decode(keys).tuples[1], (std::vector<int>{10, 40}));
+}
+
+TEST(Decoder, MatchesAStableSortReferenceWithManyTies) {
+  const Decoder decoder;  // default region, Edax sizes
+  for (u64 seed = 1; seed <= 20; ++seed) {
+    std::vector<double> keys = random_keys(decoder.num_keys(), seed);
+    for (double& k : keys) k = std::floor(k * 4) / 4;  // only 4 distinct values: ties everywhere
+    const ntuple::Shape s = decoder.decode(keys);
+    for (int t = 0; t < decoder.num_tuples(); ++t) {
+      std::vector<int> pos(24);
+      std::iota(pos.begin(), pos.end(), 0);
+      std::stable_sort(pos.begin(), pos.end(), [&](int a, int b) { return keys[24 * t + a] < keys[24 * t + b]; });
+      std::vector<int> expect(pos.begin(), pos.begin() + decoder.tuple_sizes()[t]);
+      std::sort(expect.begin(), expect.end());  // region = squares 0..23, so position = square
+      EXPECT_EQ(s.tuples[t], expect) << "seed " << seed << " tuple " << t;
+    }
+  }
+}
+
+TEST(Decoder, DefaultIsEdaxSizesOverRowsOneToThree) {
+  const Decoder decoder;
+  EXPECT_EQ(decoder.keys_per_tuple(), 24);
+  EXPECT_EQ(decoder.num_keys(), 24 * 12);
+  EXPECT_EQ(decoder.tuple_sizes(), (std::vector<int>{9, 10, 10, 10, 8, 8, 8, 8, 7, 6, 5, 4}));
+  const ntuple::Shape s = decoder.decode(random_keys(decoder.num_keys(), 5));
+  EXPECT_EQ(s.tuple_sizes(), decoder.tuple_sizes());
+  for (const auto& t : s.tuples) {
+    EXPECT_TRUE(std::is_sorted(t.begin(), t.end()));
+    EXPECT_EQ(std::set<int>(t.begin(), t.end()).size(), t.size());
+    EXPECT_GE(t.front(), 0);
+    EXPECT_LE(t.back(), 23);
+  }
+  EXPECT_EQ(s.tuples, decoder.decode(random_keys(decoder.num_keys(), 5)).tuples);  // deterministic
+}
+
+TEST(Decoder, CustomRegionOfAnyLength) {
+  const std::vector<int> region = {63, 62, 54, 7, 0};
+  const Decoder decoder(region, {2, 5});
+  EXPECT_EQ(decoder.num_keys(), 10);
+  const ntuple::Shape s = decoder.decode(random_keys(10, 3));
+  EXPECT_EQ(s.tuples[1], (std::vector<int>{0, 7, 54, 62, 63}));  // all of the region
+  for (int sq : s.tuples[0]) EXPECT_NE(std::find(region.begin(), region.end(), sq), region.end());
+  EXPECT_EQ(s.tuples[0].size(), 2u);
+}
+
+TEST(Decoder, RejectsBadRegionsSizesAndKeys) {
+  EXPECT_THROW(Decoder({}, {1}), Error);
+  EXPECT_THROW(Decoder({1, 64}, {1}), Error);
+  EXPECT_THROW(Decoder({3, 3}, {1}), Error);
+  EXPECT_THROW(Decoder({1, 2}, {}), Error);
+  EXPECT_THROW(Decoder({1, 2}, {3}), Error);           // larger than the region
+  EXPECT_THROW(Decoder(default_search_region(), {13}), Error);  // larger than kMaxTupleSize
+  EXPECT_THROW(Decoder({1, 2}, {0}), Error);
+  const Decoder decoder({1, 2, 3}, {2});
+  EXPECT_THROW(decoder.decode(std::vector<double>(4, 0.5)), Error);
+  EXPECT_THROW(decoder.decode(std::vector<double>{0.1, 1.0, 0.2}), Error);
+  EXPECT_THROW(decoder.decode(std::vector<double>{0.1, std::nan(""), 0.2}), Error);
+  try {
+    Decoder({1, 70}, {1});
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("square 70"), std::string::npos) << e.what();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// BRKGA
+
+TEST(Brkga, RandomPopulationIsKeyedBySeedAndIsland) {
+  const Population a = random_population(6, 10, 7, 0);
+  EXPECT_EQ(a.size, 6);
+  EXPECT_EQ(a.keys.size(), 60u);
+  for (double k : a.keys) {
+    EXPECT_GE(k, 0.0);
+    EXPECT_LT(k, 1.0);
+  }
+  for (double f : a.fitness) EXPECT_FALSE(is_evaluated(f));
+  EXPECT_EQ(a.keys, random_population(6, 10, 7, 0).keys);
+  EXPECT_NE(a.keys, random_population(6, 10, 8, 0).keys);
+  EXPECT_NE(a.keys, random_population(6, 10, 7, 1).keys);
+  // Individual i does not depend on how many others there are: each is keyed by its slot.
+  EXPECT_EQ(keys_of(a, 3), keys_of(random_population(4, 10, 7, 0), 3));
+}
+
+TEST(Brkga, SortIsStableOnFitnessThenIndex) {
+  Population pop = random_population(6, 2, 1, 0);
+  const Population before = pop;
+  pop.fitness = {3.0, 1.0, 2.0, 1.0, kNotEvaluated, 0.5};
+  sort_population(pop);
+  const std::vector<int> order = {5, 1, 3, 2, 0, 4};
+  for (int r = 0; r < 6; ++r) EXPECT_EQ(keys_of(pop, r), keys_of(before, order[r])) << "rank " << r;
+  EXPECT_EQ(pop.fitness[0], 0.5);
+  EXPECT_EQ(pop.fitness[3], 2.0);
+  EXPECT_FALSE(is_evaluated(pop.fitness[5]));
+  EXPECT_TRUE(is_sorted_by_fitness(pop));
+}
+
+TEST(Brkga, GenerationKeepsEliteAddsMutantsAndOffspring) {
+  const BrkgaParams params{.population_size = 10, .elite_count = 3, .mutant_count = 2, .elite_inheritance = 0.7};
+  const Population prev = evaluated_sorted_population(10, 40, 3, 0);
+  const Population next = next_generation(prev, params, 3, 0, 1);
+  ASSERT_EQ(next.size, 10);
+  ASSERT_EQ(next.keys.size(), prev.keys.size());
+  auto same_as_some = [&](const std::vector<double>& keys, int begin, int end) {
+    for (int j = begin; j < end; ++j)
+      if (keys_of(prev, j) == keys) return true;
+    return false;
+  };
+  int elite = 0, mutants = 0, offspring = 0;
+  for (int slot = 0; slot < 10; ++slot) {
+    const auto keys = keys_of(next, slot);
+    if (slot < 3) {  // elite: unchanged, fitness kept
+      EXPECT_EQ(keys, keys_of(prev, slot));
+      EXPECT_EQ(next.fitness[slot], prev.fitness[slot]);
+      ++elite;
+      continue;
+    }
+    EXPECT_FALSE(is_evaluated(next.fitness[slot]));
+    if (slot < 5) {  // mutant: fresh keys, none inherited
+      EXPECT_FALSE(same_as_some(keys, 0, 10));
+      for (int k = 0; k < 40; ++k)
+        for (int j = 0; j < 10; ++j) EXPECT_NE(keys[k], prev.keys[j * 40 + k]);
+      ++mutants;
+      continue;
+    }
+    // Offspring: every key from one elite parent e or one non-elite parent o (random doubles
+    // never coincide, so the parents are identifiable).
+    bool found = false;
+    for (int e = 0; e < 3 && !found; ++e)
+      for (int o = 3; o < 10 && !found; ++o) {
+        bool all = true;
+        for (int k = 0; k < 40; ++k) all = all && (keys[k] == prev.keys[e * 40 + k] || keys[k] == prev.keys[o * 40 + k]);
+        found = all;
+      }
+    EXPECT_TRUE(found) << "offspring in slot " << slot << " has keys from neither an elite nor a non-elite parent";
+    ++offspring;
+  }
+  EXPECT_EQ(elite, 3);
+  EXPECT_EQ(mutants, 2);
+  EXPECT_EQ(offspring, 5);
+}
+
+TEST(Brkga, OffspringInheritFromTheEliteWithProbabilityRhoE) {
+  // Elite keys in [0, 0.5), the others in [0.5, 1): a key's half shows which parent gave it.
+  const int p = 50, pe = 10, pm = 10, n = 2000;
+  Population prev = random_population(p, n, 11, 0);
+  for (int i = 0; i < p; ++i) {
+    for (double& k : prev.individual(i)) k = i < pe ? 0.5 * k : 0.5 + 0.5 * k;
+    prev.fitness[i] = i;
+  }
+  auto elite_fraction = [&](double rho) {
+    const BrkgaParams params{.population_size = p, .elite_count = pe, .mutant_count = pm, .elite_inheritance = rho};
+    const Population next = next_generation(prev, params, 11, 0, 1);
+    std::size_t from_elite = 0, total = 0;
+    for (int slot = pe + pm; slot < p; ++slot)
+      for (double k : next.individual(slot)) {
+        from_elite += k < 0.5;
+        ++total;
+      }
+    return static_cast<double>(from_elite) / static_cast<double>(total);
+  };
+  // 60,000 Bernoulli(0.7) draws: standard deviation 0.0019, so 0.01 is over 5 sigma.
+  EXPECT_NEAR(elite_fraction(0.7), 0.7, 0.01);
+  EXPECT_NEAR(elite_fraction(0.5), 0.5, 0.01);
+  EXPECT_EQ(elite_fraction(1.0), 1.0);
+  EXPECT_EQ(elite_fraction(0.0), 0.0);
+}
+
+TEST(Brkga, SameSeedSameGenerationsOtherSeedOther) {
+  const BrkgaParams params{.population_size = 12, .elite_count = 3, .mutant_count = 3, .elite_inheritance = 0.7};
+  auto run = [&](u64 seed) {
+    Population pop = random_population(12, 30, seed, 2);
+    for (u32 g = 1; g <= 5; ++g) {
+      evaluate_by_key_sum(pop);
+      sort_population(pop);
+      pop = next_generation(pop, params, seed, 2, g);
+    }
+    return pop;
+  };
+  const Population a = run(5), b = run(5), c = run(6);
+  EXPECT_EQ(a.keys, b.keys);
+  EXPECT_EQ(std::memcmp(a.fitness.data(), b.fitness.data(), a.fitness.size() * sizeof(double)), 0);
+  EXPECT_NE(a.keys, c.keys);
+  // Minimising the key sum works: the best of the last generation beats the random start.
+  Population start = random_population(12, 30, 5, 2);
+  evaluate_by_key_sum(start);
+  sort_population(start);
+  EXPECT_LE(a.fitness[0], start.fitness[0]);
+}
+
+TEST(Brkga, RejectsBadParametersAndUnsortedOrUnevaluatedParents) {
+  const Population prev = evaluated_sorted_population(10, 5, 1, 0);
+  const BrkgaParams ok{.population_size = 10, .elite_count = 3, .mutant_count = 2, .elite_inheritance = 0.7};
+  EXPECT_NO_THROW(next_generation(prev, ok, 1, 0, 1));
+  EXPECT_THROW(next_generation(prev, ok, 1, 0, 0), Error);  // generation 0 is the initial one
+  for (BrkgaParams bad : {BrkgaParams{10, 0, 2, 0.7}, BrkgaParams{10, 5, 5, 0.7}, BrkgaParams{10, 3, -1, 0.7},
+                          BrkgaParams{10, 3, 2, 1.5}, BrkgaParams{12, 3, 2, 0.7}})
+    EXPECT_THROW(next_generation(prev, bad, 1, 0, 1), Error);
+  Population unsorted = prev;
+  std::swap(unsorted.fitness[0], unsorted.fitness[9]);
+  EXPECT_THROW(next_generation(unsorted, ok, 1, 0, 1), Error);
+  Population unevaluated = prev;
+  unevaluated.fitness[9] = kNotEvaluated;
+  EXPECT_THROW(next_generation(unevaluated, ok, 1, 0, 1), Error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Islands and migration
+
+TEST(Island, TopologyNames) {
+  EXPECT_EQ(parse_topology("paper"), Topology::kPaper);
+  EXPECT_EQ(parse_topology("ring"), Topology::kRing);
+  EXPECT_EQ(parse_topology("all"), Topology::kAll);
+  EXPECT_EQ(topology_name(Topology::kRing), "ring");
+  EXPECT_THROW(parse_topology("star"), Error);
+}
+
+TEST(Island, RoutesOfThePaperTopology) {
+  using R = MigrationRoute;
+  // Four islands, size 10: edges get 10 from their one neighbour, inner islands 5 + 5.
+  EXPECT_EQ(migration_routes(Topology::kPaper, 4, 10),
+            (std::vector<R>{{1, 0, 10}, {0, 1, 5}, {2, 1, 5}, {1, 2, 5}, {3, 2, 5}, {2, 3, 10}}));
+  // Odd size: the lower-move neighbour sends the extra migrant.
+  EXPECT_EQ(migration_routes(Topology::kPaper, 3, 5), (std::vector<R>{{1, 0, 5}, {0, 1, 3}, {2, 1, 2}, {1, 2, 5}}));
+  EXPECT_EQ(migration_routes(Topology::kPaper, 2, 4), (std::vector<R>{{1, 0, 4}, {0, 1, 4}}));
+  EXPECT_TRUE(migration_routes(Topology::kPaper, 1, 4).empty());
+  EXPECT_TRUE(migration_routes(Topology::kPaper, 3, 0).empty());
+}
+
+TEST(Island, RoutesOfRingAndAll) {
+  using R = MigrationRoute;
+  EXPECT_EQ(migration_routes(Topology::kRing, 3, 4), (std::vector<R>{{2, 0, 4}, {0, 1, 4}, {1, 2, 4}}));
+  // size/(N-1) = 10/3 rounds down to 3 from each of the other three islands.
+  EXPECT_EQ(migration_routes(Topology::kAll, 4, 10),
+            (std::vector<R>{{1, 0, 3}, {2, 0, 3}, {3, 0, 3}, {0, 1, 3}, {2, 1, 3}, {3, 1, 3}, {0, 2, 3}, {1, 2, 3},
+                            {3, 2, 3}, {0, 3, 3}, {1, 3, 3}, {2, 3, 3}}));
+  EXPECT_THROW(migration_routes(Topology::kAll, 4, 2), Error);
+  EXPECT_THROW(migration_routes(Topology::kRing, 4, -1), Error);
+}
+
+TEST(Island, MigrationIsDueEveryInterval) {
+  const MigrationParams m{Topology::kPaper, 25, 10};
+  EXPECT_FALSE(migration_due(m, 0));
+  EXPECT_FALSE(migration_due(m, 24));
+  EXPECT_TRUE(migration_due(m, 25));
+  EXPECT_TRUE(migration_due(m, 50));
+  EXPECT_FALSE(migration_due({Topology::kPaper, 0, 10}, 25));
+}
+
+namespace {
+
+// Islands fresh from a generation transition, as migrate() receives them.
+std::vector<Population> transitioned_islands(int n, const BrkgaParams& params, int num_keys, u64 seed) {
+  std::vector<Population> islands;
+  for (int k = 0; k < n; ++k) {
+    const Population prev = evaluated_sorted_population(params.population_size, num_keys, seed, static_cast<u32>(k));
+    islands.push_back(next_generation(prev, params, seed, static_cast<u32>(k), 1));
+  }
+  return islands;
+}
+
+// Checks one migration against its routes: only mutant slots change, each island receives
+// exactly the best `count` of each source (as the source was before migration), immigrants
+// are unevaluated, sizes are constant.
+void expect_migration(const std::vector<Population>& before, const std::vector<Population>& after,
+                      const std::vector<MigrationRoute>& routes, const BrkgaParams& params) {
+  ASSERT_EQ(before.size(), after.size());
+  const int pe = params.elite_count, pm = params.mutant_count;
+  for (std::size_t k = 0; k < after.size(); ++k) {
+    EXPECT_EQ(after[k].size, before[k].size);
+    EXPECT_EQ(after[k].keys.size(), before[k].keys.size());
+    std::multiset<std::vector<double>> expected, received;
+    for (const auto& r : routes)
+      if (r.to == static_cast<int>(k))
+        for (int m = 0; m < r.count; ++m) expected.insert(keys_of(before[r.from], m));
+    for (int slot = 0; slot < after[k].size; ++slot) {
+      if (keys_of(after[k], slot) == keys_of(before[k], slot)) continue;
+      EXPECT_GE(slot, pe) << "island " << k << ": an immigrant replaced non-mutant slot " << slot;
+      EXPECT_LT(slot, pe + pm) << "island " << k << ": an immigrant replaced non-mutant slot " << slot;
+      EXPECT_FALSE(is_evaluated(after[k].fitness[slot]));
+      received.insert(keys_of(after[k], slot));
+    }
+    EXPECT_EQ(received, expected) << "island " << k;
+  }
+}
+
+}  // namespace
+
+TEST(Island, PaperMigrationMovesTheBestToTheNeighbours) {
+  const BrkgaParams params{.population_size = 12, .elite_count = 4, .mutant_count = 4, .elite_inheritance = 0.7};
+  const MigrationParams migration{Topology::kPaper, 1, 4};
+  for (int n : {3, 4, 5}) {
+    const auto before = transitioned_islands(n, params, 16, 21);
+    auto after = before;
+    migrate(after, params, migration, 21, 1);
+    const auto routes = migration_routes(Topology::kPaper, n, 4);
+    expect_migration(before, after, routes, params);
+    // Spelled out for the edges and one inner island: island 0 receives the 4 best of island 1,
+    // island 1 the 2 best of island 0 and of island 2.
+    EXPECT_EQ(routes.front(), (MigrationRoute{1, 0, 4}));
+    EXPECT_EQ(routes[1], (MigrationRoute{0, 1, 2}));
+    EXPECT_EQ(routes[2], (MigrationRoute{2, 1, 2}));
+    EXPECT_EQ(routes.back(), (MigrationRoute{n - 2, n - 1, 4}));
+    // Immigrant slots are random mutant slots, chosen per island and generation.
+    auto again = before;
+    migrate(again, params, migration, 21, 1);
+    for (int k = 0; k < n; ++k) EXPECT_EQ(again[k].keys, after[k].keys);
+  }
+}
+
+TEST(Island, RingAndAllMigration) {
+  const BrkgaParams params{.population_size = 14, .elite_count = 4, .mutant_count = 6, .elite_inheritance = 0.7};
+  for (Topology t : {Topology::kRing, Topology::kAll}) {
+    const auto before = transitioned_islands(4, params, 8, 5);
+    auto after = before;
+    migrate(after, params, {t, 1, 4}, 5, 1);
+    expect_migration(before, after, migration_routes(t, 4, 4), params);
+  }
+}
+
+TEST(Island, MigrantsComeFromThePopulationsBeforeMigration) {
+  // With the ring, island 1 receives from island 0, which itself receives from island 2 first
+  // in processing order; the migrants must still be island 0's own elite.
+  const BrkgaParams params{.population_size = 10, .elite_count = 3, .mutant_count = 3, .elite_inheritance = 0.7};
+  const auto before = transitioned_islands(3, params, 6, 9);
+  auto after = before;
+  migrate(after, params, {Topology::kRing, 1, 3}, 9, 1);
+  for (int k = 0; k < 3; ++k)
+    for (int m = 0; m < 3; ++m) EXPECT_EQ(keys_of(after[k], m), keys_of(before[k], m));  // elite untouched
+  std::multiset<std::vector<double>> island1_immigrants;
+  for (int slot = 3; slot < 6; ++slot) island1_immigrants.insert(keys_of(after[1], slot));
+  for (int m = 0; m < 3; ++m) EXPECT_EQ(island1_immigrants.count(keys_of(before[0], m)), 1u);
+}
+
+TEST(Island, MigrationMustFitEliteAndMutants) {
+  IslandsConfig config;
+  config.moves = {18, 22, 26};
+  config.brkga = {.population_size = 10, .elite_count = 3, .mutant_count = 2, .elite_inheritance = 0.7};
+  config.migration = {Topology::kPaper, 5, 2};
+  EXPECT_NO_THROW(config.validate());
+  config.migration.size = 4;  // more immigrants than mutant slots (and migrants than elite)
+  EXPECT_THROW(config.validate(), Error);
+  config.migration.interval = 0;  // never migrates: nothing to fit
+  EXPECT_NO_THROW(config.validate());
+  config.migration = {Topology::kPaper, 5, 2};
+  config.moves = {18, 18, 26};
+  EXPECT_THROW(config.validate(), Error);
+  config.moves = {};
+  EXPECT_THROW(config.validate(), Error);
+}
+
+TEST(Island, AdvanceGenerationSortsTransitionsAndMigrates) {
+  IslandsConfig config;
+  config.moves = {18, 22, 26};
+  config.brkga = {.population_size = 10, .elite_count = 3, .mutant_count = 3, .elite_inheritance = 0.7};
+  config.migration = {Topology::kPaper, 2, 2};
+  config.seed = 4;
+  Archipelago a = make_archipelago(config, 12);
+  ASSERT_EQ(a.islands.size(), 3u);
+  for (int g = 0; g < 4; ++g) {
+    for (auto& pop : a.islands) evaluate_by_key_sum(pop);
+    std::vector<Population> sorted = a.islands;
+    for (auto& pop : sorted) sort_population(pop);
+    advance_generation(a, config);
+    EXPECT_EQ(a.generation, g + 1);
+    for (std::size_t k = 0; k < 3; ++k) {
+      EXPECT_EQ(a.islands[k].size, 10);
+      // The elite is the best of the generation just left, with its fitness.
+      for (int m = 0; m < 3; ++m) {
+        EXPECT_EQ(keys_of(a.islands[k], m), keys_of(sorted[k], m));
+        EXPECT_EQ(a.islands[k].fitness[m], sorted[k].fitness[m]);
+      }
+      // On migration generations (2, 4) the mutant set holds the neighbours' best.
+      // (Slots are counted once: an earlier immigrant can sit in the elite of two islands.)
+      int from_neighbours = 0;
+      for (int slot = 3; slot < 6; ++slot) {
+        bool immigrant = false;
+        for (std::size_t j = 0; j < 3; ++j)
+          for (int m = 0; m < 3; ++m)
+            immigrant = immigrant || (j != k && keys_of(a.islands[k], slot) == keys_of(sorted[j], m));
+        from_neighbours += immigrant;
+      }
+      EXPECT_EQ(from_neighbours, (g + 1) % 2 == 0 ? 2 : 0) << "island " << k << " generation " << g + 1;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fitness batches and a small end-to-end search on the CPU backend
+
+namespace {
+
+// A fixed "teacher": corners 8, other edge squares 2, the rest 1 (black minus white), so the
+// labels depend on the board in a way small tuples can partly learn.
+double teacher_label(u64 black, u64 white) {
+  const u64 corners = 0x8100000000000081ull, edges = 0xFF818181818181FFull & ~corners;
+  auto score = [&](u64 discs) {
+    return 8.0 * popcount64(discs & corners) + 2.0 * popcount64(discs & edges) + popcount64(discs & ~edges & ~corners);
+  };
+  return score(black) - score(white);
+}
+
+// `count` positions at (about) move `move`: random legal play from the start until `move`
+// discs have been placed or the game ends.
+PositionData synthetic_positions(int count, int move, u64 seed) {
+  PositionData data;
+  for (int g = 0; g < count; ++g) {
+    Rng rng(seed, Purpose::kGame, static_cast<u32>(move), static_cast<u32>(g));
+    othello::Board b;
+    while (b.discs() < 4 + move && !b.game_over()) {
+      u64 m = b.moves();
+      if (!m) {
+        b.pass();
+        continue;
+      }
+      for (u32 k = rng.below(static_cast<u32>(popcount64(m))); k; --k) m &= m - 1;
+      b.play(ctz64(m));
+    }
+    data.black.push_back(b.black());
+    data.white.push_back(b.white());
+    data.label.push_back(ntuple::label_to_fixed(teacher_label(b.black(), b.white())));
+  }
+  return data;
+}
+
+// Passes everything on, counting train calls and jobs.
+class CountingBackend final : public Backend {
+ public:
+  explicit CountingBackend(Backend& inner) : inner_(inner) {}
+  std::string name() const override { return inner_.name(); }
+  int add_positions(const PositionData& data) override { return inner_.add_positions(data); }
+  void train(std::span<const TrainJob> jobs, std::span<TrainResult> results) override {
+    ++calls;
+    num_jobs += jobs.size();
+    inner_.train(jobs, results);
+  }
+  int calls = 0;
+  std::size_t num_jobs = 0;
+
+ private:
+  Backend& inner_;
+};
+
+}  // namespace
+
+TEST(IslandFitness, SplitIsSeededPerIslandAndGeneration) {
+  const TrainValidationIds ids = train_validation_split(103, 0.2, 7, 1, 3);
+  EXPECT_EQ(ids.validation.size(), 20u);
+  EXPECT_EQ(ids.train.size(), 83u);
+  EXPECT_TRUE(std::is_sorted(ids.train.begin(), ids.train.end()));
+  EXPECT_TRUE(std::is_sorted(ids.validation.begin(), ids.validation.end()));
+  std::vector<u32> all = ids.train;
+  all.insert(all.end(), ids.validation.begin(), ids.validation.end());
+  std::sort(all.begin(), all.end());
+  for (u32 i = 0; i < 103; ++i) EXPECT_EQ(all[i], i);
+  EXPECT_EQ(train_validation_split(103, 0.2, 7, 1, 3).validation, ids.validation);
+  EXPECT_NE(train_validation_split(103, 0.2, 7, 2, 3).validation, ids.validation);  // other island
+  EXPECT_NE(train_validation_split(103, 0.2, 7, 1, 4).validation, ids.validation);  // other generation
+  EXPECT_NE(train_validation_split(103, 0.2, 8, 1, 3).validation, ids.validation);  // other seed
+  EXPECT_EQ(train_validation_split(35, 0.2, 7, 0, 0).validation.size(), 7u);  // 0.2 * 35 is 7, not 6
+  EXPECT_THROW(train_validation_split(10, 1.5, 7, 0, 0), Error);
+}
+
+TEST(IslandFitness, OneBatchPerGenerationMatchingDirectTraining) {
+  auto cpu = make_backend("cpu", 2);
+  CountingBackend backend(*cpu);
+  const Decoder decoder(default_search_region(), {3, 3});
+  const std::vector<IslandFitnessData> data = {
+      {backend.add_positions(synthetic_positions(200, 14, 1)), 200},
+      {backend.add_positions(synthetic_positions(150, 20, 2)), 150}};
+  std::vector<Population> islands = {random_population(4, decoder.num_keys(), 3, 0),
+                                     random_population(5, decoder.num_keys(), 3, 1)};
+  // A twin of individual 0 on island 0: the same split and sample order give the same fitness.
+  std::copy(islands[0].individual(0).begin(), islands[0].individual(0).end(), islands[0].individual(1).begin());
+  FitnessOptions options;
+  options.train.epochs = 2;
+  evaluate_generation(backend, decoder, islands, data, options, 3, 6);
+  EXPECT_EQ(backend.calls, 1);
+  EXPECT_EQ(backend.num_jobs, 9u);
+  for (const auto& pop : islands)
+    for (double f : pop.fitness) {
+      EXPECT_TRUE(std::isfinite(f));
+      EXPECT_GT(f, 0.0);
+    }
+  EXPECT_EQ(islands[0].fitness[0], islands[0].fitness[1]);
+  EXPECT_NE(islands[0].fitness[0], islands[0].fitness[2]);
+
+  // Island 1, individual 2 trained on its own gives the same bits.
+  const ntuple::Geometry g = decoder.decode(islands[1].individual(2)).geometry();
+  const TrainValidationIds ids = train_validation_split(150, 0.2, 3, 1, 6);
+  TrainJob job;
+  job.geometry = &g;
+  job.positions = data[1].positions;
+  job.train_ids = ids.train;
+  job.eval_ids = ids.validation;
+  job.params = options.train;
+  job.params.seed = 3;
+  job.stream[0] = 1;
+  job.stream[1] = 6;
+  std::vector<TrainResult> result(1);
+  cpu->train(std::span(&job, 1), result);
+  EXPECT_EQ(result[0].eval_loss.mse(), islands[1].fitness[2]);
+
+  // Mismatched inputs are errors, not silently wrong numbers.
+  EXPECT_THROW(evaluate_generation(backend, decoder, islands, std::span(data).first(1), options, 3, 6), Error);
+  const std::vector<IslandFitnessData> tiny = {{data[0].positions, 4}, {data[1].positions, 150}};
+  EXPECT_THROW(evaluate_generation(backend, decoder, islands, tiny, options, 3, 6), Error);  // no validation ids
+  const Decoder other(default_search_region(), {3});
+  EXPECT_THROW(evaluate_generation(backend, other, islands, data, options, 3, 6), Error);
+}
+
+namespace {
+
+struct SearchTrace {
+  std::vector<std::vector<double>> keys, fitness;  // per (generation, island)
+};
+
+// 2 islands x 8 individuals, tuples of 3 squares, paper migration every 2 generations.
+SearchTrace small_search(int threads, u64 seed, int generations) {
+  auto backend = make_backend("cpu", threads);
+  const Decoder decoder(default_search_region(), {3, 3});
+  IslandsConfig config;
+  config.moves = {14, 20};
+  config.brkga = {.population_size = 8, .elite_count = 2, .mutant_count = 2, .elite_inheritance = 0.7};
+  config.migration = {Topology::kPaper, 2, 2};
+  config.seed = seed;
+  std::vector<IslandFitnessData> data;
+  for (int move : config.moves) data.push_back({backend->add_positions(synthetic_positions(300, move, 77)), 300});
+  FitnessOptions options;
+  options.train.epochs = 2;
+
+  Archipelago a = make_archipelago(config, decoder.num_keys());
+  SearchTrace trace;
+  for (int g = 0; g < generations; ++g) {
+    evaluate_generation(*backend, decoder, a.islands, data, options, seed, static_cast<u32>(a.generation));
+    for (const auto& pop : a.islands) {
+      trace.keys.push_back(pop.keys);
+      trace.fitness.push_back(pop.fitness);
+    }
+    if (g + 1 < generations) advance_generation(a, config);
+  }
+  return trace;
+}
+
+bool same_bits(const std::vector<std::vector<double>>& a, const std::vector<std::vector<double>>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (a[i].size() != b[i].size() || std::memcmp(a[i].data(), b[i].data(), a[i].size() * sizeof(double)) != 0)
+      return false;
+  return true;
+}
+
+}  // namespace
+
+TEST(IslandEndToEnd, CpuSearchIsBitIdenticalForOneAndTwoThreads) {
+  const SearchTrace one = small_search(1, 5, 5);
+  const SearchTrace two = small_search(2, 5, 5);
+  ASSERT_EQ(one.fitness.size(), 10u);
+  EXPECT_TRUE(same_bits(one.keys, two.keys));
+  EXPECT_TRUE(same_bits(one.fitness, two.fitness));
+  for (const auto& island : one.fitness)
+    for (double f : island) {
+      EXPECT_TRUE(std::isfinite(f));
+      EXPECT_GT(f, 0.0);
+    }
+  // Another seed takes another path (the check can fail).
+  const SearchTrace other = small_search(1, 6, 2);
+  EXPECT_FALSE(same_bits({one.fitness[0]}, {other.fitness[0]}));
+}
