@@ -27,16 +27,31 @@ struct PositionOptions {
 
 // All positions at move k of the given games (all games when `game_ids` is null), in a
 // deterministic order (sorted by (black, white) when merged; game order when kept).
+// Throws ef::Error for a move outside 0..60, a game id out of range, a game whose moves do not
+// replay, or a game without the requested label (e.g. kTheoretical on logbook games).
 PositionSet positions_at_move(const std::vector<Game>& games, int move, const PositionOptions& options,
                               const std::vector<std::uint32_t>* game_ids = nullptr);
+
+// The same for several move numbers at once, replaying each game only once (up to the largest
+// move asked for): result i holds the positions at moves[i].
+std::vector<PositionSet> positions_at_moves(const std::vector<Game>& games, const std::vector<int>& moves,
+                                            const PositionOptions& options,
+                                            const std::vector<std::uint32_t>* game_ids = nullptr);
+
+// Number of distinct boards at each of `moves` over all games (labels not needed), in one replay.
+std::vector<std::size_t> distinct_positions_at_moves(const std::vector<Game>& games, const std::vector<int>& moves);
 
 struct Split {
   PositionSet first, second;  // e.g. (fitness, test) or (training, validation)
 };
 
+// Stream used by fitness_test_at_move, kept apart from the small stream numbers (island,
+// generation) that training/validation splits use.
+constexpr u32 kFitnessTestStream = 0xFFFFFFFFu;
+
 // Seeded, deterministic split of a position set: `second_fraction` of the entries (rounded
 // down) go to `second`, chosen by a Philox-keyed shuffle of (seed, stream). Order within each
-// part follows the input order.
+// part follows the input order. A fraction outside [0, 1] throws ef::Error.
 Split split_positions(const PositionSet& set, double second_fraction, u64 seed, u32 stream);
 
 // Seeded split of game indices 0..n-1: returns (first, second) index lists, each sorted.
@@ -51,7 +66,8 @@ Split fitness_test_at_move(const std::vector<Game>& games, int move, SplitBy by,
 
 // Baselines: MSE of predicting the training-set mean label (constant predictor) on `test`;
 // and the irreducible MSE of `test`: the MSE of predicting each distinct board's own mean
-// label over `test` (0 when duplicates are merged).
+// label over `test` (0 when duplicates are merged). Both average over entries (each entry one
+// sample, as a loss over the set does) and are NaN for an empty set.
 double constant_predictor_mse(const PositionSet& train, const PositionSet& test);
 double irreducible_mse(const PositionSet& test);
 
