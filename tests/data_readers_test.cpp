@@ -1,11 +1,13 @@
 // Game-record readers: logbook, transcripts, WTHOR, obf; problems with their line/record
 // numbers; fatal mode; the binary cache; robustness against garbage; the real data files.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -608,6 +610,44 @@ TEST_F(DataFiles, GarbageInputNeverCrashes) {
     }
   }
   EXPECT_GT(loads, 100u);
+}
+
+// ---- The CLI --------------------------------------------------------------------------
+
+namespace {
+
+// Runs a shell command; returns (exit status, stdout).
+std::pair<int, std::string> run_command(const std::string& command) {
+  std::string output;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return {-1, output};
+  char buffer[4096];
+  while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+}  // namespace
+
+TEST_F(DataFiles, InspectCommandReportsAndFailsCleanly) {
+  const auto book = write("book.gam", kLogbookLine1 + "\n" + kLogbookLine2 + "\n+d3-c3+a1: +00\n");
+  const std::string bin = EF_EVALFORGE_BIN;
+  const auto [status, json_text] =
+      run_command(fmt::format("'{}' data inspect '{}' --json --no-cache 2>&1", bin, book.string()));
+  ASSERT_EQ(status, 0) << json_text;
+  EXPECT_NE(json_text.find("\"games\": 2"), std::string::npos) << json_text;
+  EXPECT_NE(json_text.find(book.string() + ":3: "), std::string::npos) << json_text;
+  EXPECT_NE(json_text.find("\"positions_by_move\""), std::string::npos);
+
+  const auto [fatal_status, fatal_text] =
+      run_command(fmt::format("'{}' data inspect '{}' --fatal --no-cache 2>&1", bin, book.string()));
+  EXPECT_EQ(fatal_status, 2);
+  EXPECT_NE(fatal_text.find(book.string() + ":3: "), std::string::npos) << fatal_text;
+
+  const auto [missing_status, missing_text] =
+      run_command(fmt::format("'{}' data inspect '{}' --no-cache 2>&1", bin, path("absent.gam").string()));
+  EXPECT_EQ(missing_status, 2);
+  EXPECT_NE(missing_text.find("absent.gam"), std::string::npos) << missing_text;
 }
 
 // ---- Real data (skipped when ../shared/data is absent) ---------------------------------

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstring>
 #include <set>
 #include "data/readers.hpp"
