@@ -8,7 +8,9 @@
 //  - Plain transcripts (`.txt`, anything else that is text): one game a line,
 //    `f5d6c3d3...` optionally followed by whitespace and the final disc difference black - white
 //    (raw count, like the logbook). '#' starts a comment. A line without a score must replay to a
-//    finished game; its score is then taken from the final board.
+//    finished game; its score is then taken from the final board. Every transcript game must be
+//    finished; its score may also be given with empties to the winner (WTHOR's convention), so
+//    that write_transcripts() output of any database reads back unchanged.
 //  - `.obf` positions are not games: see read_obf() below.
 // Every game is replayed; problems (illegal move, truncated record, score that does not match
 // the final board, garbage) are reported with file and line/record number, and either skipped
@@ -50,8 +52,11 @@ std::string describe(const Problem& problem);
 
 struct ReadOptions {
   bool fatal_problems = false;   // first problem throws ef::Error instead of skipping the game
-  bool skip_truncated_wthor = true;  // WTHOR games with < 60 moves and an adjudicated score
-  bool use_cache = true;         // binary cache of parsed games beside the cache_dir
+  // WTHOR games that stop before their end with an adjudicated score (382 in the FFO base):
+  // skipped (a problem) or kept (flagged). Games that stop early with exactly the board's
+  // score (31) are always kept and flagged.
+  bool skip_truncated_wthor = true;
+  bool use_cache = true;         // binary cache of parsed games in cache_dir (see game_cache.cpp)
   std::filesystem::path cache_dir;  // empty: $XDG_CACHE_HOME/evalforge or ~/.cache/evalforge
 };
 
