@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=(g++ cmake ninja-build python3 libfmt-dev libcli11-dev libtomlplusplus-dev librandom123-dev
-          nlohmann-json3-dev zlib1g-dev libgtest-dev libbenchmark-dev)
+          nlohmann-json3-dev zlib1g-dev libgtest-dev libbenchmark-dev gnuplot-nox)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then

@@ -10,5 +10,7 @@ void register_data(CLI::App& app);
 // Adds `data generate` to the `data` subcommand: call after register_data().
 void register_data_generate(CLI::App& app);
 void register_score(CLI::App& app);
+void register_search(CLI::App& app);
+void register_report(CLI::App& app);
 
 }  // namespace ef::app

@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   ef::app::register_data(app);
   ef::app::register_data_generate(app);
   ef::app::register_score(app);
+  ef::app::register_search(app);
+  ef::app::register_report(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

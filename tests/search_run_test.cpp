@@ -1,0 +1,202 @@
+// The shape search as a run: config validation, run directory, bit-identity across thread
+// counts and across an interruption + resume.
+#include <gtest/gtest.h>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include "data/generate.hpp"
+#include "evalforge/core/error.hpp"
+#include "ga/search_run.hpp"
+
+using namespace ef;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path temp_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("ef_search_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+const fs::path& games_file() {
+  static const fs::path f = [] {
+    const fs::path d = temp_dir("games");
+    data::GenerateOptions o;
+    o.games = 1500;
+    o.seed = 7;
+    const fs::path file = d / "games.txt";
+    data::write_transcripts(file, data::generate_games(o));
+    return file;
+  }();
+  return f;
+}
+
+fs::path write_config(const std::string& name, const std::string& text) {
+  const fs::path f = temp_dir("cfg_" + name) / "c.toml";
+  std::ofstream(f) << text;
+  return f;
+}
+
+const char* kTiny = R"(
+[search]
+moves = [20, 30, 40]
+island_size = 8
+elite = 2
+mutants = 3
+generations = 6
+seed = 3
+tuple_sizes = [4, 3]
+[migration]
+interval = 2
+size = 2
+[fitness]
+test_every = 2
+[training]
+epochs = 1
+[run]
+checkpoint_every = 1
+)";
+
+ga::SearchConfig tiny_config() {
+  ga::SearchConfig c = ga::load_search_config(write_config("tiny", kTiny).string());
+  c.data_files = {games_file().string()};
+  return c;
+}
+
+std::string read(const fs::path& f) {
+  std::ifstream in(f);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// metrics.csv without the wall-time column.
+std::string metrics_without_time(const fs::path& dir) {
+  std::stringstream in(read(dir / "metrics.csv")), out;
+  for (std::string line; std::getline(in, line);) out << line.substr(0, line.rfind(',')) << "\n";
+  return out.str();
+}
+
+ga::SearchRunOptions quiet(int threads) {
+  ga::SearchRunOptions o;
+  o.threads = threads;
+  o.progress = false;
+  return o;
+}
+
+}  // namespace
+
+TEST(SearchConfig, PaperConfigHoldsTable1) {
+  const auto c = ga::load_search_config(EF_SOURCE_DIR "/configs/paper.toml");
+  EXPECT_EQ(c.islands.moves, (std::vector<int>{18, 22, 26, 30, 34, 38, 42, 46}));
+  EXPECT_EQ(c.islands.brkga.population_size, 100);
+  EXPECT_EQ(c.islands.brkga.elite_count, 20);
+  EXPECT_EQ(c.islands.brkga.mutant_count, 20);
+  EXPECT_DOUBLE_EQ(c.islands.brkga.elite_inheritance, 0.7);
+  EXPECT_EQ(c.islands.migration.interval, 25);
+  EXPECT_EQ(c.islands.migration.size, 10);
+  EXPECT_EQ(c.tuple_sizes, (std::vector<int>{9, 10, 10, 10, 8, 8, 8, 8, 7, 6, 5, 4}));
+  EXPECT_NO_THROW(ga::load_search_config(EF_SOURCE_DIR "/configs/quick.toml"));
+}
+
+TEST(SearchConfig, ErrorsNameFileAndKey) {
+  auto expect = [](const std::string& text, const std::string& needle) {
+    const fs::path f = write_config("bad", text);
+    try {
+      ga::load_search_config(f.string());
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const Error& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find(f.string()), std::string::npos) << m;
+      EXPECT_NE(m.find(needle), std::string::npos) << m;
+    }
+  };
+  expect("[search]\nisland_size = -3\n", "search.island_size");
+  expect("[search]\nelitee = 3\n", "unknown key search.elitee");
+  expect("[searc]\n", "unknown section [searc]");
+  expect("[migration]\ntopology = \"star\"\n", "migration.topology");
+  expect("[search]\ntuple_sizes = [9, 13]\n", "search.tuple_sizes[1]");
+  expect("[search]\nregion = [\"a1\", \"z1\"]\n", "'z1' is not a square");
+  expect("[training]\nlearning_rate = 5\n", "training.learning_rate");
+  expect("[search]\nisland_size = 10\nelite = 8\nmutants = 5\n", "");  // pe + pm >= p
+  expect("[search\n", ":1");                                           // TOML syntax error with line
+}
+
+TEST(SearchRun, WritesTheRunDirectory) {
+  const fs::path dir = temp_dir("run");
+  const auto out = ga::run_search(tiny_config(), dir / "r", quiet(2));
+  EXPECT_TRUE(out.complete);
+  EXPECT_EQ(out.generations_done, 6);
+  for (const char* f : {"config.toml", "metrics.csv", "best_shapes.json", "checkpoint.bin", "log.txt"})
+    EXPECT_TRUE(fs::exists(dir / "r" / f)) << f;
+  // 6 generations x 3 islands + header; test scores at 0, 2, 4 and the last (5).
+  const std::string m = read(dir / "r" / "metrics.csv");
+  EXPECT_EQ(std::count(m.begin(), m.end(), '\n'), 1 + 18);
+  // The resolved config loads again; a second run into the same directory is refused.
+  EXPECT_NO_THROW(ga::load_search_config((dir / "r" / "config.toml").string()));
+  EXPECT_THROW(ga::run_search(tiny_config(), dir / "r", quiet(1)), Error);
+}
+
+TEST(SearchRun, BitIdenticalForOneAndTwoThreads) {
+  const fs::path dir = temp_dir("threads");
+  ga::run_search(tiny_config(), dir / "one", quiet(1));
+  ga::run_search(tiny_config(), dir / "two", quiet(2));
+  EXPECT_EQ(metrics_without_time(dir / "one"), metrics_without_time(dir / "two"));
+  EXPECT_EQ(read(dir / "one" / "best_shapes.json"), read(dir / "two" / "best_shapes.json"));
+  EXPECT_EQ(read(dir / "one" / "checkpoint.bin"), read(dir / "two" / "checkpoint.bin"));
+}
+
+TEST(SearchRun, ResumeGivesTheSameBitsAsAnUninterruptedRun) {
+  const fs::path dir = temp_dir("resume");
+  ga::run_search(tiny_config(), dir / "full", quiet(2));
+  auto stop = quiet(2);
+  stop.stop_after_generations = 3;
+  const auto first = ga::run_search(tiny_config(), dir / "cut", stop);
+  EXPECT_TRUE(first.interrupted);
+  EXPECT_EQ(first.generations_done, 3);
+  const auto second = ga::resume_search(dir / "cut", quiet(1));
+  EXPECT_TRUE(second.complete);
+  EXPECT_EQ(metrics_without_time(dir / "full"), metrics_without_time(dir / "cut"));
+  EXPECT_EQ(read(dir / "full" / "best_shapes.json"), read(dir / "cut" / "best_shapes.json"));
+  EXPECT_EQ(read(dir / "full" / "checkpoint.bin"), read(dir / "cut" / "checkpoint.bin"));
+  // A different seed gives a different search: the comparison above can fail.
+  ga::SearchConfig other = tiny_config();
+  other.islands.seed = 4;
+  ga::run_search(other, dir / "other", quiet(2));
+  EXPECT_NE(metrics_without_time(dir / "full"), metrics_without_time(dir / "other"));
+}
+
+TEST(SearchRun, ExtendingAFinishedRunContinuesIt) {
+  const fs::path dir = temp_dir("extend");
+  // Test scores every generation: a run also measures one at its last generation, which the
+  // longer run would otherwise not have at generation 5.
+  ga::SearchConfig six = tiny_config();
+  six.test_every = 1;
+  ga::SearchConfig eight = six;
+  eight.generations = 8;
+  ga::run_search(eight, dir / "eight", quiet(2));
+  ga::run_search(six, dir / "six", quiet(2));
+  const auto out = ga::resume_search(dir / "six", quiet(2), 8);
+  EXPECT_TRUE(out.complete);
+  EXPECT_EQ(metrics_without_time(dir / "eight"), metrics_without_time(dir / "six"));
+}
+
+TEST(SearchRun, CorruptCheckpointIsAClearError) {
+  const fs::path dir = temp_dir("corrupt");
+  auto stop = quiet(1);
+  stop.stop_after_generations = 1;
+  ga::run_search(tiny_config(), dir / "r", stop);
+  {
+    std::fstream f(dir / "r" / "checkpoint.bin", std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(40);
+    f.put('\x7f');
+  }
+  try {
+    ga::resume_search(dir / "r", quiet(1));
+    ADD_FAILURE() << "corrupt checkpoint accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("checkpoint"), std::string::npos) << e.what();
+  }
+}
