@@ -18,6 +18,7 @@ struct ScoreArgs {
   std::string moves = "18,22,26,30,34,38,42,46";
   std::string split = "position";
   std::string dedup = "auto";
+  std::string label = "recorded";
   std::string backend = "cpu";
   int threads = 0;
   bool json = false;
@@ -34,6 +35,8 @@ void run_score(const ScoreArgs& a) {
   o.moves = parse_moves(a.moves, "--moves");
   o.split = parse_split(a.split);
   o.positions.duplicates = parse_dedup(a.dedup, o.split);
+  if (a.label == "theoretical") o.positions.label = data::LabelSource::kTheoretical;
+  else if (a.label != "recorded") fail("--label: '{}' is not a label (expected recorded or theoretical)", a.label);
   o.seed = a.seed;
   o.test_fraction = a.test_fraction;
   o.train = a.train.resolve();
@@ -114,6 +117,7 @@ void register_score(CLI::App& app) {
   cmd->add_option("--split", a->split, "Fitness/test split: position (distinct boards) or game (the paper's)");
   cmd->add_option("--dedup", a->dedup, "Duplicate boards: merge (labels averaged), keep, or auto "
                                        "(merge for --split position, keep for --split game)");
+  cmd->add_option("--label", a->label, "Label: recorded final score, or theoretical (WTHOR's perfect-play score)");
   cmd->add_option("--seed", a->seed, "Seed of the fitness/test split and the sample order");
   cmd->add_option("--test-fraction", a->test_fraction, "Share of the data in the test set")->check(CLI::Range(0.01, 0.99));
   cmd->add_option("--threads", a->threads, "CPU worker threads (0 = all)")->check(CLI::Range(0, 1024));
