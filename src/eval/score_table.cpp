@@ -4,6 +4,23 @@
 
 namespace ef {
 
+ResidentSplit make_resident(const data::Split& split, Backend& backend) {
+  PositionData pd;
+  for (const data::PositionSet* set : {&split.first, &split.second})
+    for (std::size_t i = 0; i < set->size(); ++i) {
+      pd.black.push_back(set->black[i]);
+      pd.white.push_back(set->white[i]);
+      pd.label.push_back(ntuple::label_to_fixed(set->label[i]));
+    }
+  ResidentSplit r;
+  r.fitness_ids.resize(split.first.size());
+  std::iota(r.fitness_ids.begin(), r.fitness_ids.end(), 0u);
+  r.test_ids.resize(split.second.size());
+  std::iota(r.test_ids.begin(), r.test_ids.end(), static_cast<u32>(split.first.size()));
+  r.handle = backend.add_positions(pd);
+  return r;
+}
+
 std::vector<ScoreRow> score_table(const std::vector<data::Game>& games, const std::vector<ntuple::Shape>& shapes,
                                   const ScoreOptions& options, Backend& backend) {
   std::vector<ScoreRow> rows;
@@ -28,18 +45,10 @@ std::vector<ScoreRow> score_table(const std::vector<data::Game>& games, const st
     row.irreducible_mse = data::irreducible_mse(split.second);
     rows.push_back(row);
 
-    PositionData pd;
-    for (const data::PositionSet* set : {&split.first, &split.second})
-      for (std::size_t i = 0; i < set->size(); ++i) {
-        pd.black.push_back(set->black[i]);
-        pd.white.push_back(set->white[i]);
-        pd.label.push_back(ntuple::label_to_fixed(set->label[i]));
-      }
-    fit_ids[m].resize(split.first.size());
-    std::iota(fit_ids[m].begin(), fit_ids[m].end(), 0u);
-    test_ids[m].resize(split.second.size());
-    std::iota(test_ids[m].begin(), test_ids[m].end(), static_cast<u32>(split.first.size()));
-    handles.push_back(backend.add_positions(pd));
+    ResidentSplit r = make_resident(split, backend);
+    fit_ids[m] = std::move(r.fitness_ids);
+    test_ids[m] = std::move(r.test_ids);
+    handles.push_back(r.handle);
   }
 
   std::vector<TrainJob> jobs;

@@ -32,6 +32,14 @@ struct ScoreRow {
   std::vector<ScoreCell> cells;  // one per shape
 };
 
+// A fitness/test split made resident on a backend: fitness positions are ids
+// [0, fitness.size()), test positions follow. Used by the score table and the search.
+struct ResidentSplit {
+  int handle = -1;
+  std::vector<u32> fitness_ids, test_ids;
+};
+ResidentSplit make_resident(const data::Split& split, Backend& backend);
+
 std::vector<ScoreRow> score_table(const std::vector<data::Game>& games, const std::vector<ntuple::Shape>& shapes,
                                   const ScoreOptions& options, Backend& backend);
 

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <numeric>
 #include <sstream>
+#include "eval/score_table.hpp"
 #include "eval/shape.hpp"
 #include "evalforge/core/error.hpp"
 #include "ga/decoder.hpp"
@@ -134,20 +135,10 @@ IslandData upload_data(const SearchConfig& c, Backend& backend, bool progress) {
     const data::Split split = data::fitness_test_at_move(db.games, move, c.split, c.test_fraction, c.islands.seed, options);
     if (split.first.size() < 5 || split.second.size() == 0)
       fail("move {}: only {} fitness and {} test positions in the data", move, split.first.size(), split.second.size());
-    PositionData pd;
-    for (const data::PositionSet* set : {&split.first, &split.second})
-      for (std::size_t i = 0; i < set->size(); ++i) {
-        pd.black.push_back(set->black[i]);
-        pd.white.push_back(set->white[i]);
-        pd.label.push_back(ntuple::label_to_fixed(set->label[i]));
-      }
-    const int handle = backend.add_positions(pd);
-    d.fitness.push_back({handle, static_cast<u32>(split.first.size())});
-    std::vector<u32> fit(split.first.size()), test(split.second.size());
-    std::iota(fit.begin(), fit.end(), 0u);
-    std::iota(test.begin(), test.end(), static_cast<u32>(split.first.size()));
-    d.fitness_ids.push_back(std::move(fit));
-    d.test_ids.push_back(std::move(test));
+    ResidentSplit r = make_resident(split, backend);
+    d.fitness.push_back({r.handle, static_cast<u32>(split.first.size())});
+    d.fitness_ids.push_back(std::move(r.fitness_ids));
+    d.test_ids.push_back(std::move(r.test_ids));
     if (progress)
       fmt::print("island move {:>2}: {} fitness, {} test positions\n", move, split.first.size(), split.second.size());
   }
