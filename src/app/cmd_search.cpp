@@ -49,7 +49,6 @@ void run(const SearchArgs& a) {
     if (a.generations > 0) c.generations = a.generations;
     std::string out = a.out;
     if (out.empty()) out = fmt::format("runs/search-{:%Y%m%d-%H%M%S}", fmt::localtime(std::time(nullptr)));
-    if (o.progress) fmt::print("run directory: {}\n", out);
     outcome = ga::run_search(c, out, o);
   }
   if (outcome.interrupted) std::exit(130);

@@ -1,6 +1,7 @@
 #include "ga/search_config.hpp"
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <filesystem>
 #include <sstream>
 #include <toml++/toml.h>
 #include "evalforge/core/error.hpp"
@@ -99,6 +100,7 @@ class TableReader {
 }  // namespace
 
 SearchConfig load_search_config(const std::string& file) {
+  if (!std::filesystem::is_regular_file(file)) fail("{}: no such config file", file);
   toml::table root;
   try {
     root = toml::parse_file(file);

@@ -298,6 +298,7 @@ SearchOutcome run_search(const SearchConfig& config, const fs::path& dir, const 
   if (fs::exists(dir / "checkpoint.bin") || fs::exists(dir / "metrics.csv"))
     fail("{}: already holds a run (use --resume {} to continue it, or another --out)", dir.string(), dir.string());
   fs::create_directories(dir);
+  if (options.progress) fmt::print("run directory: {}\n", dir.string());
   write_atomically(dir / "config.toml", search_config_to_toml(c));
   write_atomically(dir / "metrics.csv", "generation,island,move,best,mean,worst,test_mse,seconds\n");
   Checkpoint start;
