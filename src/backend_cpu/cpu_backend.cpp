@@ -11,6 +11,7 @@
 #include "evalforge/backend.hpp"
 #include "evalforge/core/error.hpp"
 #include "evalforge/core/rng.hpp"
+#include "evalforge/cuda_backend.hpp"
 
 namespace ef {
 
@@ -75,11 +76,27 @@ class CpuBackend final : public Backend {
 
 std::unique_ptr<Backend> make_cpu_backend(int threads) { return std::make_unique<CpuBackend>(threads); }
 
+// Builds without nvcc: the CUDA entry points exist and say why there is no CUDA backend.
+// With nvcc, EF_HAVE_CUDA is defined publicly on evalforge_lib and cuda/cuda_backend.cpp
+// defines them instead.
 #if !defined(EF_HAVE_CUDA)
-std::unique_ptr<Backend> make_cuda_backend(int) { return nullptr; }
+namespace {
+constexpr const char* kNoCudaBackend =
+    "no CUDA backend: this build has none (nvcc was not found at configure time, or EF_ENABLE_CUDA=OFF)";
+}  // namespace
+
 bool cuda_device_available(std::string* why) {
-  if (why) *why = "this build has no CUDA backend (nvcc was not found at configure time)";
+  if (why) *why = kNoCudaBackend;
   return false;
+}
+std::unique_ptr<Backend> make_cuda_backend(int) { fail("{}", kNoCudaBackend); }
+std::optional<CudaDeviceInfo> cuda_device_info(std::string* why) {
+  if (why) *why = kNoCudaBackend;
+  return std::nullopt;
+}
+std::optional<CudaBatchStats> cuda_batch_stats(const Backend&) { return std::nullopt; }
+std::vector<std::uint32_t> cuda_feature_indices(const ntuple::Geometry&, std::span<const u64>, std::span<const u64>) {
+  fail("{}", kNoCudaBackend);
 }
 #endif
 

@@ -20,6 +20,4 @@ void train_job(const PositionData& data, const TrainJob& job, TrainResult& resul
 
 namespace ef {
 std::unique_ptr<Backend> make_cpu_backend(int threads);
-std::unique_ptr<Backend> make_cuda_backend(int threads);
-bool cuda_device_available(std::string* why);
 }  // namespace ef

@@ -1,0 +1,291 @@
+// Batched n-tuple training on the GPU: many independent jobs (individuals) at once, plain
+// sequential SGD (or the CPU's mini-batch rule) inside each, bit-identical to the CPU
+// reference (src/backend_cpu/train_body.cpp). The arithmetic is the shared EF_HD code of
+// ntuple.hpp: othello::symmetry + ntuple::tuple_index (the body of feature_indices),
+// clamp_error, weight_step, evaluate and LossSums.
+//
+// Layout: one warp per job.
+//   - A job is a chain of dependent steps (sample k+1 reads the weights sample k wrote), so the
+//     parallelism is across jobs; a generation of the shape search has hundreds (800 in the
+//     paper's setup), enough warps to cover a GPU. Within a job, the warp's 32 lanes share
+//     the 8*m (tuple, symmetry) features of one sample: feature f = 8*i + s (the layout of
+//     ntuple::feature_indices) goes to lane f % 32. As 32 is a multiple of 8, every feature
+//     of lane l has the same symmetry s = l % 8, so a lane computes ONE image of the board per
+//     sample and then the indices of tuples l/8, l/8 + 4, ... (at most kMaxTuples/4 = 16).
+//   - Prediction: each lane sums its weights into an int64, the warp adds the 32 partial sums
+//     (cub::WarpReduce). Integer addition is associative, so this order-free sum equals the
+//     CPU's sequential evaluate_indices bit for bit; every lane then derives the same clamped
+//     error and the same step.
+//   - Update: integer atomicAdd on the job's int32 weights. Two features of one sample can hit
+//     the same weight (a tuple mapped onto itself by an image, e.g. the four corners, or the
+//     all-empty pattern of a tuple under several images): the atomics make both adds land,
+//     in either order, with the same result as the CPU's sequential adds. The add is done on
+//     the weights reinterpreted as uint32: two's-complement wrap-around, which is exactly
+//     ntuple::add_weight. Only the step (the same on every lane) matters, so a zero step
+//     skips the adds altogether.
+//   - Ordering: after its adds every lane fences (__threadfence) and the warp meets at
+//     __syncwarp before any lane reads weights for the next sample, so sample k+1 sees all of
+//     sample k's updates. Weights are read with ld.global.cg (L2, the point where the atomics
+//     are performed) so that no stale L1 line can be read.
+//   - Why int32 weights: 4 bytes a weight halves the memory traffic of the gathers and the
+//     atomic read-modify-writes against int64, native 32-bit atomics exist, and integers make
+//     the sum order-free (a float sum over a warp would depend on the reduction tree).
+//   - Latency hiding: the boards and label of sample k+1 are loaded before sample k's gather,
+//     and its feature indices (pure ALU) are computed while sample k's atomics are in flight,
+//     before the fence that waits for them.
+//   - Mini-batches (batch_size B > 1), exactly the CPU's rule: the errors of the B samples are
+//     taken with the weights as they were before the batch (gathers only, no fence needed
+//     between them), their steps are kept in a per-job scratch of B int32, then all updates
+//     are applied (integer adds commute), then the fence.
+//   - Evaluation: after training, each lane evaluates whole validation positions with
+//     ntuple::evaluate itself (the CPU's call), 32 positions at a time; the warp adds the
+//     lanes' LossSums (integers again, order-free).
+//
+// Memory: nothing is precomputed per job beyond its weights (the CPU backend precomputes every
+// training position's indices, n * 8m words per job, which at 800 jobs x 77,000 positions x
+// 96 features would be 24 GB; on the GPU the indices are recomputed per sample, which is ALU
+// work done while the previous sample's atomics travel). Board images are computed per lane
+// per sample too (a few dozen integer operations against 128 bytes a position of stored
+// images, loaded from random addresses). Whether storing images or indices would pay has not
+// been measured: no GPU was available when this was written.
+//
+// L2: a warp's working set is the part of its weight table its positions actually touch; at
+// one move number most tuple patterns never occur, so that part is far smaller than the
+// table (an Edax-size table is 0.9 MB; 800 of them are 0.7 GB against the H200's ~50 MB L2).
+// Weight reads and atomics both go to L2, so what stays hot there is served without DRAM
+// traffic. Pinning (cudaAccessPolicyWindow) would cover one window, not 800 tables, and is not
+// used. bench/gpu_bench reports the DRAM-bound time with every access a miss as the pessimistic
+// physical bound.
+#include <cuda_runtime.h>
+#include <cub/warp/warp_reduce.cuh>
+#include "evalforge/eval/ntuple.hpp"
+#include "evalforge/games/othello.hpp"
+#include "train_kernels.hpp"
+
+namespace ef::cuda {
+
+namespace {
+
+constexpr int kWarpSize = 32;
+constexpr unsigned kFullMask = 0xFFFFFFFFu;
+// Features of one lane at most: 8 * kMaxTuples features over 32 lanes.
+constexpr int kSlots = 8 * ntuple::kMaxTuples / kWarpSize;
+static_assert(8 * ntuple::kMaxTuples % kWarpSize == 0, "lanes must split the features evenly");
+static_assert(kWarpSize % 8 == 0, "a lane must keep one symmetry for all its features");
+
+using WarpSumI64 = cub::WarpReduce<i64>;
+using WarpSumU64 = cub::WarpReduce<u64>;
+
+// A lane's tuples, in registers (indexed only by unrolled constants, so they stay there).
+struct LaneGeometry {
+  u64 mask[kSlots];
+  u32 offset[kSlots];
+  int slots = 0;     // tuples this lane owns: i = lane/8 + 4j for j < slots
+  int symmetry = 0;  // lane % 8
+};
+
+__device__ __forceinline__ LaneGeometry lane_geometry(const ntuple::Geometry& g, int lane) {
+  LaneGeometry lg;
+  lg.symmetry = lane & 7;
+  const int first = lane >> 3;
+  lg.slots = g.num_tuples > first ? (g.num_tuples - first + 3) / 4 : 0;
+#pragma unroll
+  for (int j = 0; j < kSlots; ++j) {
+    const int i = first + 4 * j;
+    lg.mask[j] = i < g.num_tuples ? g.mask[i] : 0;
+    lg.offset[j] = i < g.num_tuples ? g.offset[i] : 0;
+  }
+  return lg;
+}
+
+// The lane's share of ntuple::feature_indices: idx[j] is feature lane + 32j, i.e. tuple
+// i = lane/8 + 4j on image s = lane % 8: offset[i] + tuple_index(image of black, image of white).
+__device__ __forceinline__ void lane_features(const LaneGeometry& lg, u64 black, u64 white, u32 (&idx)[kSlots]) {
+  const u64 b = othello::symmetry(black, lg.symmetry);
+  const u64 w = othello::symmetry(white, lg.symmetry);
+#pragma unroll
+  for (int j = 0; j < kSlots; ++j)
+    if (j < lg.slots) idx[j] = lg.offset[j] + ntuple::tuple_index(b, w, lg.mask[j]);
+}
+
+// Sum of the lane's weights at idx, read from L2 (see "Ordering" above).
+__device__ __forceinline__ i64 lane_weight_sum(const LaneGeometry& lg, const i32* weights, const u32 (&idx)[kSlots]) {
+  i64 sum = 0;
+#pragma unroll
+  for (int j = 0; j < kSlots; ++j)
+    if (j < lg.slots) sum += __ldcg(weights + idx[j]);
+  return sum;
+}
+
+// ntuple::add_weight(weights[idx[j]], step) for the lane's features, atomically: the uint32
+// add wraps around exactly like add_weight's.
+__device__ __forceinline__ void lane_add(const LaneGeometry& lg, i32* weights, const u32 (&idx)[kSlots], i32 step) {
+#pragma unroll
+  for (int j = 0; j < kSlots; ++j)
+    if (j < lg.slots) atomicAdd(reinterpret_cast<unsigned int*>(weights + idx[j]), static_cast<unsigned int>(step));
+}
+
+// The warp's total of the lanes' values, on every lane.
+__device__ __forceinline__ i64 warp_total(i64 partial, WarpSumI64::TempStorage& storage) {
+  const i64 total = WarpSumI64(storage).Sum(partial);  // valid in lane 0
+  __syncwarp();  // the temp storage may be reused by the next call
+  return __shfl_sync(kFullMask, total, 0);
+}
+
+// Sample k+1 becomes visible to the warp only after every lane's adds for sample k.
+__device__ __forceinline__ void publish_updates() {
+  __threadfence();
+  __syncwarp();
+}
+
+// One epoch of plain SGD (batch_size 1) over `samples` (position ids in this epoch's order).
+__device__ void train_epoch_sgd(const DeviceJob& job, const LaneGeometry& lg, int lane, const u32* samples,
+                                WarpSumI64::TempStorage& storage, ntuple::LossSums& loss) {
+  const u32 n = job.num_train;
+  if (n == 0) return;
+  i32* const w = job.weights;
+  u32 idx[kSlots], next_idx[kSlots];
+  u32 id = samples[0];
+  i64 label = job.label[id];
+  lane_features(lg, job.black[id], job.white[id], idx);
+  u32 next_id = n > 1 ? samples[1] : 0;
+  for (u32 k = 0; k < n; ++k) {
+    // The next sample's board and label (and the id after it) do not depend on the weights:
+    // their loads are in flight while this sample is gathered and reduced.
+    u64 next_black = 0, next_white = 0;
+    i64 next_label = 0;
+    u32 after_next = 0;
+    const bool more = k + 1 < n;
+    if (more) {
+      next_black = job.black[next_id];
+      next_white = job.white[next_id];
+      next_label = job.label[next_id];
+      if (k + 2 < n) after_next = samples[k + 2];
+    }
+    const i64 prediction = warp_total(lane_weight_sum(lg, w, idx), storage);
+    const i64 e = ntuple::clamp_error(label - prediction);
+    if (lane == 0) loss.add(e);
+    const i32 step = ntuple::weight_step(e, job.rate);
+    if (step != 0) lane_add(lg, w, idx, step);
+    if (more) lane_features(lg, next_black, next_white, next_idx);  // ALU while the adds travel
+    publish_updates();
+#pragma unroll
+    for (int j = 0; j < kSlots; ++j) idx[j] = next_idx[j];
+    label = next_label;
+    next_id = after_next;
+  }
+}
+
+// One epoch with mini-batches of job.batch_size > 1 (train_body.cpp's rule).
+__device__ void train_epoch_minibatch(const DeviceJob& job, const LaneGeometry& lg, int lane, const u32* samples,
+                                      WarpSumI64::TempStorage& storage, ntuple::LossSums& loss) {
+  const u32 n = job.num_train;
+  const u32 batch = static_cast<u32>(job.batch_size);
+  i32* const w = job.weights;
+  u32 idx[kSlots];
+  for (u32 b0 = 0; b0 < n; b0 += batch) {
+    const u32 b1 = n - b0 < batch ? n : b0 + batch;
+    // Errors of the whole batch with the weights before the batch.
+    for (u32 k = b0; k < b1; ++k) {
+      const u32 id = samples[k];
+      lane_features(lg, job.black[id], job.white[id], idx);
+      const i64 e = ntuple::clamp_error(job.label[id] - warp_total(lane_weight_sum(lg, w, idx), storage));
+      if (lane == 0) {
+        loss.add(e);
+        job.steps[k - b0] = ntuple::weight_step(e, job.rate);
+      }
+    }
+    __syncwarp();  // lane 0's steps are visible to the warp
+    // Then every update of the batch (integer adds commute: any order gives the CPU's bits).
+    for (u32 k = b0; k < b1; ++k) {
+      const i32 step = job.steps[k - b0];
+      if (step == 0) continue;
+      const u32 id = samples[k];
+      lane_features(lg, job.black[id], job.white[id], idx);
+      lane_add(lg, w, idx, step);
+    }
+    publish_updates();
+  }
+}
+
+// One warp (= one block) per job.
+__global__ void __launch_bounds__(kWarpSize) train_kernel(const DeviceJob* jobs, int num_jobs) {
+  // Raw storage: Geometry has default member initialisers, which __shared__ variables may not have.
+  __shared__ alignas(ntuple::Geometry) unsigned char geometry_storage[sizeof(ntuple::Geometry)];
+  __shared__ WarpSumI64::TempStorage sum_storage;
+  __shared__ WarpSumU64::TempStorage loss_storage;
+  if (static_cast<int>(blockIdx.x) >= num_jobs) return;
+  const DeviceJob job = jobs[blockIdx.x];
+  const int lane = static_cast<int>(threadIdx.x);
+
+  // The geometry in shared memory (evaluate reads it per tuple), then the lane's part in registers.
+  static_assert(sizeof(ntuple::Geometry) % sizeof(u32) == 0);
+  constexpr int kWords = sizeof(ntuple::Geometry) / sizeof(u32);
+  const u32* src = reinterpret_cast<const u32*>(job.geometry);
+  u32* dst = reinterpret_cast<u32*>(geometry_storage);
+  for (int k = lane; k < kWords; k += kWarpSize) dst[k] = src[k];
+  __syncwarp();
+  const ntuple::Geometry& geometry = *reinterpret_cast<const ntuple::Geometry*>(geometry_storage);
+  const LaneGeometry lg = lane_geometry(geometry, lane);
+
+  for (int epoch = 0; epoch < job.epochs; ++epoch) {
+    ntuple::LossSums train_loss;  // meaningful in lane 0
+    const u32* samples = job.epoch_samples[epoch];
+    if (job.batch_size == 1) train_epoch_sgd(job, lg, lane, samples, sum_storage, train_loss);
+    else train_epoch_minibatch(job, lg, lane, samples, sum_storage, train_loss);
+    if (job.epoch_loss && lane == 0) job.epoch_loss[epoch] = train_loss;
+  }
+
+  // Validation loss with the trained weights (all updates published above).
+  ntuple::LossSums mine;
+  for (u32 k = static_cast<u32>(lane); k < job.num_eval; k += kWarpSize) {
+    const u32 id = job.eval_ids[k];
+    mine.add(ntuple::clamp_error(job.label[id] - ntuple::evaluate(geometry, job.weights, job.black[id], job.white[id])));
+  }
+  ntuple::LossSums total;
+  total.squared = WarpSumU64(loss_storage).Sum(mine.squared);
+  __syncwarp();
+  total.absolute = WarpSumU64(loss_storage).Sum(mine.absolute);
+  __syncwarp();
+  total.count = WarpSumU64(loss_storage).Sum(mine.count);
+  if (lane == 0) *job.eval_loss = total;
+}
+
+// Symmetric sampling for tests: one warp per position, the training kernel's lane code.
+constexpr int kFeatureWarpsPerBlock = 4;
+__global__ void __launch_bounds__(kFeatureWarpsPerBlock * kWarpSize)
+    feature_indices_kernel(const ntuple::Geometry* geometry, const u64* black, const u64* white, int n, u32* out) {
+  const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
+  const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
+  const int p = static_cast<int>(blockIdx.x) * kFeatureWarpsPerBlock + warp;
+  if (p >= n) return;
+  const LaneGeometry lg = lane_geometry(*geometry, lane);
+  u32 idx[kSlots];
+  lane_features(lg, black[p], white[p], idx);
+  const std::size_t nf = static_cast<std::size_t>(geometry->num_features());
+#pragma unroll
+  for (int j = 0; j < kSlots; ++j)
+    if (j < lg.slots) out[static_cast<std::size_t>(p) * nf + static_cast<std::size_t>(lane + kWarpSize * j)] = idx[j];
+}
+
+}  // namespace
+
+cudaError_t launch_train(const DeviceJob* jobs, int num_jobs, cudaStream_t stream) {
+  if (num_jobs <= 0) return cudaSuccess;
+  train_kernel<<<num_jobs, kWarpSize, 0, stream>>>(jobs, num_jobs);
+  return cudaGetLastError();
+}
+
+cudaError_t train_kernel_attributes(cudaFuncAttributes* attributes) {
+  return cudaFuncGetAttributes(attributes, train_kernel);
+}
+
+cudaError_t launch_feature_indices(const ntuple::Geometry* geometry, const u64* black, const u64* white, int n,
+                                   u32* out, cudaStream_t stream) {
+  if (n <= 0) return cudaSuccess;
+  const int blocks = (n + kFeatureWarpsPerBlock - 1) / kFeatureWarpsPerBlock;
+  feature_indices_kernel<<<blocks, kFeatureWarpsPerBlock * kWarpSize, 0, stream>>>(geometry, black, white, n, out);
+  return cudaGetLastError();
+}
+
+}  // namespace ef::cuda

@@ -1,0 +1,328 @@
+// CPU vs CUDA backend: the same jobs must give the same bits (loss sums, epoch losses,
+// weights). Compiled in every build; the tests that need a device skip, saying why, in a
+// build without CUDA or on a machine without a device. The no-device tests run there instead.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include "eval/shape.hpp"
+#include "evalforge/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/cuda_backend.hpp"
+
+using namespace ef;
+using namespace ef::ntuple;
+
+namespace {
+
+#define REQUIRE_CUDA_DEVICE()                                                       \
+  do {                                                                              \
+    std::string why_;                                                               \
+    if (!cuda_device_available(&why_)) GTEST_SKIP() << "needs a CUDA device: " << why_; \
+  } while (0)
+
+// Positions from random games, at every stage of the game (so that tuples see empty, partly
+// and fully occupied patterns), labelled by a random "teacher" network plus noise.
+PositionData make_positions(int n, u64 seed) {
+  const Geometry teacher_shape = edax_shape().geometry();
+  std::vector<i32> teacher(teacher_shape.num_weights());
+  Rng wr(seed, Purpose::kPopulation, 1);
+  for (auto& w : teacher) w = static_cast<i32>(wr.below(static_cast<u32>(kOne / 2))) - static_cast<i32>(kOne / 4);
+  PositionData d;
+  for (int g = 0; g < n; ++g) {
+    Rng rng(seed, Purpose::kGame, static_cast<u32>(g));
+    othello::Board b;
+    const int plies = 4 + static_cast<int>(rng.below(56));
+    for (int p = 0; p < plies && !b.game_over(); ++p) {
+      u64 m = b.moves();
+      if (!m) {
+        b.pass();
+        continue;
+      }
+      for (u32 k = rng.below(static_cast<u32>(popcount64(m))); k; --k) m &= m - 1;
+      b.play(ctz64(m));
+    }
+    d.black.push_back(b.black());
+    d.white.push_back(b.white());
+    const i64 noise = static_cast<i64>(rng.below(8 * kOne)) - 4 * kOne;
+    d.label.push_back(evaluate(teacher_shape, teacher.data(), b.black(), b.white()) + noise);
+  }
+  return d;
+}
+
+// Shapes that exercise the lane layout: Edax (12 tuples, 3 per lane), small ones, tuples whose
+// square set some images map onto itself (corners, centre, a whole edge: one sample then hits
+// the same weight several times), an odd tuple count and the maximum of 64 tuples (16 per lane).
+std::vector<Shape> test_shapes() {
+  std::vector<Shape> shapes;
+  shapes.push_back(edax_shape());
+  shapes.push_back(make_shape("small", {{"a1", "b1", "c1"}, {"a1", "b2", "c3", "d4"}}, "test"));
+  shapes.push_back(make_shape("symmetric",
+                              {{"a1", "h1", "a8", "h8"},
+                               {"d4", "e4", "d5", "e5"},
+                               {"a1", "b1", "c1", "d1", "e1", "f1", "g1", "h1"}},
+                              "test"));
+  shapes.push_back(make_shape("five",
+                              {{"a1", "b1", "c1", "d1", "e1"},
+                               {"a2", "b2"},
+                               {"c3", "d3", "e3"},
+                               {"a1", "a2", "a3", "b1", "b2", "b3", "c1", "c2", "c3"},
+                               {"b2", "g7"}},
+                              "test"));
+  Shape many;
+  many.name = "sixty-four";
+  for (int k = 0; k < kMaxTuples; ++k) {
+    std::vector<int> t{k, (k + 1) % 64, (k + 8) % 64};
+    std::sort(t.begin(), t.end());
+    many.tuples.push_back(t);
+  }
+  shapes.push_back(many);
+  return shapes;
+}
+
+struct Problem {
+  std::vector<PositionData> sets;
+  std::vector<std::vector<u32>> train, eval;
+};
+
+Problem make_problem() {
+  Problem p;
+  for (int s = 0; s < 2; ++s) {
+    p.sets.push_back(make_positions(s == 0 ? 1200 : 700, 11 + s));
+    std::vector<u32> train, eval;
+    for (u32 i = 0; i < p.sets.back().size(); ++i) (i % 5 == 1 ? eval : train).push_back(i);
+    p.train.push_back(std::move(train));
+    p.eval.push_back(std::move(eval));
+  }
+  return p;
+}
+
+// A batch mixing position sets, shared and distinct spans, learning rates, epoch counts
+// (0 included), seeds and stream words, with weights and epoch losses returned.
+std::vector<TrainJob> make_jobs(const Problem& p, const std::vector<int>& handles, const std::vector<Geometry>& geometries,
+                                int batch) {
+  std::vector<TrainJob> jobs;
+  for (std::size_t g = 0; g < geometries.size(); ++g)
+    for (int k = 0; k < 5; ++k) {
+      TrainJob j;
+      const int set = k % 2;
+      j.geometry = &geometries[g];
+      j.positions = handles[set];
+      j.train_ids = p.train[set];
+      j.eval_ids = p.eval[set];
+      j.params.learning_rate = 0.05 + 0.1 * k;
+      j.params.epochs = k == 4 ? 0 : 1 + k % 3;
+      j.params.batch_size = batch;
+      j.params.seed = 7 + (k == 3);
+      j.stream[0] = static_cast<u32>(set);
+      j.stream[1] = static_cast<u32>(k % 2);
+      j.return_weights = true;
+      j.record_epoch_loss = k != 2;
+      jobs.push_back(j);
+    }
+  return jobs;
+}
+
+void expect_same_loss(const LossSums& a, const LossSums& b, const std::string& what) {
+  EXPECT_EQ(a.squared, b.squared) << what;
+  EXPECT_EQ(a.absolute, b.absolute) << what;
+  EXPECT_EQ(a.count, b.count) << what;
+}
+
+void expect_same_results(const std::vector<TrainResult>& cpu, const std::vector<TrainResult>& gpu,
+                         const std::string& what) {
+  ASSERT_EQ(cpu.size(), gpu.size());
+  for (std::size_t k = 0; k < cpu.size(); ++k) {
+    const std::string job = what + ", job " + std::to_string(k);
+    expect_same_loss(cpu[k].eval_loss, gpu[k].eval_loss, job + " eval loss");
+    ASSERT_EQ(cpu[k].epoch_loss.size(), gpu[k].epoch_loss.size()) << job;
+    for (std::size_t e = 0; e < cpu[k].epoch_loss.size(); ++e)
+      expect_same_loss(cpu[k].epoch_loss[e], gpu[k].epoch_loss[e], job + " epoch " + std::to_string(e));
+    ASSERT_EQ(cpu[k].weights.size(), gpu[k].weights.size()) << job;
+    std::size_t first_diff = cpu[k].weights.size();
+    for (std::size_t w = 0; w < cpu[k].weights.size() && first_diff == cpu[k].weights.size(); ++w)
+      if (cpu[k].weights[w] != gpu[k].weights[w]) first_diff = w;
+    EXPECT_EQ(first_diff, cpu[k].weights.size())
+        << job << ": weight " << first_diff << " cpu " << cpu[k].weights[first_diff] << " cuda "
+        << gpu[k].weights[first_diff];
+  }
+}
+
+std::vector<TrainResult> run(Backend& backend, const Problem& p, const std::vector<Geometry>& geometries, int batch) {
+  std::vector<int> handles;
+  for (const auto& s : p.sets) handles.push_back(backend.add_positions(s));
+  const auto jobs = make_jobs(p, handles, geometries, batch);
+  std::vector<TrainResult> results(jobs.size());
+  backend.train(jobs, results);
+  return results;
+}
+
+// Sets an environment variable for the scope of a test.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (old_) setenv(name_, old_->c_str(), 1);
+    else unsetenv(name_);
+  }
+
+ private:
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+}  // namespace
+
+TEST(CudaParity, NoDeviceIsACleanError) {
+  std::string why;
+  if (cuda_device_available(&why)) GTEST_SKIP() << "a CUDA device is present: the no-device path is not reachable here";
+  EXPECT_TRUE(why.rfind("no CUDA device: ", 0) == 0 || why.rfind("no CUDA backend: ", 0) == 0) << why;
+  try {
+    make_backend("cuda", 1);
+    ADD_FAILURE() << "make_backend(\"cuda\") succeeded without a device";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(make_cuda_backend(1), Error);
+  EXPECT_FALSE(cuda_device_info().has_value());
+  // auto falls back to the CPU.
+  EXPECT_EQ(make_backend("auto", 1)->name().rfind("cpu", 0), 0u);
+}
+
+TEST(CudaParity, SymmetricSamplingIndicesMatchTheHost) {
+  REQUIRE_CUDA_DEVICE();
+  const PositionData d = make_positions(300, 5);
+  for (const Shape& s : test_shapes()) {
+    const Geometry g = s.geometry();
+    const auto device = cuda_feature_indices(g, d.black, d.white);
+    const std::size_t nf = static_cast<std::size_t>(g.num_features());
+    ASSERT_EQ(device.size(), d.size() * nf);
+    std::vector<u32> host(nf);
+    for (std::size_t p = 0; p < d.size(); ++p) {
+      feature_indices(g, d.black[p], d.white[p], host.data());
+      for (std::size_t f = 0; f < nf; ++f)
+        ASSERT_EQ(device[p * nf + f], host[f]) << s.name << ", position " << p << ", feature " << f;
+    }
+  }
+}
+
+class CudaParityBatch : public testing::TestWithParam<int> {};
+
+TEST_P(CudaParityBatch, LossesEpochLossesAndWeightsAreBitIdentical) {
+  REQUIRE_CUDA_DEVICE();
+  const int batch = GetParam();
+  const Problem p = make_problem();
+  std::vector<Geometry> geometries;
+  for (const Shape& s : test_shapes()) geometries.push_back(s.geometry());
+  auto cpu = make_backend("cpu", 2);
+  auto gpu = make_backend("cuda", 2);
+  const auto a = run(*cpu, p, geometries, batch);
+  const auto b = run(*gpu, p, geometries, batch);
+  expect_same_results(a, b, "batch " + std::to_string(batch));
+  // The comparison can fail: training moved the weights away from zero.
+  bool moved = false;
+  for (i32 w : a[0].weights) moved = moved || w != 0;
+  EXPECT_TRUE(moved);
+  const auto stats = cuda_batch_stats(*gpu);
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->jobs, a.size());
+  EXPECT_EQ(stats->distinct_id_lists, 2u);  // one eval list per position set, uploaded once
+}
+
+// batch_size 1, 16 (as the issue asks), 1000 (larger than the training set: one batch per epoch).
+INSTANTIATE_TEST_SUITE_P(BatchSizes, CudaParityBatch, testing::Values(1, 16, 1000));
+
+TEST(CudaParity, EmptyTrainingAndEvaluationLists) {
+  REQUIRE_CUDA_DEVICE();
+  const PositionData d = make_positions(200, 3);
+  const Geometry g = edax_shape().geometry();
+  const std::vector<u32> some{3, 1, 4, 1, 5, 9, 2, 6}, none;
+  for (int batch : {1, 4}) {
+    std::vector<TrainResult> results[2];
+    for (int which = 0; which < 2; ++which) {
+      auto backend = make_backend(which == 0 ? "cpu" : "cuda", 1);
+      const int h = backend->add_positions(d);
+      std::vector<TrainJob> jobs(3);
+      for (auto& j : jobs) {
+        j.geometry = &g;
+        j.positions = h;
+        j.params.batch_size = batch;
+        j.return_weights = true;
+        j.record_epoch_loss = true;
+      }
+      jobs[0].train_ids = none;  // no training: zero weights, loss of the zero network
+      jobs[0].eval_ids = some;
+      jobs[1].train_ids = some;  // duplicate ids in a list are allowed
+      jobs[1].eval_ids = none;
+      jobs[2].train_ids = some;
+      jobs[2].eval_ids = some;
+      results[which].resize(jobs.size());
+      backend->train(jobs, results[which]);
+    }
+    expect_same_results(results[0], results[1], "empty lists, batch " + std::to_string(batch));
+  }
+}
+
+TEST(CudaParity, BatchSplitIntoChunksGivesTheSameBits) {
+  REQUIRE_CUDA_DEVICE();
+  const Problem p = make_problem();
+  std::vector<Geometry> geometries{edax_shape().geometry(), edax_shape().geometry()};
+  auto cpu = make_backend("cpu", 2);
+  const auto reference = run(*cpu, p, geometries, 1);
+  {
+    // An Edax table is 0.9 MiB: 3 MiB holds a few jobs per chunk, so the batch of 10 splits.
+    ScopedEnv limit(kCudaMemoryLimitEnv, "3");
+    auto gpu = make_backend("cuda", 2);
+    const auto split = run(*gpu, p, geometries, 1);
+    const auto stats = cuda_batch_stats(*gpu);
+    ASSERT_TRUE(stats.has_value());
+    EXPECT_GT(stats->chunks, 2u);
+    EXPECT_LE(stats->largest_chunk_bytes, stats->budget_bytes);
+    expect_same_results(reference, split, "split batch");
+  }
+  {
+    // Less than one job needs: a clear error, not a crash.
+    ScopedEnv limit(kCudaMemoryLimitEnv, "0.5");
+    auto gpu = make_backend("cuda", 2);
+    try {
+      run(*gpu, p, geometries, 1);
+      ADD_FAILURE() << "a job larger than the memory budget ran";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("alone needs"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(kCudaMemoryLimitEnv), std::string::npos) << e.what();
+    }
+  }
+  {
+    ScopedEnv limit(kCudaMemoryLimitEnv, "lots");
+    auto gpu = make_backend("cuda", 2);
+    EXPECT_THROW(run(*gpu, p, geometries, 1), Error);
+  }
+}
+
+TEST(CudaParity, BadIdsAreAnErrorNotACrash) {
+  REQUIRE_CUDA_DEVICE();
+  const PositionData d = make_positions(50, 3);
+  const Geometry g = edax_shape().geometry();
+  auto gpu = make_backend("cuda", 1);
+  const int h = gpu->add_positions(d);
+  const std::vector<u32> bad{0, 1, 50};
+  TrainJob j;
+  j.geometry = &g;
+  j.positions = h;
+  j.train_ids = bad;
+  std::vector<TrainResult> r(1);
+  EXPECT_THROW(gpu->train({&j, 1}, r), Error);
+  j.train_ids = {};
+  j.eval_ids = bad;
+  EXPECT_THROW(gpu->train({&j, 1}, r), Error);
+  j.eval_ids = {};
+  j.params.batch_size = 0;
+  EXPECT_THROW(gpu->train({&j, 1}, r), Error);
+}
