@@ -326,3 +326,24 @@ TEST(CudaParity, BadIdsAreAnErrorNotACrash) {
   j.params.batch_size = 0;
   EXPECT_THROW(gpu->train({&j, 1}, r), Error);
 }
+
+#if defined(EF_EVALFORGE_BIN) && defined(EF_SOURCE_DIR)
+// `evalforge verify`: exit 0 when the backends agree, 4 with a "no CUDA ..." line without a device.
+TEST(CudaParity, VerifyCommand) {
+  const auto log = std::filesystem::temp_directory_path() / "ef_cuda_verify.log";
+  const std::string cmd = std::string(EF_EVALFORGE_BIN) + " verify --config " + EF_SOURCE_DIR +
+                          "/configs/quick.toml --individuals 6 --games 1500 > " + log.string() + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  std::stringstream text;
+  text << std::ifstream(log).rdbuf();
+  std::string why;
+  if (cuda_device_available(&why)) {
+    EXPECT_EQ(WEXITSTATUS(status), 0) << text.str();
+    EXPECT_NE(text.str().find("identical"), std::string::npos) << text.str();
+  } else {
+    EXPECT_EQ(WEXITSTATUS(status), 4) << text.str();
+    EXPECT_NE(text.str().find("no CUDA"), std::string::npos) << text.str();
+  }
+}
+#endif

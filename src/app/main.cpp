@@ -15,10 +15,13 @@ int main(int argc, char** argv) {
   ef::app::register_score(app);
   ef::app::register_search(app);
   ef::app::register_report(app);
+  ef::app::register_verify(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
+  } catch (const ef::app::ExitStatus& e) {
+    return e.code;
   } catch (const ef::Error& e) {
     fmt::print(stderr, "evalforge: error: {}\n", e.what());
     return 2;

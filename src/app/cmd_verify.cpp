@@ -1,0 +1,211 @@
+// evalforge verify: one generation of the shape search, run on the CPU (the reference) and on
+// the CUDA backend, compared bit for bit: every job's loss sums, and for one extra job its
+// epoch losses and every trained weight. Exit status: 0 identical, 1 a difference (the first is
+// printed), 2 a user error, 4 no CUDA device (or no CUDA backend in this build).
+#include <fmt/core.h>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include "app/commands.hpp"
+#include "app/options.hpp"
+#include "data/generate.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/cuda_backend.hpp"
+#include "ga/generation_batch.hpp"
+#include "ga/islands.hpp"
+
+namespace ef::app {
+
+namespace {
+
+constexpr int kExitDifferent = 1;
+constexpr int kExitNoDevice = 4;
+
+struct VerifyArgs {
+  std::string config = "configs/quick.toml";
+  std::vector<std::string> data;
+  std::size_t games = 3000;
+  int generation = 0;
+  int individuals = 0;  // 0: all
+  int batch_size = 0;   // 0: the config's
+  int threads = 0;
+  std::string json;
+};
+
+struct Difference {
+  std::size_t job;
+  std::string what;
+  std::string cpu, cuda;
+};
+
+std::optional<Difference> first_difference(const std::vector<TrainResult>& cpu, const std::vector<TrainResult>& cuda) {
+  auto loss = [](const ntuple::LossSums& s) {
+    return fmt::format("(squared {}, absolute {}, count {})", s.squared, s.absolute, s.count);
+  };
+  auto same = [](const ntuple::LossSums& a, const ntuple::LossSums& b) {
+    return a.squared == b.squared && a.absolute == b.absolute && a.count == b.count;
+  };
+  for (std::size_t k = 0; k < cpu.size(); ++k) {
+    if (!same(cpu[k].eval_loss, cuda[k].eval_loss))
+      return Difference{k, "validation loss sums", loss(cpu[k].eval_loss), loss(cuda[k].eval_loss)};
+    if (cpu[k].epoch_loss.size() != cuda[k].epoch_loss.size())
+      return Difference{k, "number of epoch losses", std::to_string(cpu[k].epoch_loss.size()),
+                        std::to_string(cuda[k].epoch_loss.size())};
+    for (std::size_t e = 0; e < cpu[k].epoch_loss.size(); ++e)
+      if (!same(cpu[k].epoch_loss[e], cuda[k].epoch_loss[e]))
+        return Difference{k, fmt::format("training loss sums of epoch {}", e), loss(cpu[k].epoch_loss[e]),
+                          loss(cuda[k].epoch_loss[e])};
+    if (cpu[k].weights.size() != cuda[k].weights.size())
+      return Difference{k, "number of weights", std::to_string(cpu[k].weights.size()),
+                        std::to_string(cuda[k].weights.size())};
+    for (std::size_t w = 0; w < cpu[k].weights.size(); ++w)
+      if (cpu[k].weights[w] != cuda[k].weights[w])
+        return Difference{k, fmt::format("weight {}", w), std::to_string(cpu[k].weights[w]),
+                          std::to_string(cuda[k].weights[w])};
+  }
+  return std::nullopt;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void run_verify(const VerifyArgs& a) {
+  std::string why;
+  if (!cuda_device_available(&why)) {
+    fmt::print(stderr, "evalforge verify: {}\n", why);
+    throw ExitStatus{kExitNoDevice};
+  }
+  ga::SearchConfig config = ga::load_search_config(a.config);
+  if (a.batch_size > 0) config.train.batch_size = a.batch_size;
+
+  // Data: --data, else the config's files, else the built-in generated games.
+  std::vector<data::Game> games;
+  std::string data_name;
+  const std::vector<std::string>& files = a.data.empty() ? config.data_files : a.data;
+  if (!files.empty()) {
+    games = load_data_files(files, data::ReadOptions{}, true).games;
+    data_name = fmt::format("{}", fmt::join(files, ", "));
+  } else {
+    data::GenerateOptions go;
+    go.games = a.games;
+    go.seed = 1;
+    go.threads = a.threads;
+    games = data::generate_games(go);
+    data_name = fmt::format("{} generated games (seed 1)", a.games);
+  }
+  const auto islands_data = ga::island_positions(games, config);
+
+  auto cpu = make_backend("cpu", a.threads);
+  auto cuda = make_backend("cuda", a.threads);
+  std::vector<ga::IslandFitnessData> fitness;
+  for (const auto& island : islands_data) {
+    const int h = cpu->add_positions(island.data);
+    if (cuda->add_positions(island.data) != h) fail("verify: the backends numbered a position set differently");
+    fitness.push_back({h, island.num_fitness});
+  }
+
+  const ga::Decoder decoder(config.region, config.tuple_sizes);
+  ga::Archipelago archipelago = ga::make_archipelago(config.islands, decoder.num_keys());
+  ga::FitnessOptions options;
+  options.train = config.train;
+  options.validation_fraction = config.validation_fraction;
+  const u64 seed = config.islands.seed;
+  if (a.generation > 0) {
+    // The populations of generation G are those the search reaches: evolve there on the device.
+    fmt::print("evolving to generation {} on the cuda backend\n", a.generation);
+    while (archipelago.generation < a.generation) {
+      ga::evaluate_generation(*cuda, decoder, archipelago.islands, fitness, options, seed,
+                              static_cast<u32>(archipelago.generation));
+      ga::advance_generation(archipelago, config.islands);
+    }
+  }
+  const ga::GenerationBatch batch = ga::build_generation_batch(decoder, archipelago.islands, fitness, options, seed,
+                                                               static_cast<u32>(a.generation));
+
+  // --individuals N: N jobs taken round-robin over the islands (slot 0 of each, then slot 1, ...).
+  std::vector<TrainJob> jobs;
+  std::vector<std::pair<int, int>> who;
+  const std::size_t limit = a.individuals > 0 ? static_cast<std::size_t>(a.individuals) : batch.jobs.size();
+  for (int slot = 0; jobs.size() < limit; ++slot) {
+    bool any = false;
+    for (std::size_t k = 0; k < batch.jobs.size() && jobs.size() < limit; ++k)
+      if (batch.individual[k].second == slot) {
+        jobs.push_back(batch.jobs[k]);
+        who.push_back(batch.individual[k]);
+        any = true;
+      }
+    if (!any) break;
+  }
+  // One more job with its weights and epoch losses returned: the last one chosen, again.
+  TrainJob with_weights = jobs.back();
+  with_weights.return_weights = true;
+  with_weights.record_epoch_loss = true;
+  jobs.push_back(with_weights);
+  who.push_back(who.back());
+
+  fmt::print("verify: {}, generation {}, {} islands, {} jobs (+1 returning its {} weights), {} epochs, batch {}, "
+             "data: {}\n",
+             a.config, a.generation, islands_data.size(), jobs.size() - 1, with_weights.geometry->num_weights(),
+             config.train.epochs, config.train.batch_size, data_name);
+  std::vector<TrainResult> on_cpu(jobs.size()), on_cuda(jobs.size());
+  auto t0 = std::chrono::steady_clock::now();
+  cpu->train(jobs, on_cpu);
+  const double cpu_s = seconds_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  cuda->train(jobs, on_cuda);
+  const double cuda_s = seconds_since(t0);
+  fmt::print("  {}: {:.3f} s\n  {}: {:.3f} s\n", cpu->name(), cpu_s, cuda->name(), cuda_s);
+
+  const auto diff = first_difference(on_cpu, on_cuda);
+  if (!a.json.empty()) {
+    nlohmann::json j{{"config", a.config},
+                     {"data", data_name},
+                     {"generation", a.generation},
+                     {"jobs", jobs.size()},
+                     {"epochs", config.train.epochs},
+                     {"batch_size", config.train.batch_size},
+                     {"weights_compared", with_weights.geometry->num_weights()},
+                     {"cpu_backend", cpu->name()},
+                     {"cuda_backend", cuda->name()},
+                     {"cpu_seconds", cpu_s},
+                     {"cuda_seconds", cuda_s},
+                     {"identical", !diff.has_value()}};
+    if (diff)
+      j["first_difference"] = {{"job", diff->job}, {"island", who[diff->job].first}, {"slot", who[diff->job].second},
+                               {"what", diff->what}, {"cpu", diff->cpu}, {"cuda", diff->cuda}};
+    std::ofstream(a.json) << j.dump(2) << "\n";
+  }
+  if (diff) {
+    fmt::print("DIFFERENT: job {} (island {}, slot {}): {}: cpu {} vs cuda {}\n", diff->job, who[diff->job].first,
+               who[diff->job].second, diff->what, diff->cpu, diff->cuda);
+    throw ExitStatus{kExitDifferent};
+  }
+  fmt::print("identical: all {} jobs' loss sums, {} epoch losses and {} weights agree bit for bit\n", jobs.size(),
+             on_cpu.back().epoch_loss.size(), on_cpu.back().weights.size());
+}
+
+}  // namespace
+
+void register_verify(CLI::App& app) {
+  auto a = std::make_shared<VerifyArgs>();
+  auto* cmd = app.add_subcommand(
+      "verify", "Run one search generation on the CPU and CUDA backends and compare every output bit for bit");
+  cmd->add_option("--config", a->config, "Search config (TOML) whose generation is built")->capture_default_str();
+  cmd->add_option("--data", a->data, "Game records (default: the config's [data] files, else generated games)")
+      ->take_all();
+  cmd->add_option("--games", a->games, "Generated games when no data files are given (seed 1)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{10}, std::size_t{10'000'000}));
+  cmd->add_option("--generation", a->generation, "Generation to verify (reached by evolving on the device)")
+      ->check(CLI::Range(0, 1'000'000));
+  cmd->add_option("--individuals", a->individuals, "Jobs to compare, round-robin over the islands (0 = all)")
+      ->check(CLI::Range(0, 100'000'000));
+  cmd->add_option("--batch", a->batch_size, "Override the config's training batch size")->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--threads", a->threads, "CPU worker threads (0 = all)")->check(CLI::Range(0, 1024));
+  cmd->add_option("--json", a->json, "Also write the outcome as JSON to this file");
+  cmd->callback([a] { run_verify(*a); });
+}
+
+}  // namespace ef::app
