@@ -8,6 +8,7 @@
 // device code may read (a constexpr array it may not), and six popcounts beat 64 lookups.
 #pragma once
 #include "evalforge/core/hd.hpp"
+#include "evalforge/games/othello_game.hpp"
 
 namespace ef::swh {
 
@@ -62,5 +63,15 @@ EF_HD_INLINE int evaluate_black(u64 black, u64 white) { return evaluate(black, w
 
 // For display: the value in the published units (1.00 per corner).
 inline double to_units(int hundredths) { return static_cast<double>(hundredths) / kScale; }
+
+// SWH as a search evaluator (search/alphabeta.hpp): the value for the side to move in
+// hundredths. A finished game scores exact_scale per disc of the final difference; |SWH| <= 876
+// (the sum of |w|) and a won game is worth at least 2 discs, so any win outranks any heuristic
+// value at the default 1000.
+struct Evaluator {
+  i32 exact_scale = 1000;
+  EF_HD i32 eval(const othello::Position& s) const { return evaluate(s.board.player, s.board.opponent); }
+  EF_HD i32 exact(int score) const { return score * exact_scale; }
+};
 
 }  // namespace ef::swh

@@ -1,0 +1,188 @@
+// Fixed-depth alpha-beta (negamax) over any Game (games/game.hpp) and evaluator, EF_HD.
+//
+// The search keeps its own stack of frames instead of recursing, so the same body runs in a
+// CUDA thread (where deep recursion is slow and its stack size must be guessed at launch) and
+// on a CPU thread. It allocates nothing: the frames live in the function's local array.
+//
+// Contract
+//  - Values are negamax values from the side to move, in the evaluator's units. A leaf (depth
+//    exhausted) is evaluator.eval(state); a finished game anywhere in the tree is scored exactly
+//    as evaluator.exact(G::final_score(state)).
+//  - A forced pass does not use up depth (the opponent replies at the same remaining depth):
+//    otherwise a pass near the horizon would leave one side's reply unsearched. Passes are
+//    never consecutive (two passes end the game), so this cannot loop.
+//  - The chosen move is the lowest square among the moves of best value, so it is a pure
+//    function of (position, depth, evaluator) and independent of the move ordering. At the
+//    root a move whose square is lower than the current best is searched with a window one
+//    unit wider, so a tie is seen as a tie, not as a fail-low.
+//  - Move ordering: at nodes with two or more plies left, children are searched by the
+//    evaluator's static value from the mover's view, best first, ties by square; nodes one ply
+//    from the horizon search in square order (every child is a leaf evaluated once either way).
+//  - nodes counts positions visited: the root, every child played, every pass.
+#pragma once
+#include <concepts>
+#include <cstdint>
+#include "evalforge/core/hd.hpp"
+#include "evalforge/games/game.hpp"
+
+namespace ef::search {
+
+using u8 = std::uint8_t;  // move lists in frames: squares fit a byte, and frames stay small
+using i8 = std::int8_t;
+
+constexpr i32 kInfinity = i32{1} << 30;  // beyond every evaluator's range
+constexpr int kPassMove = -1;  // best "move" when the side to move must pass (obf's pass = -1)
+constexpr int kNoMove = -2;    // no move chosen: the game is over, or depth 0
+
+// An evaluator for game G: eval(state) is a heuristic value for the side to move; exact(score)
+// converts a finished game's G::final_score into the same units (it should outrank every
+// heuristic value a position can get, so that a proven win is preferred to a hoped-for one).
+template <class E, class G>
+concept EvaluatorFor = games::Game<G> && requires(const E& e, const typename G::State& s, int score) {
+  { e.eval(s) } -> std::convertible_to<i32>;
+  { e.exact(score) } -> std::convertible_to<i32>;
+};
+
+struct SearchResult {
+  i32 value = 0;          // negamax value for the side to move, evaluator units
+  int best_move = kNoMove;  // square, kPassMove or kNoMove
+  u64 nodes = 0;
+};
+
+namespace detail {
+
+template <class G>
+struct AlphaBetaFrame {
+  typename G::State state;  // after a forced pass (passed == true): the position after the pass
+  i32 alpha, beta, best;
+  int depth;
+  int best_move;
+  int count, next;  // moves[next..count) are still to search
+  bool passed;      // the node's own side passed: its value is -best
+  u8 moves[G::kMaxMoves];
+};
+
+// Sets up a frame for `state`, or returns false with the value of a leaf (depth 0 or a
+// finished game) in `leaf_value`.
+template <class G, class E>
+EF_HD_INLINE bool enter_node(AlphaBetaFrame<G>& f, const typename G::State& state, int depth, i32 alpha, i32 beta,
+                             const E& evaluator, u64& nodes, i32& leaf_value) {
+  using State = typename G::State;
+  u64 moves = G::moves(state);
+  f.passed = false;
+  f.state = state;
+  if (!moves) {
+    if constexpr (G::kHasPass) {
+      const State after_pass = G::pass(state);
+      const u64 replies = G::moves(after_pass);
+      if (!replies) {
+        leaf_value = static_cast<i32>(evaluator.exact(G::final_score(state)));
+        return false;
+      }
+      if (depth == 0) {
+        leaf_value = static_cast<i32>(evaluator.eval(state));
+        return false;
+      }
+      ++nodes;
+      f.passed = true;
+      f.state = after_pass;
+      const i32 a = alpha;
+      alpha = -beta;
+      beta = -a;
+      moves = replies;
+    } else {
+      leaf_value = static_cast<i32>(evaluator.exact(G::final_score(state)));
+      return false;
+    }
+  }
+  if (depth == 0) {
+    leaf_value = static_cast<i32>(evaluator.eval(state));
+    return false;
+  }
+  f.alpha = alpha;
+  f.beta = beta;
+  f.best = -kInfinity;
+  f.depth = depth;
+  f.best_move = kNoMove;
+  f.next = 0;
+  f.count = 0;
+  if (depth == 1) {
+    // (The count bound is G's promise; spelled out, it also lets the compiler see the array
+    // cannot overflow.)
+    for (; moves && f.count < G::kMaxMoves; moves &= moves - 1) f.moves[f.count++] = static_cast<u8>(ctz64(moves));
+    return true;
+  }
+  // Insertion sort on the mover's static value of each child, best first; squares arrive in
+  // ascending order and an equal key is inserted after its equals, so ties stay by square.
+  i32 keys[G::kMaxMoves];
+  for (; moves && f.count < G::kMaxMoves; moves &= moves - 1) {
+    const int sq = ctz64(moves);
+    const i32 key = -static_cast<i32>(evaluator.eval(G::play(f.state, sq)));
+    int i = f.count++;
+    while (i > 0 && keys[i - 1] < key) {
+      keys[i] = keys[i - 1];
+      f.moves[i] = f.moves[i - 1];
+      --i;
+    }
+    keys[i] = key;
+    f.moves[i] = static_cast<u8>(sq);
+  }
+  return true;
+}
+
+}  // namespace detail
+
+// Negamax alpha-beta to `depth` plies (clamped to 0..kMaxDepth) from `root`.
+template <games::Game G, class E, int kMaxDepth = 16>
+  requires EvaluatorFor<E, G>
+EF_HD SearchResult alphabeta(const typename G::State& root, int depth, const E& evaluator) {
+  using State = typename G::State;
+  if (depth < 0) depth = 0;
+  if (depth > kMaxDepth) depth = kMaxDepth;
+  detail::AlphaBetaFrame<G> stack[kMaxDepth + 1];  // passes stay in their frame: one frame a ply
+  SearchResult result;
+  result.nodes = 1;
+  i32 value = 0;
+  if (!detail::enter_node<G>(stack[0], root, depth, -kInfinity, kInfinity, evaluator, result.nodes, value)) {
+    result.value = value;
+    return result;
+  }
+  int sp = 0;
+  bool child_returned = false;
+  for (;;) {
+    detail::AlphaBetaFrame<G>& f = stack[sp];
+    const bool at_root_choice = sp == 0 && !f.passed;
+    if (child_returned) {
+      child_returned = false;
+      const i32 v = -value;
+      const int sq = f.moves[f.next - 1];
+      if (v > f.best || (at_root_choice && v == f.best && sq < f.best_move)) {
+        f.best = v;
+        f.best_move = sq;
+        if (v > f.alpha) f.alpha = v;
+        if (f.alpha >= f.beta) f.next = f.count;  // cut-off
+      }
+    }
+    if (f.next < f.count) {
+      const int sq = f.moves[f.next++];
+      const State child = G::play(f.state, sq);
+      ++result.nodes;
+      // Root tie rule: a lower square that merely equals the best so far must be seen exactly.
+      const i32 alpha = (at_root_choice && f.best_move >= 0 && sq < f.best_move) ? f.alpha - 1 : f.alpha;
+      if (detail::enter_node<G>(stack[sp + 1], child, f.depth - 1, -f.beta, -alpha, evaluator, result.nodes, value))
+        ++sp;
+      else
+        child_returned = true;
+      continue;
+    }
+    value = f.passed ? -f.best : f.best;
+    if (sp == 0) break;
+    --sp;
+    child_returned = true;
+  }
+  result.value = value;
+  result.best_move = stack[0].passed ? kPassMove : stack[0].best_move;
+  return result;
+}
+
+}  // namespace ef::search

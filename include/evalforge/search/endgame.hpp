@@ -1,0 +1,501 @@
+// Exact Othello endgame solver, EF_HD: negamax alpha-beta on the final disc difference.
+//
+// Scores are disc differences for the side to move with the empty squares given to the
+// winner (the obf convention), under perfect play by both sides.
+//
+// Like alphabeta.hpp the solver keeps an explicit stack of frames (no recursion, nothing
+// allocated), so one CUDA thread can solve one position. The last few empties are solved by
+// unrolled code instead (solve_small<N> below: a compile-time chain of distinct functions, not
+// recursion), where frames would cost more than the work they organise.
+//
+// Search: principal variation search (first move full window, the rest a null window and a
+// re-search when one turns out better), fail-soft. Two optional accelerations, both exact:
+//  - stability cutoff: discs of the opponent that can never be flipped cap the side to move's
+//    score at 64 - 2 * stable; when that cap is <= alpha the node fails low at once;
+//  - a transposition table (HashTable below, memory owned by the caller): bounds and best moves
+//    of positions met before, from kHashEmpties empties up. Without a table the solver still
+//    works (a CUDA thread may not have memory to spare), only slower above ~18 empties.
+//
+// Move ordering, by remaining empties:
+//  - more than kSortEmpties: the table's move first, then "fastest first" -- the move leaving
+//    the opponent the fewest replies (corner replies counted twice, since they are the replies
+//    that hurt), with a small bonus for squares in a region (board quadrant) holding an odd
+//    number of empties, ties by square;
+//  - down to kSmallEmpties + 1: parity only -- squares in odd regions first, then the others;
+//  - the last kSmallEmpties: parity order of the empty squares, fixed once for the subtree.
+// Parity: with an odd number of empties in a region the side that moves there first can
+// usually also move there last, which is worth more than the move ordering costs this deep.
+//
+// Determinism: the score and the chosen move are exact, so they cannot depend on anything
+// else. The chosen move follows alphabeta.hpp's rule: the lowest square among the moves of
+// best score (a lower square that ties is searched with a window one wider). Node counts depend
+// on the table size, but a solve never sees another solve's entries (HashTable::stamp), so they
+// do not depend on what ran before or on how many threads solve other positions.
+// nodes counts positions visited: the root, every move played (re-searches again), every pass.
+#pragma once
+#include "evalforge/core/hd.hpp"
+#include "evalforge/games/othello.hpp"
+#include "evalforge/search/alphabeta.hpp"
+
+namespace ef::search {
+
+struct SolveResult {
+  int score = 0;            // exact, if alpha < score < beta (else a bound on the failing side)
+  int best_move = kNoMove;  // square, kPassMove or kNoMove (game over)
+  u64 nodes = 0;
+};
+
+namespace endgame {
+
+constexpr int kSmallEmpties = 4;       // solved by solve_small<N>
+constexpr int kSortEmpties = 5;        // fastest-first ordering above this many empties
+constexpr int kHashEmpties = 10;       // transposition table from this many empties up
+constexpr int kStabilityEmpties = 7;   // stability cutoff tried from this many empties up
+constexpr int kScoreLimit = 65;        // beyond every score (|score| <= 64)
+
+constexpr u64 kCorners = 0x8100000000000081ull;
+constexpr u64 kFileA = 0x0101010101010101ull, kFileH = 0x8080808080808080ull;
+constexpr u64 kRank1 = 0x00000000000000FFull, kRank8 = 0xFF00000000000000ull;
+
+// ---- Transposition table ---------------------------------------------------------------------
+// One entry: a position (side to move first), bounds lower <= score <= upper, the best move
+// found. 24 bytes; entries with another stamp belong to earlier solves and count as empty.
+struct HashEntry {
+  u64 P = 0, O = 0;
+  u32 stamp = 0;
+  i8 lower = 0, upper = 0;
+  u8 move = 0;
+  u8 empties = 0;
+};
+
+// A view of caller-owned entries (a power of two of them, zero-initialised). Buckets of two:
+// the first slot keeps the entry with more empties (more work saved), the second the latest.
+struct HashTable {
+  HashEntry* entries = nullptr;
+  u64 mask = 0;   // number of entries - 1
+  u32 stamp = 0;  // current solve; solve_endgame() advances it
+
+  EF_HD_INLINE u64 bucket(u64 P, u64 O) const {
+    u64 h = P * 0x9E3779B97F4A7C15ull ^ (O + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
+    h ^= h >> 31;
+    return h & mask & ~u64{1};
+  }
+  EF_HD_INLINE const HashEntry* find(u64 P, u64 O) const {
+    const u64 b = bucket(P, O);
+    for (u64 i = b; i <= b + 1; ++i) {
+      const HashEntry& e = entries[i];
+      if (e.stamp == stamp && e.P == P && e.O == O) return &e;
+    }
+    return nullptr;
+  }
+  EF_HD_INLINE void store(u64 P, u64 O, int empties, int lower, int upper, int move) {
+    const u64 b = bucket(P, O);
+    const HashEntry& deep = entries[b];
+    const bool into_deep = deep.stamp != stamp || (deep.P == P && deep.O == O) || deep.empties <= empties;
+    HashEntry* slot = &entries[into_deep ? b : b + 1];
+    slot->P = P;
+    slot->O = O;
+    slot->stamp = stamp;
+    slot->lower = static_cast<i8>(lower);
+    slot->upper = static_cast<i8>(upper);
+    slot->move = static_cast<u8>(move < 0 ? 255 : move);
+    slot->empties = static_cast<u8>(empties);
+  }
+  // A new solve: earlier entries stop counting. (After 2^32 solves the stamp would come round
+  // to old entries: clear them then.)
+  EF_HD_INLINE void next_solve() {
+    if (++stamp == 0) {
+      for (u64 i = 0; i <= mask; ++i) entries[i] = HashEntry{};
+      stamp = 1;
+    }
+  }
+};
+
+// ---- Board helpers ---------------------------------------------------------------------------
+
+// Squares next to any square of b (8-neighbourhood, no wrap-around).
+EF_HD_INLINE u64 neighbours(u64 b) {
+  const u64 vertical = b | (b << 8) | (b >> 8);
+  return ((vertical << 1) & othello::kNotFileA) | ((vertical >> 1) & othello::kNotFileH) | (b << 8) | (b >> 8);
+}
+
+// Empty squares in quadrants (a1-d4, e1-h4, a5-d8, e5-h8) that hold an odd number of empties.
+EF_HD_INLINE u64 odd_regions(u64 empties) {
+  u64 odd = 0;
+  const u64 q0 = 0x000000000F0F0F0Full, q1 = 0x00000000F0F0F0F0ull, q2 = 0x0F0F0F0F00000000ull,
+            q3 = 0xF0F0F0F000000000ull;
+  if (popcount64(empties & q0) & 1) odd |= q0;
+  if (popcount64(empties & q1) & 1) odd |= q1;
+  if (popcount64(empties & q2) & 1) odd |= q2;
+  if (popcount64(empties & q3) & 1) odd |= q3;
+  return odd & empties;
+}
+
+// Final score of a finished game for the side to move (P), empties to the winner.
+EF_HD_INLINE int final_score(u64 P, u64 O) {
+  const int p = popcount64(P), o = popcount64(O);
+  const int diff = p - o, empties = 64 - p - o;
+  return diff > 0 ? diff + empties : (diff < 0 ? diff - empties : 0);
+}
+
+// Squares whose line in one direction is filled from edge to edge. `up` is the shift to the
+// neighbour on one side (x >> up brings that neighbour's bit to x); edge_up / edge_down are the
+// squares without a neighbour on either side (the wall stops the line there).
+EF_HD_INLINE u64 full_line(u64 filled, int up, u64 edge_up, u64 edge_down) {
+  u64 to_up = filled, to_down = filled;
+  for (int i = 0; i < 7; ++i) {
+    to_up = filled & ((to_up >> up) | edge_up);
+    to_down = filled & ((to_down << up) | edge_down);
+  }
+  return to_up & to_down;
+}
+
+// A subset of own's discs that can never be flipped: a disc is stable when, along each of the
+// four line directions, its line is full (no move can be made on it) or one of its two
+// neighbours on the line is the wall or a stable disc of its own colour (nothing can bracket
+// it). Grown from the empty set to a fixed point; corners start it.
+EF_HD_INLINE u64 stable_discs(u64 own, u64 other) {
+  const u64 filled = own | other;
+  const u64 full_h = full_line(filled, 1, kFileH, kFileA);
+  const u64 full_v = full_line(filled, 8, kRank8, kRank1);
+  const u64 full_d = full_line(filled, 9, kFileH | kRank8, kFileA | kRank1);
+  const u64 full_a = full_line(filled, 7, kFileA | kRank8, kFileH | kRank1);
+  u64 stable = 0;
+  for (;;) {
+    const u64 h = full_h | (stable >> 1) | kFileH | (stable << 1) | kFileA;
+    const u64 v = full_v | (stable >> 8) | kRank8 | (stable << 8) | kRank1;
+    const u64 d = full_d | (stable >> 9) | kFileH | kRank8 | (stable << 9) | kFileA | kRank1;
+    const u64 a = full_a | (stable >> 7) | kFileA | kRank8 | (stable << 7) | kFileH | kRank1;
+    const u64 grown = own & h & v & d & a;
+    if (grown == stable) return stable;
+    stable = grown;
+  }
+}
+
+// ---- The last empties ------------------------------------------------------------------------
+
+// Exact score with one empty square `sq` left: the player takes it if it flips anything, else
+// the opponent does, else the game ends with it empty.
+EF_HD_INLINE int last_move_score(u64 P, u64 O, int sq, u64& nodes) {
+  const int p = popcount64(P);  // p + o = 63
+  const u64 f = othello::flips(P, O, sq);
+  if (f) {
+    ++nodes;
+    return 2 * (p + popcount64(f) + 1) - 64;
+  }
+  const u64 g = othello::flips(O, P, sq);
+  if (g) {
+    nodes += 2;  // the pass and the opponent's move
+    return 2 * (p - popcount64(g)) - 64;
+  }
+  const int diff = 2 * p - 63;  // odd, never a draw
+  return diff > 0 ? diff + 1 : diff - 1;
+}
+
+// Alpha-beta over the last N empty squares `sq[0..N)` (in the order to try them). kAfterPass:
+// the other side has just passed, so no move here ends the game. Fail-soft.
+template <int N, bool kAfterPass = false>
+EF_HD_INLINE int solve_small(u64 P, u64 O, int alpha, int beta, const int* sq, u64& nodes) {
+  if constexpr (N == 1) {
+    return last_move_score(P, O, sq[0], nodes);
+  } else {
+    int best = -kScoreLimit;
+    for (int i = 0; i < N; ++i) {
+      const u64 bit = u64{1} << sq[i];
+      if (!(neighbours(bit) & O)) continue;  // cannot flip anything
+      const u64 f = othello::flips(P, O, sq[i]);
+      if (!f) continue;
+      ++nodes;
+      int rest[N - 1];
+      for (int j = 0, k = 0; j < N; ++j)
+        if (j != i) rest[k++] = sq[j];
+      const int v = -solve_small<N - 1>(O & ~f, P | f | bit, -beta, -alpha, rest, nodes);
+      if (v > best) {
+        best = v;
+        if (v > alpha) {
+          alpha = v;
+          if (alpha >= beta) return best;
+        }
+      }
+    }
+    if (best > -kScoreLimit) return best;
+    if constexpr (kAfterPass) {
+      return final_score(P, O);  // neither side can move: the game is over
+    } else {
+      ++nodes;
+      return -solve_small<N, true>(O, P, -beta, -alpha, sq, nodes);
+    }
+  }
+}
+
+// The empty squares in parity order (odd regions first, ascending within each class).
+EF_HD_INLINE void parity_order(u64 empties, int* out) {
+  const u64 odd = odd_regions(empties);
+  int n = 0;
+  for (u64 m = odd; m; m &= m - 1) out[n++] = ctz64(m);
+  for (u64 m = empties & ~odd; m; m &= m - 1) out[n++] = ctz64(m);
+}
+
+// ---- Frames of the main search -----------------------------------------------------------------
+
+template <int kMaxEmpties>
+struct Frame {
+  u64 P, O;            // after a forced pass (passed == true): the position after the pass
+  int alpha, beta;     // window, alpha raised as moves improve it
+  int entry_alpha;     // alpha on entry: what the result is a bound against (for the table)
+  int best;
+  int best_move;
+  int empties;
+  int count, next;     // moves[next..count) are still to search
+  int child_alpha;     // lower window bound the last child was searched with (this node's view)
+  int research_alpha;  // > -kScoreLimit: search moves[next] again from this lower bound
+  bool scouted;        // the last child was searched with a null window
+  bool passed;         // this node's side had to pass: its value is -best
+  u8 moves[kMaxEmpties];
+};
+
+// Sets up a frame; or returns false with the node's value in `leaf_value` when no search is
+// needed: a finished game (exact), or a bound from the table or the stability cutoff that
+// already decides the window. `root`: the node whose move is reported (no cutoffs there).
+template <int kMaxEmpties>
+EF_HD_INLINE bool enter(Frame<kMaxEmpties>& f, u64 P, u64 O, int alpha, int beta, bool root, HashTable* table,
+                        u64& nodes, int& leaf_value) {
+  u64 moves = othello::legal_moves(P, O);
+  f.passed = false;
+  if (!moves) {
+    moves = othello::legal_moves(O, P);
+    if (!moves) {
+      leaf_value = final_score(P, O);
+      return false;
+    }
+    ++nodes;
+    f.passed = true;
+    const u64 t = P;
+    P = O;
+    O = t;
+    const int a = alpha;
+    alpha = -beta;
+    beta = -a;
+  }
+  const u64 empty = ~(P | O);
+  const int empties = popcount64(empty);
+  int table_move = -1;
+  if (table && empties >= kHashEmpties) {
+    if (const HashEntry* e = table->find(P, O)) {
+      table_move = e->move == 255 ? -1 : e->move;
+      if (!root) {
+        const int lower = e->lower, upper = e->upper;
+        if (lower >= beta || upper <= alpha || lower == upper) {
+          const int v = lower >= beta ? lower : upper;
+          leaf_value = f.passed ? -v : v;
+          return false;
+        }
+        if (lower > alpha) alpha = lower;
+        if (upper < beta) beta = upper;
+      }
+    }
+  }
+  if (!root && empties >= kStabilityEmpties && 2 * popcount64(O) >= 64 - alpha) {
+    // Only worth computing when the opponent has enough discs for the cap to reach alpha.
+    const int cap = 64 - 2 * popcount64(stable_discs(O, P));
+    if (cap <= alpha) {
+      leaf_value = f.passed ? -cap : cap;
+      return false;
+    }
+  }
+  f.P = P;
+  f.O = O;
+  f.alpha = alpha;
+  f.entry_alpha = alpha;
+  f.beta = beta;
+  f.best = -kScoreLimit;
+  f.best_move = kNoMove;
+  f.empties = empties;
+  f.next = 0;
+  f.count = 0;
+  f.research_alpha = -kScoreLimit;
+  f.scouted = false;
+  const u64 odd = odd_regions(empty);
+  if (empties <= kSortEmpties) {
+    for (u64 m = moves & odd; m; m &= m - 1) f.moves[f.count++] = static_cast<u8>(ctz64(m));
+    for (u64 m = moves & ~odd; m; m &= m - 1) f.moves[f.count++] = static_cast<u8>(ctz64(m));
+    return true;
+  }
+  // The table's move first; the rest fastest first: insertion sort on the key, squares in
+  // ascending order, equal keys kept in arrival order.
+  if (table_move >= 0 && (moves >> table_move & 1)) {
+    f.moves[f.count++] = static_cast<u8>(table_move);
+    moves &= ~(u64{1} << table_move);
+  }
+  const int first = f.count;
+  int keys[kMaxEmpties];
+  for (; moves; moves &= moves - 1) {
+    const int sq = ctz64(moves);
+    const u64 flipped = othello::flips(P, O, sq);
+    const u64 cp = O & ~flipped, co = P | flipped | (u64{1} << sq);
+    const u64 replies = othello::legal_moves(cp, co);
+    const int key = 8 * (popcount64(replies) + popcount64(replies & kCorners)) + popcount64(neighbours(co) & ~(cp | co)) -
+                    ((odd >> sq & 1) ? 3 : 0) - ((kCorners >> sq & 1) ? 6 : 0);
+    int i = f.count++;
+    while (i > first && keys[i - 1] > key) {
+      keys[i] = keys[i - 1];
+      f.moves[i] = f.moves[i - 1];
+      --i;
+    }
+    keys[i] = key;
+    f.moves[i] = static_cast<u8>(sq);
+  }
+  return true;
+}
+
+// kSmallEmpties or fewer empties at the root: each first move is tried here, so that the best
+// move is known (solve_small only returns scores).
+EF_HD_INLINE SolveResult solve_few(u64 P, u64 O, int alpha, int beta) {
+  SolveResult result;
+  result.nodes = 1;
+  u64 moves = othello::legal_moves(P, O);
+  bool passed = false;
+  if (!moves) {
+    moves = othello::legal_moves(O, P);
+    if (!moves) {
+      result.score = final_score(P, O);
+      return result;
+    }
+    ++result.nodes;
+    passed = true;
+    const u64 t = P;
+    P = O;
+    O = t;
+    const int a = alpha;
+    alpha = -beta;
+    beta = -a;
+  }
+  const u64 odd = odd_regions(~(P | O));
+  const int empties = popcount64(~(P | O));
+  int best = -kScoreLimit, best_move = kNoMove;
+  // Odd regions first, then the rest; ascending squares within each.
+  for (int pass_over = 0; pass_over < 2; ++pass_over) {
+    for (u64 m = moves & (pass_over == 0 ? odd : ~odd); m; m &= m - 1) {
+      const int sq = ctz64(m);
+      const u64 flipped = othello::flips(P, O, sq);
+      const u64 cp = O & ~flipped, co = P | flipped | (u64{1} << sq);
+      ++result.nodes;
+      const int a = (!passed && best_move >= 0 && sq < best_move) ? alpha - 1 : alpha;
+      int order[kSmallEmpties];
+      parity_order(~(cp | co), order);
+      int v;
+      switch (empties - 1) {
+        case 0: v = -final_score(cp, co); break;
+        case 1: v = -solve_small<1>(cp, co, -beta, -a, order, result.nodes); break;
+        case 2: v = -solve_small<2>(cp, co, -beta, -a, order, result.nodes); break;
+        default: v = -solve_small<3>(cp, co, -beta, -a, order, result.nodes); break;
+      }
+      if (v > best || (!passed && v == best && sq < best_move)) {
+        best = v;
+        best_move = sq;
+        if (v > alpha) alpha = v;
+        if (alpha >= beta) {
+          pass_over = 2;
+          break;
+        }
+      }
+    }
+  }
+  result.score = passed ? -best : best;
+  result.best_move = passed ? kPassMove : best_move;
+  return result;
+}
+
+}  // namespace endgame
+
+// Solves (P to move, O) within the window (alpha, beta); the default window gives the exact
+// score. `table` (may be null) speeds up positions of ~15 empties and more; it is advanced to a
+// new stamp, so entries of earlier solves are ignored. kMaxEmpties bounds the empties the stack
+// is sized for (64: any board, even the unreachable ones an obf file may hold; a device caller
+// picks less to save local memory); a position with more empties than that is not searched
+// (score 0, best_move kNoMove, nodes 0).
+template <int kMaxEmpties = 64>
+EF_HD SolveResult solve_endgame(u64 P, u64 O, int alpha = -64, int beta = 64, endgame::HashTable* table = nullptr) {
+  using endgame::Frame;
+  const int empties = 64 - popcount64(P | O);
+  if (empties > kMaxEmpties) return SolveResult{};
+  if (empties <= endgame::kSmallEmpties) return endgame::solve_few(P, O, alpha, beta);
+  if (table) table->next_solve();
+
+  SolveResult result;
+  result.nodes = 1;
+  Frame<kMaxEmpties> stack[kMaxEmpties - endgame::kSmallEmpties];  // one frame per ply above solve_small
+  int value = 0;
+  if (!endgame::enter(stack[0], P, O, alpha, beta, true, table, result.nodes, value)) {
+    result.score = value;
+    return result;
+  }
+  int sp = 0;
+  bool child_returned = false;
+  for (;;) {
+    Frame<kMaxEmpties>& f = stack[sp];
+    const bool at_root_choice = sp == 0 && !f.passed;
+    if (child_returned) {
+      child_returned = false;
+      const int v = -value;
+      const int sq = f.moves[f.next - 1];
+      if (f.scouted && v > f.child_alpha && v < f.beta) {
+        // The null-window search proved the move better than alpha (v is a lower bound): search
+        // it again with a window that holds v, for its exact value.
+        --f.next;
+        f.research_alpha = v - 1;
+      } else if (v > f.best || (at_root_choice && v == f.best && sq < f.best_move)) {
+        f.best = v;
+        f.best_move = sq;
+        if (v > f.alpha) f.alpha = v;
+        if (f.alpha >= f.beta) f.next = f.count;  // cut-off
+      }
+    }
+    if (f.next < f.count) {
+      const int sq = f.moves[f.next++];
+      const u64 flipped = othello::flips(f.P, f.O, sq);
+      const u64 cp = f.O & ~flipped, co = f.P | flipped | (u64{1} << sq);
+      ++result.nodes;
+      // Principal variation search: the first move gets the full window, the others a null
+      // window that only asks "better than alpha?" (cheap when the ordering is good), and a
+      // re-search when the answer is yes. Root tie rule: a lower square that merely equals the
+      // best so far must be seen exactly, so its window starts one lower.
+      int lo = (at_root_choice && f.best_move >= 0 && sq < f.best_move) ? f.alpha - 1 : f.alpha;
+      int hi = f.beta;
+      f.scouted = false;
+      if (f.research_alpha > -endgame::kScoreLimit) {
+        lo = f.research_alpha;
+        f.research_alpha = -endgame::kScoreLimit;
+      } else if (f.next > 1 && hi - lo > 1) {
+        hi = lo + 1;
+        f.scouted = true;
+      }
+      f.child_alpha = lo;
+      if (f.empties - 1 == endgame::kSmallEmpties) {
+        int order[endgame::kSmallEmpties];
+        endgame::parity_order(~(cp | co), order);
+        value = endgame::solve_small<endgame::kSmallEmpties>(cp, co, -hi, -lo, order, result.nodes);
+        child_returned = true;
+      } else if (endgame::enter(stack[sp + 1], cp, co, -hi, -lo, false, table, result.nodes, value)) {
+        ++sp;
+      } else {
+        child_returned = true;
+      }
+      continue;
+    }
+    // Node done: remember what it proved (a lower bound if it failed high, an upper bound if it
+    // failed low, else the exact score), then hand its value to the parent.
+    if (table && f.empties >= endgame::kHashEmpties)
+      table->store(f.P, f.O, f.empties, f.best > f.entry_alpha ? f.best : -64, f.best < f.beta ? f.best : 64,
+                   f.best_move);
+    value = f.passed ? -f.best : f.best;
+    if (sp == 0) break;
+    --sp;
+    child_returned = true;
+  }
+  result.score = value;
+  result.best_move = stack[0].passed ? kPassMove : stack[0].best_move;
+  return result;
+}
+
+}  // namespace ef::search
