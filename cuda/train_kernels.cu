@@ -12,6 +12,7 @@
 //     ntuple::feature_indices) goes to lane f % 32. As 32 is a multiple of 8, every feature
 //     of lane l has the same symmetry s = l % 8, so a lane computes ONE image of the board per
 //     sample and then the indices of tuples l/8, l/8 + 4, ... (at most kMaxTuples/4 = 16).
+//     The mapping is EF_HD code in ntuple_lanes.hpp, checked against feature_indices on the host.
 //   - Prediction: each lane sums its weights into an int64, the warp adds the 32 partial sums
 //     (cub::WarpReduce). Integer addition is associative, so this order-free sum equals the
 //     CPU's sequential evaluate_indices bit for bit; every lane then derives the same clamped
@@ -59,54 +60,22 @@
 #include <cuda_runtime.h>
 #include <cub/warp/warp_reduce.cuh>
 #include "evalforge/eval/ntuple.hpp"
-#include "evalforge/games/othello.hpp"
+#include "evalforge/eval/ntuple_lanes.hpp"
 #include "train_kernels.hpp"
 
 namespace ef::cuda {
 
 namespace {
 
-constexpr int kWarpSize = 32;
+constexpr int kWarpSize = ntuple::kLanes;
 constexpr unsigned kFullMask = 0xFFFFFFFFu;
-// Features of one lane at most: 8 * kMaxTuples features over 32 lanes.
-constexpr int kSlots = 8 * ntuple::kMaxTuples / kWarpSize;
-static_assert(8 * ntuple::kMaxTuples % kWarpSize == 0, "lanes must split the features evenly");
-static_assert(kWarpSize % 8 == 0, "a lane must keep one symmetry for all its features");
+constexpr int kSlots = ntuple::kLaneSlots;
+using ntuple::LaneGeometry;
+using ntuple::lane_features;
+using ntuple::lane_geometry;
 
 using WarpSumI64 = cub::WarpReduce<i64>;
 using WarpSumU64 = cub::WarpReduce<u64>;
-
-// A lane's tuples, in registers (indexed only by unrolled constants, so they stay there).
-struct LaneGeometry {
-  u64 mask[kSlots];
-  u32 offset[kSlots];
-  int slots = 0;     // tuples this lane owns: i = lane/8 + 4j for j < slots
-  int symmetry = 0;  // lane % 8
-};
-
-__device__ __forceinline__ LaneGeometry lane_geometry(const ntuple::Geometry& g, int lane) {
-  LaneGeometry lg;
-  lg.symmetry = lane & 7;
-  const int first = lane >> 3;
-  lg.slots = g.num_tuples > first ? (g.num_tuples - first + 3) / 4 : 0;
-#pragma unroll
-  for (int j = 0; j < kSlots; ++j) {
-    const int i = first + 4 * j;
-    lg.mask[j] = i < g.num_tuples ? g.mask[i] : 0;
-    lg.offset[j] = i < g.num_tuples ? g.offset[i] : 0;
-  }
-  return lg;
-}
-
-// The lane's share of ntuple::feature_indices: idx[j] is feature lane + 32j, i.e. tuple
-// i = lane/8 + 4j on image s = lane % 8: offset[i] + tuple_index(image of black, image of white).
-__device__ __forceinline__ void lane_features(const LaneGeometry& lg, u64 black, u64 white, u32 (&idx)[kSlots]) {
-  const u64 b = othello::symmetry(black, lg.symmetry);
-  const u64 w = othello::symmetry(white, lg.symmetry);
-#pragma unroll
-  for (int j = 0; j < kSlots; ++j)
-    if (j < lg.slots) idx[j] = lg.offset[j] + ntuple::tuple_index(b, w, lg.mask[j]);
-}
 
 // Sum of the lane's weights at idx, read from L2 (see "Ordering" above).
 __device__ __forceinline__ i64 lane_weight_sum(const LaneGeometry& lg, const i32* weights, const u32 (&idx)[kSlots]) {
@@ -144,10 +113,10 @@ __device__ void train_epoch_sgd(const DeviceJob& job, const LaneGeometry& lg, in
   const u32 n = job.num_train;
   if (n == 0) return;
   i32* const w = job.weights;
-  u32 idx[kSlots], next_idx[kSlots];
-  u32 id = samples[0];
-  i64 label = job.label[id];
-  lane_features(lg, job.black[id], job.white[id], idx);
+  u32 idx[kSlots], next_idx[kSlots];  // entries j >= lg.slots are never written or read
+  const u32 first = samples[0];
+  i64 label = job.label[first];
+  lane_features(lg, job.black[first], job.white[first], idx);
   u32 next_id = n > 1 ? samples[1] : 0;
   for (u32 k = 0; k < n; ++k) {
     // The next sample's board and label (and the id after it) do not depend on the weights:
@@ -170,7 +139,8 @@ __device__ void train_epoch_sgd(const DeviceJob& job, const LaneGeometry& lg, in
     if (more) lane_features(lg, next_black, next_white, next_idx);  // ALU while the adds travel
     publish_updates();
 #pragma unroll
-    for (int j = 0; j < kSlots; ++j) idx[j] = next_idx[j];
+    for (int j = 0; j < kSlots; ++j)
+      if (j < lg.slots) idx[j] = next_idx[j];
     label = next_label;
     next_id = after_next;
   }
@@ -182,7 +152,7 @@ __device__ void train_epoch_minibatch(const DeviceJob& job, const LaneGeometry& 
   const u32 n = job.num_train;
   const u32 batch = static_cast<u32>(job.batch_size);
   i32* const w = job.weights;
-  u32 idx[kSlots];
+  u32 idx[kSlots];  // entries j >= lg.slots are never read
   for (u32 b0 = 0; b0 < n; b0 += batch) {
     const u32 b1 = n - b0 < batch ? n : b0 + batch;
     // Errors of the whole batch with the weights before the batch.
@@ -260,12 +230,12 @@ __global__ void __launch_bounds__(kFeatureWarpsPerBlock * kWarpSize)
   const int p = static_cast<int>(blockIdx.x) * kFeatureWarpsPerBlock + warp;
   if (p >= n) return;
   const LaneGeometry lg = lane_geometry(*geometry, lane);
-  u32 idx[kSlots];
+  u32 idx[kSlots];  // entries j >= lg.slots are never read
   lane_features(lg, black[p], white[p], idx);
   const std::size_t nf = static_cast<std::size_t>(geometry->num_features());
 #pragma unroll
   for (int j = 0; j < kSlots; ++j)
-    if (j < lg.slots) out[static_cast<std::size_t>(p) * nf + static_cast<std::size_t>(lane + kWarpSize * j)] = idx[j];
+    if (j < lg.slots) out[static_cast<std::size_t>(p) * nf + static_cast<std::size_t>(ntuple::lane_feature(lane, j))] = idx[j];
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "evalforge/core/error.hpp"
 #include "evalforge/core/rng.hpp"
 #include "evalforge/cuda_backend.hpp"
+#include "evalforge/eval/ntuple_lanes.hpp"
 
 using namespace ef;
 using namespace ef::ntuple;
@@ -179,6 +180,33 @@ class ScopedEnv {
 };
 
 }  // namespace
+
+// The warp layout of the CUDA kernels (ntuple_lanes.hpp), run on the host: the 32 lanes
+// together produce exactly feature_indices' output, each feature once. Runs in every build.
+TEST(CudaLaneLayout, LanesCoverFeatureIndicesExactlyOnce) {
+  const PositionData d = make_positions(200, 9);
+  for (const Shape& s : test_shapes()) {
+    const Geometry g = s.geometry();
+    const int nf = g.num_features();
+    std::vector<u32> host(static_cast<std::size_t>(nf));
+    for (std::size_t p = 0; p < d.size(); ++p) {
+      feature_indices(g, d.black[p], d.white[p], host.data());
+      std::vector<int> seen(static_cast<std::size_t>(nf), 0);
+      for (int lane = 0; lane < kLanes; ++lane) {
+        const LaneGeometry lg = lane_geometry(g, lane);
+        u32 idx[kLaneSlots] = {};
+        lane_features(lg, d.black[p], d.white[p], idx);
+        for (int j = 0; j < lg.slots; ++j) {
+          const int f = lane_feature(lane, j);
+          ASSERT_LT(f, nf) << s.name << " lane " << lane << " slot " << j;
+          ++seen[static_cast<std::size_t>(f)];
+          ASSERT_EQ(idx[j], host[static_cast<std::size_t>(f)]) << s.name << ", position " << p << ", feature " << f;
+        }
+      }
+      for (int f = 0; f < nf; ++f) ASSERT_EQ(seen[static_cast<std::size_t>(f)], 1) << s.name << " feature " << f;
+    }
+  }
+}
 
 TEST(CudaParity, NoDeviceIsACleanError) {
   std::string why;
