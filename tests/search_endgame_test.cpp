@@ -118,6 +118,17 @@ TEST(Endgame, PassesAndFinishedGames) {
   EXPECT_EQ(full.score, 0);
 }
 
+TEST(Endgame, WipeoutTiesGoToTheLowestSquare) {
+  // White's only disc g7; black f6 and f7. h7 and h8 both take it (+64); h8, a corner, is
+  // searched first, and a score of 64 must not cut off the root before h7 is seen.
+  const u64 black = (u64{1} << *parse_square("f6")) | (u64{1} << *parse_square("f7"));
+  const u64 white = u64{1} << *parse_square("g7");
+  const search::SolveResult r = search::solve_endgame(black, white);
+  EXPECT_EQ(r.score, 64);
+  EXPECT_EQ(r.best_move, *parse_square("h7"));
+  EXPECT_EQ(brute_force_move(black, white, 64), *parse_square("h7"));
+}
+
 TEST(Endgame, AgreesWithAlphaBetaAtFullDepthOnExactScores) {
   // alphabeta with an evaluator that is never consulted (depth beyond the end) is an exact
   // solver too: both must agree, value and move.

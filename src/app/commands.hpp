@@ -12,6 +12,7 @@ void register_data_generate(CLI::App& app);
 void register_score(CLI::App& app);
 void register_search(CLI::App& app);
 void register_report(CLI::App& app);
+void register_solve(CLI::App& app);
 void register_verify(CLI::App& app);
 
 // Thrown by a command that has printed its own message and ends with this exit status

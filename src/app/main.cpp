@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   ef::app::register_score(app);
   ef::app::register_search(app);
   ef::app::register_report(app);
+  ef::app::register_solve(app);
   ef::app::register_verify(app);
   try {
     app.parse(argc, argv);

@@ -419,6 +419,10 @@ EF_HD SolveResult solve_endgame(u64 P, u64 O, int alpha = -64, int beta = 64, en
   using endgame::Frame;
   const int empties = 64 - popcount64(P | O);
   if (empties > kMaxEmpties) return SolveResult{};
+  // A window bound at +-64 is widened to +-65: scores cannot pass 64, but with beta = 64 a first
+  // move worth 64 would cut off the root, and the lowest-square rule needs its ties looked at.
+  if (beta >= 64) beta = endgame::kScoreLimit;
+  if (alpha <= -64) alpha = -endgame::kScoreLimit;
   if (empties <= endgame::kSmallEmpties) return endgame::solve_few(P, O, alpha, beta);
   if (table) table->next_solve();
 

@@ -1,0 +1,137 @@
+// `evalforge solve` end to end: scores checked against the file, identical output for any
+// thread count, skipped positions, mismatches and bad files reported with a non-zero exit.
+#include <gtest/gtest.h>
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include "evalforge/core/rng.hpp"
+#include "evalforge/games/othello_game.hpp"
+#include "evalforge/games/squares.hpp"
+#include "evalforge/search/endgame.hpp"
+
+using namespace ef;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::pair<int, std::string> run_command(const std::string& command) {
+  std::string output;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return {-1, output};
+  char buffer[4096];
+  while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+// An obf line for (P to move, O), listing `move:score` entries.
+std::string obf_line(const othello::Board& b, const std::string& entries) {
+  std::string line(64, '-');
+  for (int sq = 0; sq < 64; ++sq) {
+    if (b.black() >> sq & 1) line[static_cast<std::size_t>(sq)] = 'X';
+    if (b.white() >> sq & 1) line[static_cast<std::size_t>(sq)] = 'O';
+  }
+  return line + (b.side == othello::kBlack ? " X" : " O") + entries;
+}
+
+class SolveCommand : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / fmt::format("evalforge_solve_test_{}", ::getpid());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  fs::path write(const std::string& name, const std::string& text) {
+    const fs::path p = dir_ / name;
+    std::ofstream(p) << text;
+    return p;
+  }
+  // Random positions with 6..12 empties, each listed with its best move and exact score.
+  std::string random_positions(int count) {
+    Rng rng(41, Purpose::kGame, 8);
+    std::string text;
+    for (int made = 0; made < count;) {
+      othello::Position p;
+      const int empties = 6 + static_cast<int>(rng.below(7));
+      bool ended = false;
+      while (p.board.empties() > empties && !ended) {
+        u64 moves = games::Othello::moves(p);
+        if (!moves) {
+          p = games::Othello::pass(p);
+          moves = games::Othello::moves(p);
+          if (!moves) ended = true;
+          continue;
+        }
+        for (u32 k = rng.below(static_cast<u32>(popcount64(moves))); k; --k) moves &= moves - 1;
+        p = games::Othello::play(p, ctz64(moves));
+      }
+      if (ended || !games::Othello::moves(p)) continue;
+      const search::SolveResult r = search::solve_endgame(p.board.player, p.board.opponent);
+      text += obf_line(p.board, fmt::format("; {}:{:+d};", square_name(r.best_move), r.score)) + "\n";
+      ++made;
+    }
+    return text;
+  }
+  fs::path dir_;
+};
+
+}  // namespace
+
+TEST_F(SolveCommand, ChecksScoresAndIsIdenticalForAnyThreadCount) {
+  const fs::path file = write("mixed.obf", "% a comment line\n" + random_positions(12));
+  const std::string bin = EF_EVALFORGE_BIN;
+  const auto [status1, out1] = run_command(fmt::format("'{}' solve '{}' --threads 1 --no-timing 2>&1", bin, file.string()));
+  ASSERT_EQ(status1, 0) << out1;
+  const auto [status3, out3] = run_command(fmt::format("'{}' solve '{}' --threads 3 --no-timing 2>&1", bin, file.string()));
+  ASSERT_EQ(status3, 0) << out3;
+  EXPECT_EQ(out1, out3);
+  EXPECT_NE(out1.find("solved 12 of 12 positions (0 skipped)"), std::string::npos) << out1;
+  EXPECT_EQ(out1.find("BAD"), std::string::npos) << out1;
+  // With timing: the time columns and the nodes/s summary.
+  const auto [status_t, out_t] = run_command(fmt::format("'{}' solve '{}' --threads 2 2>&1", bin, file.string()));
+  ASSERT_EQ(status_t, 0) << out_t;
+  EXPECT_NE(out_t.find("nodes/s"), std::string::npos) << out_t;
+}
+
+TEST_F(SolveCommand, SkipsPositionsBeyondTheEmptiesLimit) {
+  const fs::path file = write("few.obf", random_positions(4));
+  const auto [status, out] =
+      run_command(fmt::format("'{}' solve '{}' --empties-limit 5 --no-timing 2>&1", EF_EVALFORGE_BIN, file.string()));
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_NE(out.find("solved 0 of 4 positions (4 skipped)"), std::string::npos) << out;
+  EXPECT_NE(out.find("skipped: more than 5 empties"), std::string::npos) << out;
+}
+
+TEST_F(SolveCommand, WrongListedScoreIsAMismatch) {
+  // A position whose listed score is off by 2.
+  std::string text = random_positions(1);
+  const std::size_t colon = text.find(':');
+  ASSERT_NE(colon, std::string::npos);
+  const int listed = std::stoi(text.substr(colon + 1));
+  text = text.substr(0, colon + 1) + fmt::format("{:+d};\n", listed + 2);
+  const fs::path file = write("wrong.obf", text);
+  const auto [status, out] = run_command(fmt::format("'{}' solve '{}' --no-timing 2>&1", EF_EVALFORGE_BIN, file.string()));
+  EXPECT_EQ(status, 2) << out;
+  EXPECT_NE(out.find("BAD"), std::string::npos) << out;
+  EXPECT_NE(out.find("1 of 1 solved positions disagree"), std::string::npos) << out;
+}
+
+TEST_F(SolveCommand, BadFileNamesFileAndLine) {
+  const std::string good = random_positions(1);
+  const fs::path file = write("bad.obf", good + "XXXX-OOO X; a1:+2;\n");
+  const auto [status, out] = run_command(fmt::format("'{}' solve '{}' 2>&1", EF_EVALFORGE_BIN, file.string()));
+  EXPECT_EQ(status, 2) << out;
+  EXPECT_NE(out.find(file.string() + ":2: board has"), std::string::npos) << out;
+  const auto [missing, missing_out] =
+      run_command(fmt::format("'{}' solve '{}' 2>&1", EF_EVALFORGE_BIN, (dir_ / "absent.obf").string()));
+  EXPECT_EQ(missing, 2) << missing_out;
+  EXPECT_NE(missing_out.find("absent.obf"), std::string::npos) << missing_out;
+  const fs::path empty = write("empty.obf", "% nothing here\n");
+  const auto [none, none_out] = run_command(fmt::format("'{}' solve '{}' 2>&1", EF_EVALFORGE_BIN, empty.string()));
+  EXPECT_EQ(none, 2) << none_out;
+  EXPECT_NE(none_out.find("no positions"), std::string::npos) << none_out;
+}
