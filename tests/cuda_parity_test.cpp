@@ -374,4 +374,24 @@ TEST(CudaParity, VerifyCommand) {
     EXPECT_NE(text.str().find("no CUDA"), std::string::npos) << text.str();
   }
 }
+
+// The same procedure with the CPU as the backend under test (one thread against all): runs
+// everywhere, so the batch building, job selection and comparison of `verify` are exercised
+// without a GPU. Generation 2 is reached by evolving, and mini-batches are used.
+TEST(CudaParity, VerifyCommandWithTheCpuUnderTest) {
+  const auto log = std::filesystem::temp_directory_path() / "ef_cpu_verify.log";
+  const auto json = std::filesystem::temp_directory_path() / "ef_cpu_verify.json";
+  const std::string cmd = std::string(EF_EVALFORGE_BIN) + " verify --backend cpu --config " + EF_SOURCE_DIR +
+                          "/configs/quick.toml --individuals 5 --games 1200 --generation 2 --batch 8 --json " +
+                          json.string() + " > " + log.string() + " 2>&1";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  std::stringstream text, report;
+  text << std::ifstream(log).rdbuf();
+  report << std::ifstream(json).rdbuf();
+  EXPECT_EQ(WEXITSTATUS(status), 0) << text.str();
+  EXPECT_NE(text.str().find("identical"), std::string::npos) << text.str();
+  EXPECT_NE(report.str().find("\"identical\": true"), std::string::npos) << report.str();
+  EXPECT_NE(report.str().find("\"jobs\": 6"), std::string::npos) << report.str();
+}
 #endif

@@ -2,6 +2,8 @@
 // the CUDA backend, compared bit for bit: every job's loss sums, and for one extra job its
 // epoch losses and every trained weight. Exit status: 0 identical, 1 a difference (the first is
 // printed), 2 a user error, 4 no CUDA device (or no CUDA backend in this build).
+// `--backend cpu` checks the CPU backend on one thread against the CPU on all threads instead:
+// the same procedure, runnable without a GPU (the tests use it).
 #include <fmt/core.h>
 #include <chrono>
 #include <filesystem>
@@ -26,10 +28,12 @@ struct VerifyArgs {
   std::string config = "configs/quick.toml";
   std::vector<std::string> data;
   std::size_t games = 3000;
+  bool games_given = false;  // --games on the command line: generated games even if the config lists files
   int generation = 0;
   int individuals = 0;  // 0: all
   int batch_size = 0;   // 0: the config's
   int threads = 0;
+  std::string backend = "cuda";  // the backend under test; the reference is always the CPU
   std::string json;
 };
 
@@ -39,6 +43,7 @@ struct Difference {
   std::string cpu, cuda;
 };
 
+// The first field in which the tested backend's results differ from the reference's.
 std::optional<Difference> first_difference(const std::vector<TrainResult>& cpu, const std::vector<TrainResult>& cuda) {
   auto loss = [](const ntuple::LossSums& s) {
     return fmt::format("(squared {}, absolute {}, count {})", s.squared, s.absolute, s.count);
@@ -72,18 +77,22 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 }
 
 void run_verify(const VerifyArgs& a) {
+  if (a.backend != "cuda" && a.backend != "cpu")
+    fail("--backend: '{}' is not a backend to verify (expected cuda or cpu)", a.backend);
   std::string why;
-  if (!cuda_device_available(&why)) {
+  if (a.backend == "cuda" && !cuda_device_available(&why)) {
     fmt::print(stderr, "evalforge verify: {}\n", why);
     throw ExitStatus{kExitNoDevice};
   }
   ga::SearchConfig config = ga::load_search_config(a.config);
   if (a.batch_size > 0) config.train.batch_size = a.batch_size;
 
-  // Data: --data, else the config's files, else the built-in generated games.
+  // Data: --data, else --games (generated), else the config's files, else generated games.
+  if (!a.data.empty() && a.games_given) fail("verify: give --data or --games, not both");
   std::vector<data::Game> games;
   std::string data_name;
-  const std::vector<std::string>& files = a.data.empty() ? config.data_files : a.data;
+  const std::vector<std::string> no_files;
+  const std::vector<std::string>& files = !a.data.empty() ? a.data : (a.games_given ? no_files : config.data_files);
   if (!files.empty()) {
     games = load_data_files(files, data::ReadOptions{}, true).games;
     data_name = fmt::format("{}", fmt::join(files, ", "));
@@ -98,7 +107,7 @@ void run_verify(const VerifyArgs& a) {
   const auto islands_data = ga::island_positions(games, config);
 
   auto cpu = make_backend("cpu", a.threads);
-  auto cuda = make_backend("cuda", a.threads);
+  auto cuda = make_backend(a.backend, a.backend == "cpu" ? 1 : a.threads);  // the backend under test
   std::vector<ga::IslandFitnessData> fitness;
   for (const auto& island : islands_data) {
     const int h = cpu->add_positions(island.data);
@@ -114,7 +123,7 @@ void run_verify(const VerifyArgs& a) {
   const u64 seed = config.islands.seed;
   if (a.generation > 0) {
     // The populations of generation G are those the search reaches: evolve there on the device.
-    fmt::print("evolving to generation {} on the cuda backend\n", a.generation);
+    fmt::print("evolving to generation {} on the {} backend\n", a.generation, a.backend);
     while (archipelago.generation < a.generation) {
       ga::evaluate_generation(*cuda, decoder, archipelago.islands, fitness, options, seed,
                               static_cast<u32>(archipelago.generation));
@@ -167,19 +176,19 @@ void run_verify(const VerifyArgs& a) {
                      {"epochs", config.train.epochs},
                      {"batch_size", config.train.batch_size},
                      {"weights_compared", with_weights.geometry->num_weights()},
-                     {"cpu_backend", cpu->name()},
-                     {"cuda_backend", cuda->name()},
-                     {"cpu_seconds", cpu_s},
-                     {"cuda_seconds", cuda_s},
+                     {"reference_backend", cpu->name()},
+                     {"tested_backend", cuda->name()},
+                     {"reference_seconds", cpu_s},
+                     {"tested_seconds", cuda_s},
                      {"identical", !diff.has_value()}};
     if (diff)
       j["first_difference"] = {{"job", diff->job}, {"island", who[diff->job].first}, {"slot", who[diff->job].second},
-                               {"what", diff->what}, {"cpu", diff->cpu}, {"cuda", diff->cuda}};
+                               {"what", diff->what}, {"reference", diff->cpu}, {"tested", diff->cuda}};
     std::ofstream(a.json) << j.dump(2) << "\n";
   }
   if (diff) {
-    fmt::print("DIFFERENT: job {} (island {}, slot {}): {}: cpu {} vs cuda {}\n", diff->job, who[diff->job].first,
-               who[diff->job].second, diff->what, diff->cpu, diff->cuda);
+    fmt::print("DIFFERENT: job {} (island {}, slot {}): {}: {} {} vs {} {}\n", diff->job, who[diff->job].first,
+               who[diff->job].second, diff->what, cpu->name(), diff->cpu, cuda->name(), diff->cuda);
     throw ExitStatus{kExitDifferent};
   }
   fmt::print("identical: all {} jobs' loss sums, {} epoch losses and {} weights agree bit for bit\n", jobs.size(),
@@ -195,7 +204,8 @@ void register_verify(CLI::App& app) {
   cmd->add_option("--config", a->config, "Search config (TOML) whose generation is built")->capture_default_str();
   cmd->add_option("--data", a->data, "Game records (default: the config's [data] files, else generated games)")
       ->take_all();
-  cmd->add_option("--games", a->games, "Generated games when no data files are given (seed 1)")
+  cmd->add_option("--games", a->games,
+                  "Generated games (seed 1): used when no data files are given, or always when this flag is")
       ->capture_default_str()
       ->check(CLI::Range(std::size_t{10}, std::size_t{10'000'000}));
   cmd->add_option("--generation", a->generation, "Generation to verify (reached by evolving on the device)")
@@ -204,8 +214,14 @@ void register_verify(CLI::App& app) {
       ->check(CLI::Range(0, 100'000'000));
   cmd->add_option("--batch", a->batch_size, "Override the config's training batch size")->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--threads", a->threads, "CPU worker threads (0 = all)")->check(CLI::Range(0, 1024));
+  cmd->add_option("--backend", a->backend,
+                  "Backend under test: cuda, or cpu (one thread against all threads: the check without a GPU)")
+      ->capture_default_str();
   cmd->add_option("--json", a->json, "Also write the outcome as JSON to this file");
-  cmd->callback([a] { run_verify(*a); });
+  cmd->callback([a, cmd] {
+    a->games_given = cmd->count("--games") > 0;
+    run_verify(*a);
+  });
 }
 
 }  // namespace ef::app

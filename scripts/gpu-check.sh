@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# CUDA backend check on a GPU machine, as ONE command: configure and build for sm_90, run the
+# CPU-vs-GPU parity tests and `evalforge verify`, run the CPU-vs-GPU benchmark, print a summary
+# and write the figures as JSON into $OUT (or bench/results/ when OUT is unset).
+#
+# The GPU machine has nvcc 13, CMake, ninja and a C++ compiler, but no Debian -dev packages and
+# no network. So the dependencies travel as .deb files, unpacked there with `dpkg -x` into a
+# private prefix that CMake is pointed at (no root install, nothing outside /tmp touched):
+#
+#   1. here, once (needs apt-get or the apt cache):   scripts/gpu-check.sh --prepare
+#      -> .gpu-carry/debs/*.deb (~3 MB) and .gpu-carry/data/logbook.gam.gz when
+#         ../shared/data/othello/logbook.gam.gz exists (3.2 MB); .gpu-carry/ is git-ignored.
+#   2. with the device tool:
+#        run(command="bash scripts/gpu-check.sh", carry=[".gpu-carry"], timeout_s=540)
+#      The whole run (configure, build on 16 cores, tests, verify, benchmark) is planned for
+#      well under 8 minutes; results come back as files of $OUT.
+#
+#   scripts/gpu-check.sh --prove-here   builds exactly as step 2 does, on this machine, with the
+#      system's copies of those packages hidden (a private mount namespace; needs root), runs
+#      the tests (GPU ones skip without a device) and prints `ldd` of the binaries.
+set -uo pipefail
+
+cd "$(dirname "$0")/.." || exit 2
+root=$PWD
+carry=$root/.gpu-carry
+debs=$carry/debs
+# Debian 12 (bookworm) packages: headers, CMake configs, static/shared libraries, and the
+# runtime libraries that the -dev packages' .so links point to.
+packages=(libfmt-dev libfmt9 libcli11-dev libtomlplusplus-dev libtomlplusplus3 nlohmann-json3-dev
+          zlib1g-dev librandom123-dev libgtest-dev libgmock-dev libbenchmark-dev libbenchmark1debian)
+
+say() { printf '\n== %s (%ds)\n' "$*" "$SECONDS"; }
+
+prepare() {
+  mkdir -p "$debs" "$carry/data"
+  local p f
+  for p in "${packages[@]}"; do
+    f=
+    for f in /var/cache/apt/archives/"${p}"_*_{amd64,all}.deb; do [[ -f $f ]] && break; f=; done
+    if [[ -n $f ]]; then cp -f "$f" "$debs/"; else (cd "$debs" && apt-get download "$p:amd64" 2>/dev/null || apt-get download "$p") || return 1; fi
+  done
+  if [[ -f ../shared/data/othello/logbook.gam.gz ]]; then cp -f ../shared/data/othello/logbook.gam.gz "$carry/data/"; fi
+  git check-ignore -q "$carry" || { echo "warning: $carry is not git-ignored (the device tool carries only ignored paths)"; }
+  du -sh "$carry"; ls -l "$debs" "$carry/data"
+  echo 'device tool: run(command="bash scripts/gpu-check.sh", carry=[".gpu-carry"], timeout_s=540)'
+}
+
+# Unpacks the carried .deb files into $1 (dpkg -x, or ar + tar where dpkg is missing) and fixes
+# absolute symlinks (e.g. zlib's libz.so -> /lib/...) to point into the prefix.
+unpack_debs() {
+  local prefix=$1 d member
+  rm -rf "$prefix" && mkdir -p "$prefix"
+  for d in "$debs"/*.deb; do
+    if command -v dpkg >/dev/null; then
+      dpkg -x "$d" "$prefix" || return 1
+    else
+      member=$(ar t "$d" | grep '^data\.tar') || return 1
+      ar p "$d" "$member" | tar -x -a -f - -C "$prefix" 2>/dev/null ||
+        ar p "$d" "$member" | tar -xJ -C "$prefix" || return 1
+    fi
+  done
+  local link target
+  while IFS= read -r link; do
+    target=$(readlink "$link")
+    if [[ $target == /* ]]; then ln -sfn "$prefix$target" "$link"; fi
+  done < <(find "$prefix" -type l)
+}
+
+# CMake arguments that take every dependency from the prefix (explicit paths: no reliance on
+# the machine's library-architecture search rules).
+cmake_dep_args() {
+  local u=$1/usr l=$1/usr/lib/x86_64-linux-gnu
+  echo "-DCMAKE_PREFIX_PATH=$u -Dfmt_DIR=$l/cmake/fmt -DGTest_DIR=$l/cmake/GTest -Dbenchmark_DIR=$l/cmake/benchmark" \
+       "-Dtomlplusplus_DIR=$l/cmake/tomlplusplus -DCLI11_DIR=$u/share/cmake/CLI11" \
+       "-Dnlohmann_json_DIR=$u/share/cmake/nlohmann_json -DRANDOM123_INCLUDE_DIR=$u/include" \
+       "-DZLIB_INCLUDE_DIR=$u/include -DZLIB_LIBRARY=$l/libz.a -DZLIB_USE_STATIC_LIBS=ON" \
+       "-DCMAKE_POLICY_VERSION_MINIMUM=3.5"
+}
+
+build() {  # build <build-dir> <prefix> <extra cmake args...>
+  local dir=$1 prefix=$2
+  shift 2
+  local nvcc configure_log=/tmp/ef-gpu-check-configure.log
+  nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+  # shellcheck disable=SC2046
+  cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$nvcc" \
+    -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" $(cmake_dep_args "$prefix") "$@" 2>&1 | tee "$configure_log"
+  [[ ${PIPESTATUS[0]} == 0 ]] || return 1
+  grep -q 'evalforge: CUDA backend ON' "$configure_log" || { echo "CUDA was not enabled (see above)"; return 1; }
+  ninja -C "$dir" evalforge evalforge_tests gpu_bench || return 1
+}
+
+prove_here() {
+  [[ -d $debs ]] || { echo "run scripts/gpu-check.sh --prepare first"; exit 2; }
+  local prefix=/tmp/ef-gpu-check-deps dir=$root/build-gpucheck-prove
+  unpack_debs "$prefix" || exit 1
+  # A private mount namespace in which the system's copies of the packages are hidden: their
+  # header directories and CMake package folders are empty, zlib's headers are empty files.
+  # EF_NATIVE=OFF: nothing specific to this machine's processor.
+  # shellcheck disable=SC2016  # the inner script expands its own positional arguments
+  unshare --mount --propagation private bash -c '
+    set -e
+    script=$1 dir=$2 prefix=$3
+    for d in /usr/include/fmt /usr/include/CLI /usr/include/toml++ /usr/include/nlohmann /usr/include/gtest \
+             /usr/include/gmock /usr/include/benchmark /usr/include/Random123 /usr/lib/x86_64-linux-gnu/cmake \
+             /usr/share/cmake; do
+      if [ -d "$d" ]; then mount -t tmpfs none "$d"; fi
+    done
+    for f in /usr/include/zlib.h /usr/include/zconf.h; do if [ -f "$f" ]; then mount --bind /dev/null "$f"; fi; done
+    echo "hidden: /usr/include/fmt has $(ls -A /usr/include/fmt | wc -l) entries, zlib.h $(wc -c < /usr/include/zlib.h) bytes"
+    bash "$script" --build-only "$dir" "$prefix" -DEF_NATIVE=OFF
+    "$dir/tests/evalforge_tests" --gtest_brief=1
+    for b in evalforge tests/evalforge_tests bench/gpu_bench; do echo "ldd $b:"; ldd "$dir/$b"; done
+    if ldd "$dir/evalforge" "$dir/tests/evalforge_tests" "$dir/bench/gpu_bench" | grep "not found"; then exit 1; fi
+  ' prove "$root/scripts/gpu-check.sh" "$dir" "$prefix"
+  local rc=$?
+  grep -E '^(fmt|GTest|benchmark|tomlplusplus|CLI11|nlohmann_json)_DIR|RANDOM123_INCLUDE_DIR|ZLIB_LIBRARY' "$dir/CMakeCache.txt"
+  echo "prove-here: exit $rc"
+  exit $rc
+}
+
+case "${1:-}" in
+  --prepare) prepare; exit $? ;;
+  --prove-here) prove_here ;;
+  --build-only) shift; build "$@"; exit $? ;;
+  "") ;;
+  *) echo "usage: scripts/gpu-check.sh [--prepare | --prove-here]"; exit 2 ;;
+esac
+
+# ---- on the GPU machine ----------------------------------------------------------------------
+out=${OUT:-$root/bench/results}
+mkdir -p "$out"
+log=$out/gpu-check.log
+exec > >(tee "$log") 2>&1
+status=0
+fail() { echo "FAILED: $*"; status=1; }
+
+say "machine"
+uname -srm
+lscpu 2>/dev/null | grep -E '^(Model name|CPU\(s\)):' || true
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.memory --format=csv 2>/dev/null || echo "nvidia-smi: not available"
+"$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)" --version | tail -n 2
+cmake --version | head -n1; ninja --version; c++ --version | head -n1
+
+say "dependencies from .gpu-carry/debs"
+prefix=/tmp/ef-gpu-check-deps
+if [[ -d $debs ]]; then
+  unpack_debs "$prefix" || { echo "cannot unpack $debs"; exit 1; }
+else
+  echo "no $debs: run scripts/gpu-check.sh --prepare here and carry .gpu-carry"; exit 1
+fi
+
+say "configure and build (sm_90)"
+dir=$root/build-gpu
+build "$dir" "$prefix" -DEF_NATIVE=ON || { echo "build failed"; exit 1; }
+
+data_args=()
+[[ -f $carry/data/logbook.gam.gz ]] && data_args=(--data "$carry/data/logbook.gam.gz")
+
+say "parity tests"
+"$dir/tests/evalforge_tests" --gtest_filter='*Cuda*:GenerationBatch*:NTuple*:Backend*' \
+  --gtest_output="json:$out/gpu-check-tests.json" || fail "parity tests"
+
+say "evalforge verify"
+ev=$dir/evalforge
+"$ev" verify --config configs/quick.toml --json "$out/verify-quick.json" || fail "verify quick (batch 1)"
+"$ev" verify --config configs/quick.toml --generation 3 --batch 16 --json "$out/verify-quick-g3-b16.json" ||
+  fail "verify quick generation 3, batch 16"
+if [[ ${#data_args[@]} -gt 0 ]]; then
+  "$ev" verify --config configs/paper.toml "${data_args[@]}" --individuals 64 --json "$out/verify-paper.json" ||
+    fail "verify paper (64 individuals, logbook)"
+else
+  "$ev" verify --config configs/paper.toml --games 20000 --individuals 64 --json "$out/verify-paper.json" ||
+    fail "verify paper (64 individuals, 20,000 generated games)"
+fi
+
+say "benchmark: CPU vs GPU, one paper-size generation"
+"$dir/bench/gpu_bench" "${data_args[@]}" --repeats 3 --l2-experiment --json "$out/gpu-bench.json" || fail "gpu_bench"
+
+say "full test suite (informational)"
+timeout 300 "$dir/tests/evalforge_tests" --gtest_brief=1 || fail "full test suite"
+
+say "summary"
+if command -v python3 >/dev/null; then
+  python3 - "$out" "$status" <<'EOF'
+import json, os, sys
+out, status = sys.argv[1], int(sys.argv[2])
+def load(name):
+    try:
+        with open(os.path.join(out, name)) as f: return json.load(f)
+    except Exception as e: return {"missing": str(e)}
+tests = load("gpu-check-tests.json")
+summary = {"status": "ok" if status == 0 else "failed",
+           "tests": {k: tests.get(k) for k in ("tests", "failures", "disabled", "errors")},
+           "verify": {n: {k: load(n).get(k) for k in ("identical", "jobs", "reference_seconds", "tested_seconds", "first_difference")}
+                      for n in ("verify-quick.json", "verify-quick-g3-b16.json", "verify-paper.json")},
+           "bench": load("gpu-bench.json")}
+with open(os.path.join(out, "gpu-check-summary.json"), "w") as f: json.dump(summary, f, indent=2)
+b = summary["bench"]; g = b.get("gpu") or {}; c = b.get("cpu") or {}
+print(f"tests: {summary['tests']}")
+for n, v in summary["verify"].items(): print(f"{n}: identical={v.get('identical')} jobs={v.get('jobs')} cpu {v.get('reference_seconds')} s, cuda {v.get('tested_seconds')} s")
+print(f"CPU: {c.get('seconds_per_generation')} s/generation (extrapolated from {c.get('measured_individuals')} individuals), {c.get('training_samples_per_s')} samples/s")
+print(f"GPU: {g.get('seconds_per_generation')} s/generation, {g.get('training_samples_per_s')} samples/s, ratio {b.get('gpu_over_cpu')}")
+print(f"GPU bound: {g.get('bound_seconds_4byte')} s (4-byte) / {g.get('bound_seconds_sectors')} s (sectors) at {g.get('memory_bandwidth_bytes_per_s')} B/s")
+print(f"L2 experiment: {b.get('l2_experiment')}")
+EOF
+fi
+echo "gpu-check: $([[ $status == 0 ]] && echo OK || echo FAILED) in ${SECONDS}s; files in $out"
+exit $status
