@@ -10,6 +10,8 @@
 #include "evalforge/games/squares.hpp"
 #include "evalforge/search/alphabeta.hpp"
 #include "evalforge/search/endgame.hpp"
+#include "evalforge/search/othello_search.hpp"
+#include "evalforge/eval/swh.hpp"
 
 using namespace ef;
 
@@ -127,6 +129,27 @@ TEST(Endgame, WipeoutTiesGoToTheLowestSquare) {
   EXPECT_EQ(r.score, 64);
   EXPECT_EQ(r.best_move, *parse_square("h7"));
   EXPECT_EQ(brute_force_move(black, white, 64), *parse_square("h7"));
+}
+
+TEST(Endgame, OthelloSearchSolvesFromTheEmptiesLimit) {
+  Rng rng(31, Purpose::kGame, 5);
+  for (int i = 0; i < 10; ++i) {
+    u64 P, O;
+    if (!random_endgame(rng, 12, P, O)) continue;
+    othello::Position p;
+    p.board.player = P;
+    p.board.opponent = O;
+    const swh::Evaluator swh;
+    const search::SolveResult exact = search::solve_endgame(P, O);
+    const search::SearchResult solved = search::search_othello(p, {3, 12}, swh);
+    EXPECT_EQ(solved.value, swh.exact(exact.score));
+    EXPECT_EQ(solved.best_move, exact.best_move);
+    EXPECT_EQ(solved.nodes, exact.nodes);
+    const search::SearchResult searched = search::search_othello(p, {3, 11}, swh);
+    const search::SearchResult ab = search::alphabeta<games::Othello>(p, 3, swh);
+    EXPECT_EQ(searched.value, ab.value);
+    EXPECT_EQ(searched.best_move, ab.best_move);
+  }
 }
 
 TEST(Endgame, AgreesWithAlphaBetaAtFullDepthOnExactScores) {

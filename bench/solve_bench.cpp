@@ -1,0 +1,175 @@
+// Search throughput per core:
+//  - the exact endgame solver on FFO #20-#39 (each position: time, nodes, nodes/s; and all 20
+//    in one run), beside Edax's ~36 M nodes/s per core on FFO #40-#42 (anchors.md). Node counts
+//    are not comparable one to one (engines count differently, and Edax needs far fewer nodes
+//    thanks to its evaluation-guided ordering), so time per position is the figure to compare;
+//  - whole games of fixed-depth alpha-beta from random openings, both sides the same evaluator,
+//    in games/s at depth 1 and depth 4: SWH, and an Edax-shape n-tuple network (random
+//    weights), beside the reference ~13,000 depth-1 and ~120 depth-4 n-tuple games/s per core.
+//
+// The obf file is found at $EF_SHARED_DATA_DIR/othello/fforum-20-39.obf, else at
+// ../shared/data next to the project (from this source file's path). Without it the FFO
+// benchmarks are left out with a note.
+#include <benchmark/benchmark.h>
+#include <time.h>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+#include "data/games.hpp"
+#include "eval/shape.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/eval/ntuple_evaluator.hpp"
+#include "evalforge/eval/swh.hpp"
+#include "evalforge/games/othello_game.hpp"
+#include "evalforge/search/alphabeta.hpp"
+#include "evalforge/search/endgame.hpp"
+
+using namespace ef;
+
+namespace {
+
+constexpr double kEdaxNodesPerSecond = 36e6;  // Edax, one core, FFO #40-#42
+constexpr double kRefGamesDepth1 = 13000;      // n-tuple games/s per core at depth 1
+constexpr double kRefGamesDepth4 = 120;        // n-tuple games/s per core at depth 4
+constexpr int kTableBits = 22;                 // 2^22 entries, 96 MiB
+
+std::filesystem::path fforum_file() {
+  if (const char* dir = std::getenv("EF_SHARED_DATA_DIR")) return std::filesystem::path(dir) / "othello/fforum-20-39.obf";
+  return std::filesystem::path(__FILE__).parent_path() / "../../shared/data/othello/fforum-20-39.obf";
+}
+
+// CPU time of this thread: the per-core figure, unaffected by other load on a shared machine.
+double thread_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+struct Table {
+  std::vector<search::endgame::HashEntry> entries = std::vector<search::endgame::HashEntry>(std::size_t{1} << kTableBits);
+  search::endgame::HashTable view{entries.data(), entries.size() - 1, 0};
+};
+
+Table& table() {
+  static Table t;
+  return t;
+}
+
+void add_solver_counters(benchmark::State& state, u64 nodes, double seconds) {
+  const double rate = seconds > 0 ? static_cast<double>(nodes) / seconds : 0.0;
+  state.counters["nodes"] = static_cast<double>(nodes) / static_cast<double>(state.iterations());
+  state.counters["nodes/s"] = rate;
+  state.counters["cpu_s/solve"] = seconds / static_cast<double>(state.iterations());
+  state.counters["ref_edax_nodes/s"] = kEdaxNodesPerSecond;
+  state.counters["ratio_edax"] = rate / kEdaxNodesPerSecond;
+}
+
+// One FFO position (or all of them), checked against the file's best score.
+void solve_positions(benchmark::State& state, const std::vector<data::ObfPosition>& positions) {
+  u64 nodes = 0;
+  double seconds = 0;
+  for (auto _ : state) {
+    for (const data::ObfPosition& pos : positions) {
+      const othello::Board b = othello::Board::from_colors(pos.black, pos.white, pos.side);
+      const double t0 = thread_seconds();
+      const search::SolveResult r = search::solve_endgame(b.player, b.opponent, -64, 64, &table().view);
+      seconds += thread_seconds() - t0;
+      if (r.score != pos.best_score()) {
+        state.SkipWithError("score differs from the file");
+        return;
+      }
+      nodes += r.nodes;
+      if (positions.size() == 1) state.counters["empties"] = b.empties();
+    }
+  }
+  add_solver_counters(state, nodes, seconds);
+}
+
+// A position after `plies` uniformly random moves from the start (game `index`).
+othello::Position random_opening(u32 index, int plies) {
+  Rng rng(2024, Purpose::kGame, index);
+  othello::Position p;
+  for (int i = 0; i < plies; ++i) {
+    u64 moves = games::Othello::moves(p);
+    if (!moves) break;  // does not happen this early
+    for (u32 k = rng.below(static_cast<u32>(popcount64(moves))); k; --k) moves &= moves - 1;
+    p = games::Othello::play(p, ctz64(moves));
+  }
+  return p;
+}
+
+// Plays one game to the end with both sides searching `depth` plies with `evaluator`.
+template <class E>
+u64 play_game(othello::Position p, int depth, const E& evaluator) {
+  u64 nodes = 0;
+  for (;;) {
+    const search::SearchResult r = search::alphabeta<games::Othello>(p, depth, evaluator);
+    nodes += r.nodes;
+    if (r.best_move == search::kNoMove) return nodes;
+    p = r.best_move == search::kPassMove ? games::Othello::pass(p) : games::Othello::play(p, r.best_move);
+  }
+}
+
+template <class E>
+void games_per_second(benchmark::State& state, const E& evaluator) {
+  const int depth = static_cast<int>(state.range(0));
+  u32 game = 0;
+  u64 nodes = 0;
+  for (auto _ : state) nodes += play_game(random_opening(game++, 8), depth, evaluator);
+  state.counters["games/s"] = benchmark::Counter(static_cast<double>(game), benchmark::Counter::kIsRate);
+  state.counters["nodes/s"] = benchmark::Counter(static_cast<double>(nodes), benchmark::Counter::kIsRate);
+  state.counters["ref_ntuple_games/s"] = depth == 1 ? kRefGamesDepth1 : (depth == 4 ? kRefGamesDepth4 : 0.0);
+}
+
+void BM_GamesSwh(benchmark::State& state) { games_per_second(state, swh::Evaluator{}); }
+// Rates over CPU time (not UseRealTime): the per-core figure on a shared machine.
+BENCHMARK(BM_GamesSwh)->Arg(1)->Arg(4)->Unit(benchmark::kMillisecond);
+
+struct EdaxNetwork {
+  ntuple::Geometry geometry = ntuple::edax_shape().geometry();
+  std::vector<i32> weights;
+  EdaxNetwork() {
+    Rng rng(7, Purpose::kGame, 0xBE);
+    weights.resize(geometry.num_weights());
+    for (i32& w : weights) w = static_cast<i32>(rng.below(1u << 16)) - (1 << 15);  // +-0.5 disc
+  }
+};
+
+void BM_GamesNTupleEdaxShape(benchmark::State& state) {
+  static const EdaxNetwork net;
+  games_per_second(state, ntuple::Evaluator::single(&net.geometry, net.weights.data()));
+}
+BENCHMARK(BM_GamesNTupleEdaxShape)->Arg(1)->Arg(4)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::AddCustomContext("solver_reference",
+                              "Edax ~36 M nodes/s per core on FFO #40-#42; ratio_edax = our nodes/s / 36 M");
+  benchmark::AddCustomContext("games_reference", "~13,000 depth-1 and ~120 depth-4 n-tuple games/s per core");
+  const std::filesystem::path file = fforum_file();
+  static std::vector<data::ObfPosition> positions;
+  if (std::filesystem::exists(file)) {
+    table();  // allocated (and its pages touched) before any timing
+    positions = data::read_obf(file);
+    for (const data::ObfPosition& pos : positions) {
+      const std::string name = "BM_SolveFforum/" + std::to_string(pos.line + 19);
+      benchmark::RegisterBenchmark(name.c_str(), [&pos](benchmark::State& state) { solve_positions(state, {pos}); })
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime()
+          ->Iterations(1);
+    }
+    benchmark::RegisterBenchmark("BM_SolveFforum/all_20_39", [](benchmark::State& state) { solve_positions(state, positions); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime()
+        ->Iterations(1);
+  } else {
+    benchmark::AddCustomContext("fforum", "not found: " + file.string() + " (set EF_SHARED_DATA_DIR)");
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
