@@ -9,12 +9,14 @@
 // recursion), where frames would cost more than the work they organise.
 //
 // Search: principal variation search (first move full window, the rest a null window and a
-// re-search when one turns out better), fail-soft. Two optional accelerations, both exact:
+// re-search when one turns out better), fail-soft. Accelerations, all exact:
 //  - stability cutoff: discs of the opponent that can never be flipped cap the side to move's
 //    score at 64 - 2 * stable; when that cap is <= alpha the node fails low at once;
 //  - a transposition table (HashTable below, memory owned by the caller): bounds and best moves
-//    of positions met before, from kHashEmpties empties up. Without a table the solver still
-//    works (a CUDA thread may not have memory to spare), only slower above ~18 empties.
+//    of positions met before, from kHashEmpties empties up, and the enhanced transposition
+//    cutoff (a child already proven >= beta fails the node high before any search). Without a
+//    table the solver still works (a CUDA thread may not have memory to spare), only slower
+//    above ~18 empties.
 //
 // Move ordering, by remaining empties:
 //  - more than kSortEmpties: the table's move first, then "fastest first" -- the move leaving
@@ -51,6 +53,7 @@ constexpr int kSmallEmpties = 4;       // solved by solve_small<N>
 constexpr int kSortEmpties = 5;        // fastest-first ordering above this many empties
 constexpr int kHashEmpties = 10;       // transposition table from this many empties up
 constexpr int kStabilityEmpties = 7;   // stability cutoff tried from this many empties up
+constexpr int kEtcEmpties = 10;        // children probed for a cutoff when they have this many empties or more
 constexpr int kScoreLimit = 65;        // beyond every score (|score| <= 64)
 
 constexpr u64 kCorners = 0x8100000000000081ull;
@@ -328,11 +331,22 @@ EF_HD_INLINE bool enter(Frame<kMaxEmpties>& f, u64 P, u64 O, int alpha, int beta
     moves &= ~(u64{1} << table_move);
   }
   const int first = f.count;
+  const bool etc = !root && table && empties - 1 >= kEtcEmpties;
   int keys[kMaxEmpties];
   for (; moves; moves &= moves - 1) {
     const int sq = ctz64(moves);
     const u64 flipped = othello::flips(P, O, sq);
     const u64 cp = O & ~flipped, co = P | flipped | (u64{1} << sq);
+    if (etc) {
+      // Enhanced transposition cutoff: a child already known to be worth >= beta from here
+      // fails this node high without searching anything.
+      if (const HashEntry* child = table->find(cp, co)) {
+        if (-child->upper >= beta) {
+          leaf_value = f.passed ? child->upper : -child->upper;
+          return false;
+        }
+      }
+    }
     const u64 replies = othello::legal_moves(cp, co);
     const int key = 8 * (popcount64(replies) + popcount64(replies & kCorners)) + popcount64(neighbours(co) & ~(cp | co)) -
                     ((odd >> sq & 1) ? 3 : 0) - ((kCorners >> sq & 1) ? 6 : 0);
