@@ -70,7 +70,6 @@ EF_HD_INLINE bool enter_node(AlphaBetaFrame<G>& f, const typename G::State& stat
   using State = typename G::State;
   u64 moves = G::moves(state);
   f.passed = false;
-  f.state = state;
   if (!moves) {
     if constexpr (G::kHasPass) {
       const State after_pass = G::pass(state);
@@ -99,6 +98,7 @@ EF_HD_INLINE bool enter_node(AlphaBetaFrame<G>& f, const typename G::State& stat
     leaf_value = static_cast<i32>(evaluator.eval(state));
     return false;
   }
+  if (!f.passed) f.state = state;
   f.alpha = alpha;
   f.beta = beta;
   f.best = -kInfinity;
