@@ -15,6 +15,9 @@
 #      The whole run (configure, build on 16 cores, tests, verify, benchmark) is planned for
 #      well under 8 minutes; results come back as files of $OUT.
 #
+#   GPU_CHECK_SKIP_BUILD=1 reuses an existing build (GPU_CHECK_BUILD_DIR, default build-gpu),
+#   e.g. for a second call on a machine that is still warm.
+#
 #   scripts/gpu-check.sh --prove-here   builds exactly as step 2 does, on this machine, with the
 #      system's copies of those packages hidden (a private mount namespace; needs root), runs
 #      the tests (GPU ones skip without a device) and prints `ldd` of the binaries.
@@ -150,9 +153,13 @@ else
   echo "no $debs: run scripts/gpu-check.sh --prepare here and carry .gpu-carry"; exit 1
 fi
 
-say "configure and build (sm_90)"
-dir=$root/build-gpu
-build "$dir" "$prefix" -DEF_NATIVE=ON || { echo "build failed"; exit 1; }
+dir=${GPU_CHECK_BUILD_DIR:-$root/build-gpu}
+if [[ ${GPU_CHECK_SKIP_BUILD:-0} == 1 && -x $dir/bench/gpu_bench ]]; then
+  say "reusing the build in $dir (GPU_CHECK_SKIP_BUILD=1)"
+else
+  say "configure and build (sm_90)"
+  build "$dir" "$prefix" -DEF_NATIVE=ON || { echo "build failed"; exit 1; }
+fi
 
 data_args=()
 [[ -f $carry/data/logbook.gam.gz ]] && data_args=(--data "$carry/data/logbook.gam.gz")
