@@ -27,6 +27,7 @@
 #include <tuple>
 #include <utility>
 #include "evalforge/core/error.hpp"
+#include "evalforge/core/parallel.hpp"
 #include "evalforge/cuda_backend.hpp"
 #include "train_kernels.hpp"
 
@@ -257,14 +258,7 @@ void CudaBackend::train(std::span<const TrainJob> jobs, std::span<TrainResult> r
         orders[o] = std::move(order);
       }
     };
-    const int n = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads_), orders.size()));
-    if (n <= 1) {
-      worker();
-    } else {
-      std::vector<std::thread> pool;
-      for (int t = 0; t < n; ++t) pool.emplace_back(worker);
-      for (auto& t : pool) t.join();
-    }
+    run_parallel(static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(threads_), orders.size())), worker);
   }
 
   // The budget: free device memory (what this backend's arena holds is ours to reuse).

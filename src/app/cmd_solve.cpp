@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 #include "app/commands.hpp"
+#include "evalforge/core/parallel.hpp"
 #include "data/games.hpp"
 #include "evalforge/core/error.hpp"
 #include "evalforge/games/squares.hpp"
@@ -72,11 +73,7 @@ void run_solve(const SolveArgs& args) {
   const std::size_t threads =
       std::min<std::size_t>(args.threads > 0 ? static_cast<std::size_t>(args.threads) : hardware, positions.size());
   const auto t0 = std::chrono::steady_clock::now();
-  {
-    std::vector<std::jthread> pool;
-    for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
-    worker();
-  }
+  run_parallel(static_cast<int>(threads), worker);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   if (args.no_timing)

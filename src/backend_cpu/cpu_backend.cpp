@@ -10,6 +10,7 @@
 #include "backend_cpu/train_body.hpp"
 #include "evalforge/backend.hpp"
 #include "evalforge/core/error.hpp"
+#include "evalforge/core/parallel.hpp"
 #include "evalforge/core/rng.hpp"
 #include "evalforge/cuda_backend.hpp"
 
@@ -43,28 +44,12 @@ class CpuBackend final : public Backend {
       if (j.positions < 0 || j.positions >= static_cast<int>(sets_.size()) || !j.geometry)
         fail("backend: a training job names no valid position set or geometry");
     std::atomic<std::size_t> next{0};
-    std::exception_ptr error;
-    std::mutex error_mutex;
     auto worker = [&] {
       cpu::TrainScratch scratch;
-      for (std::size_t k; (k = next.fetch_add(1)) < jobs.size();) {
-        try {
-          cpu::train_job(sets_[jobs[k].positions], jobs[k], results[k], scratch);
-        } catch (...) {
-          std::lock_guard lock(error_mutex);
-          if (!error) error = std::current_exception();
-        }
-      }
+      for (std::size_t k; (k = next.fetch_add(1)) < jobs.size();)
+        cpu::train_job(sets_[jobs[k].positions], jobs[k], results[k], scratch);
     };
-    const int n = static_cast<int>(std::min<std::size_t>(threads_, jobs.size()));
-    if (n <= 1) {
-      worker();
-    } else {
-      std::vector<std::thread> pool;
-      for (int t = 0; t < n; ++t) pool.emplace_back(worker);
-      for (auto& t : pool) t.join();
-    }
-    if (error) std::rethrow_exception(error);
+    run_parallel(static_cast<int>(std::min<std::size_t>(threads_, jobs.size())), worker);
   }
 
  private:

@@ -1,4 +1,5 @@
 #include "data/generate.hpp"
+#include "evalforge/core/parallel.hpp"
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -101,14 +102,7 @@ std::vector<Game> generate_games(const GenerateOptions& options) {
       next = n;
     }
   };
-  if (threads == 1) {
-    work();
-  } else {
-    std::vector<std::thread> pool;
-    pool.reserve(threads);
-    for (unsigned t = 0; t < threads; ++t) pool.emplace_back(work);
-    for (auto& t : pool) t.join();
-  }
+  run_parallel(static_cast<int>(threads), work);
   if (error) std::rethrow_exception(error);
   return games;
 }
