@@ -27,8 +27,7 @@ const Positions& positions() {
       for (int k = 0; k < plies && !b.game_over(); ++k) {
         u64 m = b.moves();
         if (!m) { b.pass(); continue; }
-        for (u32 r = rng.below(static_cast<u32>(popcount64(m))); r; --r) m &= m - 1;
-        b.play(ctz64(m));
+        b.play(rng.random_bit(m));
       }
       p.black.push_back(b.black());
       p.white.push_back(b.white());

@@ -68,8 +68,7 @@ const Triples& triples() {
           t.opponent.push_back(b.opponent);
           t.square.push_back(ctz64(x));
         }
-        for (u32 r = rng.below(static_cast<u32>(popcount64(m))); r; --r) m &= m - 1;
-        b.play(ctz64(m));
+        b.play(rng.random_bit(m));
       }
     }
     return t;

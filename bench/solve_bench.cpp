@@ -93,8 +93,7 @@ othello::Position random_opening(u32 index, int plies) {
   for (int i = 0; i < plies; ++i) {
     u64 moves = games::Othello::moves(p);
     if (!moves) break;  // does not happen this early
-    for (u32 k = rng.below(static_cast<u32>(popcount64(moves))); k; --k) moves &= moves - 1;
-    p = games::Othello::play(p, ctz64(moves));
+    p = games::Othello::play(p, rng.random_bit(moves));
   }
   return p;
 }

@@ -44,8 +44,7 @@ PositionData make_positions(int n, u64 seed) {
         b.pass();
         continue;
       }
-      for (u32 k = rng.below(static_cast<u32>(popcount64(m))); k; --k) m &= m - 1;
-      b.play(ctz64(m));
+      b.play(rng.random_bit(m));
     }
     d.black.push_back(b.black());
     d.white.push_back(b.white());

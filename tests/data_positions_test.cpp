@@ -53,9 +53,9 @@ Game random_game(u64 seed) {
   while (!board.game_over()) {
     if (!board.can_move()) board.pass();
     u64 moves = board.moves();
-    for (u32 skip = rng.below(static_cast<u32>(popcount64(moves))); skip > 0; --skip) moves &= moves - 1;
-    board.play(ctz64(moves));
-    game.moves.push_back(static_cast<std::uint8_t>(ctz64(moves)));
+    const int square = rng.random_bit(moves);
+    board.play(square);
+    game.moves.push_back(static_cast<std::uint8_t>(square));
   }
   game.score = board.disc_diff();
   return game;

@@ -488,8 +488,7 @@ PositionData synthetic_positions(int count, int move, u64 seed) {
         b.pass();
         continue;
       }
-      for (u32 k = rng.below(static_cast<u32>(popcount64(m))); k; --k) m &= m - 1;
-      b.play(ctz64(m));
+      b.play(rng.random_bit(m));
     }
     data.black.push_back(b.black());
     data.white.push_back(b.white());

@@ -24,8 +24,7 @@ std::vector<othello::Board> random_positions(int n, int plies, u64 seed) {
     for (int p = 0; p < plies && !b.game_over(); ++p) {
       u64 m = b.moves();
       if (!m) { b.pass(); continue; }
-      for (u32 k = rng.below(static_cast<u32>(popcount64(m))); k; --k) m &= m - 1;
-      b.play(ctz64(m));
+      b.play(rng.random_bit(m));
     }
     out.push_back(b);
   }

@@ -49,9 +49,7 @@ std::vector<Board> random_positions(int games, u64 seed) {
         b.pass();
         continue;
       }
-      u64 mm = m;
-      for (u32 k = rng.below(static_cast<u32>(popcount64(m))); k; --k) mm &= mm - 1;
-      EXPECT_TRUE(b.play(ctz64(mm)));
+      EXPECT_TRUE(b.play(rng.random_bit(m)));
     }
   }
   return out;

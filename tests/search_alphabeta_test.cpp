@@ -68,9 +68,7 @@ othello::Position random_othello(Rng& rng, int plies) {
       p = games::Othello::pass(p);
       continue;
     }
-    u64 m = moves;
-    for (u32 k = rng.below(static_cast<u32>(popcount64(moves))); k; --k) m &= m - 1;
-    p = games::Othello::play(p, ctz64(m));
+    p = games::Othello::play(p, rng.random_bit(moves));
   }
   return p;
 }
@@ -79,8 +77,7 @@ tictactoe::Board random_tictactoe(Rng& rng, int plies) {
   tictactoe::Board b;
   for (int i = 0; i < plies && !b.terminal(); ++i) {
     u32 m = b.moves();
-    for (u32 k = rng.below(static_cast<u32>(popcount64(m))); k; --k) m &= m - 1;
-    b = b.play(ctz64(m));
+    b = b.play(rng.random_bit(m));
   }
   return b;
 }

@@ -61,8 +61,7 @@ bool random_endgame(Rng& rng, int empties, u64& P, u64& O) {
       moves = games::Othello::moves(p);
       if (!moves) return false;
     }
-    for (u32 k = rng.below(static_cast<u32>(popcount64(moves))); k; --k) moves &= moves - 1;
-    p = games::Othello::play(p, ctz64(moves));
+    p = games::Othello::play(p, rng.random_bit(moves));
   }
   P = p.board.player;
   O = p.board.opponent;

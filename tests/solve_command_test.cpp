@@ -66,8 +66,7 @@ class SolveCommand : public ::testing::Test {
           if (!moves) ended = true;
           continue;
         }
-        for (u32 k = rng.below(static_cast<u32>(popcount64(moves))); k; --k) moves &= moves - 1;
-        p = games::Othello::play(p, ctz64(moves));
+        p = games::Othello::play(p, rng.random_bit(moves));
       }
       if (ended || !games::Othello::moves(p)) continue;
       const search::SolveResult r = search::solve_endgame(p.board.player, p.board.opponent);

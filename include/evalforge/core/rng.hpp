@@ -52,6 +52,11 @@ class Rng {
     }
     return static_cast<u32>(m >> 32);
   }
+  // A uniformly chosen set bit of `mask` (nonzero), e.g. a random legal move: one below() draw.
+  EF_HD int random_bit(u64 mask) {
+    for (u32 k = below(static_cast<u32>(popcount64(mask))); k; --k) mask &= mask - 1;
+    return ctz64(mask);
+  }
   // Uniform double in [0,1) with 53 random bits: exact, the same on host and device.
   EF_HD double uniform() { return static_cast<double>(next_u64() >> 11) * (1.0 / 9007199254740992.0); }
 
