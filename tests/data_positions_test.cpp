@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include "test_support.hpp"
 #include "data/games.hpp"
 #include "data/positions.hpp"
 #include "evalforge/core/error.hpp"
@@ -356,23 +357,8 @@ TEST(Baselines, HandComputedValues) {
 
 // ---- Real data (skipped when ../shared/data is absent) ---------------------------------
 
-namespace {
-
-const GameDatabase* real_logbook() {
-  static const std::unique_ptr<GameDatabase> db = [] {
-    const fs::path file = fs::path(EF_SHARED_DATA_DIR) / "othello" / "logbook.gam.gz";
-    if (!fs::exists(file)) return std::unique_ptr<GameDatabase>();
-    ReadOptions options;
-    options.use_cache = false;
-    return std::make_unique<GameDatabase>(load_games({file}, options));
-  }();
-  return db.get();
-}
-
-}  // namespace
-
 TEST(RealData, LogbookPositionsAtMove18MatchMethodMd) {
-  const GameDatabase* db = real_logbook();
+  const GameDatabase* db = test::shared_logbook();
   if (!db) GTEST_SKIP() << "logbook.gam.gz not found under " << EF_SHARED_DATA_DIR;
   const PositionSet merged = positions_at_move(db->games, 18, {});
   EXPECT_EQ(merged.size(), 4628u);

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include "test_support.hpp"
 #include "data/games.hpp"
 #include "evalforge/core/error.hpp"
 #include "evalforge/core/rng.hpp"
@@ -613,38 +614,23 @@ TEST_F(DataFiles, GarbageInputNeverCrashes) {
 
 // ---- The CLI --------------------------------------------------------------------------
 
-namespace {
-
-// Runs a shell command; returns (exit status, stdout).
-std::pair<int, std::string> run_command(const std::string& command) {
-  std::string output;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return {-1, output};
-  char buffer[4096];
-  while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
-
-}  // namespace
-
 TEST_F(DataFiles, InspectCommandReportsAndFailsCleanly) {
   const auto book = write("book.gam", kLogbookLine1 + "\n" + kLogbookLine2 + "\n+d3-c3+a1: +00\n");
   const std::string bin = EF_EVALFORGE_BIN;
   const auto [status, json_text] =
-      run_command(fmt::format("'{}' data inspect '{}' --json --no-cache 2>&1", bin, book.string()));
+      test::run_command(fmt::format("'{}' data inspect '{}' --json --no-cache 2>&1", bin, book.string()));
   ASSERT_EQ(status, 0) << json_text;
   EXPECT_NE(json_text.find("\"games\": 2"), std::string::npos) << json_text;
   EXPECT_NE(json_text.find(book.string() + ":3: "), std::string::npos) << json_text;
   EXPECT_NE(json_text.find("\"positions_by_move\""), std::string::npos);
 
   const auto [fatal_status, fatal_text] =
-      run_command(fmt::format("'{}' data inspect '{}' --fatal --no-cache 2>&1", bin, book.string()));
+      test::run_command(fmt::format("'{}' data inspect '{}' --fatal --no-cache 2>&1", bin, book.string()));
   EXPECT_EQ(fatal_status, 2);
   EXPECT_NE(fatal_text.find(book.string() + ":3: "), std::string::npos) << fatal_text;
 
   const auto [missing_status, missing_text] =
-      run_command(fmt::format("'{}' data inspect '{}' --no-cache 2>&1", bin, path("absent.gam").string()));
+      test::run_command(fmt::format("'{}' data inspect '{}' --no-cache 2>&1", bin, path("absent.gam").string()));
   EXPECT_EQ(missing_status, 2);
   EXPECT_NE(missing_text.find("absent.gam"), std::string::npos) << missing_text;
 }
@@ -655,21 +641,11 @@ namespace {
 
 const fs::path kSharedData = EF_SHARED_DATA_DIR;
 
-const GameDatabase* real_logbook() {
-  static const std::unique_ptr<GameDatabase> db = [] {
-    const fs::path file = kSharedData / "othello" / "logbook.gam.gz";
-    if (!fs::exists(file)) return std::unique_ptr<GameDatabase>();
-    ReadOptions options;
-    options.use_cache = false;
-    return std::make_unique<GameDatabase>(load_games({file}, options));
-  }();
-  return db.get();
-}
 
 }  // namespace
 
 TEST(RealData, LogbookReplaysAndMatchesEveryScore) {
-  const GameDatabase* db = real_logbook();
+  const GameDatabase* db = test::shared_logbook();
   if (!db) GTEST_SKIP() << "logbook.gam.gz not found under " << kSharedData;
   EXPECT_EQ(db->games.size(), 121123u);
   EXPECT_EQ(db->records_read, 121123u);

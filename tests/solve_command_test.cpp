@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include "test_support.hpp"
 #include "evalforge/core/rng.hpp"
 #include "evalforge/games/othello_game.hpp"
 #include "evalforge/games/squares.hpp"
@@ -17,16 +18,6 @@ using namespace ef;
 namespace fs = std::filesystem;
 
 namespace {
-
-std::pair<int, std::string> run_command(const std::string& command) {
-  std::string output;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return {-1, output};
-  char buffer[4096];
-  while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-  const int status = pclose(pipe);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
-}
 
 // An obf line for (P to move, O), listing `move:score` entries.
 std::string obf_line(const othello::Board& b, const std::string& entries) {
@@ -83,15 +74,15 @@ class SolveCommand : public ::testing::Test {
 TEST_F(SolveCommand, ChecksScoresAndIsIdenticalForAnyThreadCount) {
   const fs::path file = write("mixed.obf", "% a comment line\n" + random_positions(12));
   const std::string bin = EF_EVALFORGE_BIN;
-  const auto [status1, out1] = run_command(fmt::format("'{}' solve '{}' --threads 1 --no-timing 2>&1", bin, file.string()));
+  const auto [status1, out1] = test::run_command(fmt::format("'{}' solve '{}' --threads 1 --no-timing 2>&1", bin, file.string()));
   ASSERT_EQ(status1, 0) << out1;
-  const auto [status3, out3] = run_command(fmt::format("'{}' solve '{}' --threads 3 --no-timing 2>&1", bin, file.string()));
+  const auto [status3, out3] = test::run_command(fmt::format("'{}' solve '{}' --threads 3 --no-timing 2>&1", bin, file.string()));
   ASSERT_EQ(status3, 0) << out3;
   EXPECT_EQ(out1, out3);
   EXPECT_NE(out1.find("solved 12 of 12 positions (0 skipped)"), std::string::npos) << out1;
   EXPECT_EQ(out1.find("BAD"), std::string::npos) << out1;
   // With timing: the time columns and the nodes/s summary.
-  const auto [status_t, out_t] = run_command(fmt::format("'{}' solve '{}' --threads 2 2>&1", bin, file.string()));
+  const auto [status_t, out_t] = test::run_command(fmt::format("'{}' solve '{}' --threads 2 2>&1", bin, file.string()));
   ASSERT_EQ(status_t, 0) << out_t;
   EXPECT_NE(out_t.find("nodes/s"), std::string::npos) << out_t;
 }
@@ -99,7 +90,7 @@ TEST_F(SolveCommand, ChecksScoresAndIsIdenticalForAnyThreadCount) {
 TEST_F(SolveCommand, SkipsPositionsBeyondTheEmptiesLimit) {
   const fs::path file = write("few.obf", random_positions(4));
   const auto [status, out] =
-      run_command(fmt::format("'{}' solve '{}' --empties-limit 5 --no-timing 2>&1", EF_EVALFORGE_BIN, file.string()));
+      test::run_command(fmt::format("'{}' solve '{}' --empties-limit 5 --no-timing 2>&1", EF_EVALFORGE_BIN, file.string()));
   EXPECT_EQ(status, 0) << out;
   EXPECT_NE(out.find("solved 0 of 4 positions (4 skipped)"), std::string::npos) << out;
   EXPECT_NE(out.find("skipped: more than 5 empties"), std::string::npos) << out;
@@ -113,7 +104,7 @@ TEST_F(SolveCommand, WrongListedScoreIsAMismatch) {
   const int listed = std::stoi(text.substr(colon + 1));
   text = text.substr(0, colon + 1) + fmt::format("{:+d};\n", listed + 2);
   const fs::path file = write("wrong.obf", text);
-  const auto [status, out] = run_command(fmt::format("'{}' solve '{}' --no-timing 2>&1", EF_EVALFORGE_BIN, file.string()));
+  const auto [status, out] = test::run_command(fmt::format("'{}' solve '{}' --no-timing 2>&1", EF_EVALFORGE_BIN, file.string()));
   EXPECT_EQ(status, 2) << out;
   EXPECT_NE(out.find("BAD"), std::string::npos) << out;
   EXPECT_NE(out.find("1 of 1 solved positions disagree"), std::string::npos) << out;
@@ -122,15 +113,15 @@ TEST_F(SolveCommand, WrongListedScoreIsAMismatch) {
 TEST_F(SolveCommand, BadFileNamesFileAndLine) {
   const std::string good = random_positions(1);
   const fs::path file = write("bad.obf", good + "XXXX-OOO X; a1:+2;\n");
-  const auto [status, out] = run_command(fmt::format("'{}' solve '{}' 2>&1", EF_EVALFORGE_BIN, file.string()));
+  const auto [status, out] = test::run_command(fmt::format("'{}' solve '{}' 2>&1", EF_EVALFORGE_BIN, file.string()));
   EXPECT_EQ(status, 2) << out;
   EXPECT_NE(out.find(file.string() + ":2: board has"), std::string::npos) << out;
   const auto [missing, missing_out] =
-      run_command(fmt::format("'{}' solve '{}' 2>&1", EF_EVALFORGE_BIN, (dir_ / "absent.obf").string()));
+      test::run_command(fmt::format("'{}' solve '{}' 2>&1", EF_EVALFORGE_BIN, (dir_ / "absent.obf").string()));
   EXPECT_EQ(missing, 2) << missing_out;
   EXPECT_NE(missing_out.find("absent.obf"), std::string::npos) << missing_out;
   const fs::path empty = write("empty.obf", "% nothing here\n");
-  const auto [none, none_out] = run_command(fmt::format("'{}' solve '{}' 2>&1", EF_EVALFORGE_BIN, empty.string()));
+  const auto [none, none_out] = test::run_command(fmt::format("'{}' solve '{}' 2>&1", EF_EVALFORGE_BIN, empty.string()));
   EXPECT_EQ(none, 2) << none_out;
   EXPECT_NE(none_out.find("no positions"), std::string::npos) << none_out;
 }

@@ -1,0 +1,36 @@
+// Helpers shared by several test files: running the evalforge binary, and the real logbook
+// from ../shared/data (loaded once per test binary; null when the file is absent).
+#pragma once
+#include <sys/wait.h>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <utility>
+#include "data/games.hpp"
+
+namespace ef::test {
+
+// Runs a shell command; returns (exit status, stdout).
+inline std::pair<int, std::string> run_command(const std::string& command) {
+  std::string output;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return {-1, output};
+  char buffer[4096];
+  while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+inline const data::GameDatabase* shared_logbook() {
+  static const std::unique_ptr<data::GameDatabase> db = [] {
+    const std::filesystem::path file = std::filesystem::path(EF_SHARED_DATA_DIR) / "othello" / "logbook.gam.gz";
+    if (!std::filesystem::exists(file)) return std::unique_ptr<data::GameDatabase>();
+    data::ReadOptions options;
+    options.use_cache = false;
+    return std::make_unique<data::GameDatabase>(data::load_games({file}, options));
+  }();
+  return db.get();
+}
+
+}  // namespace ef::test
