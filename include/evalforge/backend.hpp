@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 #include "evalforge/eval/ntuple.hpp"
+#include "evalforge/play/agent.hpp"
 
 namespace ef {
 
@@ -48,12 +49,28 @@ struct TrainResult {
   std::vector<i32> weights;                  // filled when return_weights
 };
 
+// One game of self-play (play.hpp): agents by handle (Backend::add_agent), the start position
+// (side to move included), and the key of the game's random stream.
+struct GameJob {
+  int black = -1, white = -1;
+  othello::Position start;
+  u64 seed = 1;
+  std::uint32_t game = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
   virtual std::string name() const = 0;
   virtual int add_positions(const PositionData& data) = 0;
   virtual void train(std::span<const TrainJob> jobs, std::span<TrainResult> results) = 0;
+  // Agents are copied to the backend (weights to the device for CUDA) and named by handle;
+  // update_agent replaces one (e.g. after retraining) without changing its handle.
+  virtual int add_agent(const play::Agent& agent) = 0;
+  virtual void update_agent(int handle, const play::Agent& agent) = 0;
+  // Plays every job to the end. The move lists and scores are the same on every backend and
+  // for every thread count (play.hpp's determinism contract).
+  virtual void play(std::span<const GameJob> jobs, std::span<play::GameRecord> results) = 0;
 };
 
 // kind: "cpu", "cuda" or "auto" (cuda when a device is present, else cpu). threads: CPU

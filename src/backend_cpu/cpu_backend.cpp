@@ -3,6 +3,7 @@
 // count; the arithmetic is the shared EF_HD integer code of ntuple.hpp.
 #include <algorithm>
 #include <atomic>
+#include <memory>
 #include <exception>
 #include <mutex>
 #include <numeric>
@@ -38,6 +39,37 @@ class CpuBackend final : public Backend {
     return static_cast<int>(sets_.size()) - 1;
   }
 
+  int add_agent(const play::Agent& agent) override {
+    agent.validate();
+    agents_.push_back(std::make_unique<StoredAgent>(agent));
+    return static_cast<int>(agents_.size()) - 1;
+  }
+
+  void update_agent(int handle, const play::Agent& agent) override {
+    if (handle < 0 || handle >= static_cast<int>(agents_.size())) fail("backend: no agent with handle {}", handle);
+    agent.validate();
+    agents_[handle] = std::make_unique<StoredAgent>(agent);
+  }
+
+  void play(std::span<const GameJob> jobs, std::span<play::GameRecord> results) override {
+    if (jobs.size() != results.size()) fail("backend: {} games but {} result slots", jobs.size(), results.size());
+    for (const GameJob& j : jobs)
+      for (int h : {j.black, j.white})
+        if (h < 0 || h >= static_cast<int>(agents_.size())) fail("backend: a game names no valid agent ({})", h);
+    std::atomic<std::size_t> next{0};
+    auto worker = [&] {
+      // Each worker owns a transposition table for the exact solves; it changes node counts
+      // only, never a move (play.hpp).
+      std::vector<search::endgame::HashEntry> entries(std::size_t{1} << kTableBits);
+      search::endgame::HashTable table{entries.data(), entries.size() - 1, 0};
+      for (std::size_t k; (k = next.fetch_add(1)) < jobs.size();) {
+        const GameJob& j = jobs[k];
+        play::play_game(agents_[j.black]->params, agents_[j.white]->params, j.start, j.seed, j.game, results[k], &table);
+      }
+    };
+    run_parallel(static_cast<int>(std::min<std::size_t>(threads_, jobs.size())), worker);
+  }
+
   void train(std::span<const TrainJob> jobs, std::span<TrainResult> results) override {
     if (jobs.size() != results.size()) fail("backend: {} jobs but {} result slots", jobs.size(), results.size());
     for (const TrainJob& j : jobs)
@@ -53,8 +85,21 @@ class CpuBackend final : public Backend {
   }
 
  private:
+  // An agent's own copy, and the evaluator and parameters that point into it. Held by pointer
+  // and never copied, so the pointers stay valid as agents are added.
+  struct StoredAgent {
+    explicit StoredAgent(const play::Agent& a) : agent(a), evaluator(agent.ntuple_evaluator()), params(agent.params(&evaluator)) {}
+    StoredAgent(const StoredAgent&) = delete;
+    StoredAgent& operator=(const StoredAgent&) = delete;
+    play::Agent agent;
+    ntuple::Evaluator evaluator;
+    play::AgentParams params;
+  };
+  static constexpr int kTableBits = 18;  // 2^18 entries (6 MiB) per worker
+
   int threads_;
   std::vector<PositionData> sets_;
+  std::vector<std::unique_ptr<StoredAgent>> agents_;
 };
 
 }  // namespace

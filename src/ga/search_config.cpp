@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <sstream>
 #include <toml++/toml.h>
+#include "core/toml_reader.hpp"
 #include "evalforge/core/error.hpp"
 #include "evalforge/games/squares.hpp"
 #include "ga/decoder.hpp"
@@ -16,97 +17,9 @@ data::PositionOptions SearchConfig::position_options() const {
   return o;
 }
 
-namespace {
-
-class TableReader {
- public:
-  TableReader(const toml::table& t, std::string file, std::string section)
-      : t_(t), file_(std::move(file)), section_(std::move(section)) {}
-
-  void allow(std::initializer_list<const char*> keys) {
-    for (const auto& [k, v] : t_) {
-      bool ok = false;
-      for (const char* a : keys) ok = ok || k.str() == a;
-      if (!ok) {
-        std::vector<std::string> names(keys.begin(), keys.end());
-        fail("{}: unknown key {}.{} (expected one of: {})", file_, section_, k.str(), fmt::join(names, ", "));
-      }
-    }
-  }
-  std::string where(const char* key) const { return fmt::format("{}: {}.{}", file_, section_, key); }
-
-  void integer(const char* key, int& out, long lo, long hi) {
-    const toml::node* n = t_.get(key);
-    if (!n) return;
-    const auto v = n->value_exact<int64_t>();
-    if (!v || *v < lo || *v > hi) fail("{}: expected an integer in [{}, {}]", where(key), lo, hi);
-    out = static_cast<int>(*v);
-  }
-  void seed(const char* key, u64& out) {
-    const toml::node* n = t_.get(key);
-    if (!n) return;
-    const auto v = n->value_exact<int64_t>();
-    if (!v || *v < 0) fail("{}: expected a non-negative integer", where(key));
-    out = static_cast<u64>(*v);
-  }
-  void real(const char* key, double& out, double lo, double hi) {
-    const toml::node* n = t_.get(key);
-    if (!n) return;
-    const auto v = n->value<double>();
-    if (!v || !(*v >= lo && *v <= hi)) fail("{}: expected a number in [{}, {}]", where(key), lo, hi);
-    out = *v;
-  }
-  void text(const char* key, std::string& out) {
-    const toml::node* n = t_.get(key);
-    if (!n) return;
-    const auto v = n->value_exact<std::string>();
-    if (!v) fail("{}: expected a string", where(key));
-    out = *v;
-  }
-  void integers(const char* key, std::vector<int>& out, long lo, long hi) {
-    const toml::node* n = t_.get(key);
-    if (!n) return;
-    const auto* a = n->as_array();
-    if (!a || a->empty()) fail("{}: expected a non-empty array of integers in [{}, {}]", where(key), lo, hi);
-    out.clear();
-    for (std::size_t i = 0; i < a->size(); ++i) {
-      const auto v = a->get(i)->value_exact<int64_t>();
-      if (!v || *v < lo || *v > hi) fail("{}[{}]: expected an integer in [{}, {}]", where(key), i, lo, hi);
-      out.push_back(static_cast<int>(*v));
-    }
-  }
-  void strings(const char* key, std::vector<std::string>& out) {
-    const toml::node* n = t_.get(key);
-    if (!n) return;
-    out.clear();
-    if (auto s = n->value_exact<std::string>()) {
-      out.push_back(*s);
-      return;
-    }
-    const auto* a = n->as_array();
-    if (!a) fail("{}: expected a string or an array of strings", where(key));
-    for (std::size_t i = 0; i < a->size(); ++i) {
-      const auto v = a->get(i)->value_exact<std::string>();
-      if (!v) fail("{}[{}]: expected a string", where(key), i);
-      out.push_back(*v);
-    }
-  }
-
- private:
-  const toml::table& t_;
-  std::string file_, section_;
-};
-
-}  // namespace
 
 SearchConfig load_search_config(const std::string& file) {
-  if (!std::filesystem::is_regular_file(file)) fail("{}: no such config file", file);
-  toml::table root;
-  try {
-    root = toml::parse_file(file);
-  } catch (const toml::parse_error& e) {
-    fail("{}:{}: {}", file, e.source().begin.line, e.description());
-  }
+  const toml::table root = parse_toml_file(file);
   SearchConfig c;
   c.islands.moves = {18, 22, 26, 30, 34, 38, 42, 46};
   c.tuple_sizes = edax_tuple_sizes();
@@ -197,18 +110,6 @@ SearchConfig load_search_config(const std::string& file) {
   return c;
 }
 
-namespace {
-
-std::string toml_quote(const std::string& s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') out += '\\';
-    out += ch;
-  }
-  return out + '"';
-}
-
-}  // namespace
 
 std::string search_config_to_toml(const SearchConfig& c) {
   std::vector<std::string> region, files;

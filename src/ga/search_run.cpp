@@ -10,6 +10,7 @@
 #include <sstream>
 #include "eval/score_table.hpp"
 #include "eval/shape.hpp"
+#include "core/files.hpp"
 #include "evalforge/core/error.hpp"
 #include "ga/decoder.hpp"
 #include "ga/fitness.hpp"
@@ -39,26 +40,6 @@ T get(const std::string& in, std::size_t& pos, const fs::path& file) {
   std::memcpy(&v, in.data() + pos, sizeof v);
   pos += sizeof v;
   return v;
-}
-
-void write_atomically(const fs::path& file, const std::string& bytes) {
-  const fs::path tmp = file.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) fail("{}: cannot write", tmp.string());
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) fail("{}: write failed (disk full?)", tmp.string());
-  }
-  fs::rename(tmp, file);  // atomic on POSIX: a crash leaves the old file or the new one
-}
-
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) fail("{}: cannot read", file.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 // Checkpoint: magic, generation, evaluated flag, islands (size, keys, fitness), FNV-1a of all.

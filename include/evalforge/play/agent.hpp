@@ -1,0 +1,52 @@
+// An Othello agent on the host: what play.hpp's AgentParams points at, in owning form.
+//
+// An n-tuple agent holds one or more networks (a geometry and its weights) and, for every move
+// number 0..60, the network that values positions at that move: "one weight set per move
+// number" is 61 networks, "by phase" a few networks each covering a range of moves, and both
+// may share geometries (the match of method.md 1.4: searched shapes by phase, weights per move).
+// Backends copy an Agent (Backend::add_agent), so it can be retrained and handed over again.
+#pragma once
+#include <array>
+#include <string>
+#include <vector>
+#include "evalforge/play/play.hpp"
+
+namespace ef::play {
+
+struct Network {
+  int geometry = 0;          // index into Agent::geometries
+  std::vector<i32> weights;  // geometries[geometry].num_weights() weights
+};
+
+struct Agent {
+  std::string name = "swh";
+  EvaluatorKind kind = EvaluatorKind::kSwh;
+  search::OthelloLimits limits{1, -1};
+  double epsilon = 0.0;                     // probability of a random move, 0..1
+  features::Weights features;               // kFeatures
+  std::vector<ntuple::Geometry> geometries; // kNtuple
+  std::vector<std::string> geometry_names;  // a name per geometry (shape names; may be empty)
+  std::vector<Network> networks;            // kNtuple
+  std::array<int, ntuple::kMoveNumbers> network_of_move{};  // kNtuple: index into networks
+
+  // Throws ef::Error (naming the agent) for limits beyond kMaxDepth / kMaxExactEmpties, an
+  // epsilon outside 0..1, or networks that do not fit their geometries.
+  void validate() const;
+  u32 epsilon_ppm() const;
+  // The evaluator over this agent's own (host) weights; valid while the agent is unchanged.
+  ntuple::Evaluator ntuple_evaluator() const;
+  // The device-copyable form, with `ntuple` as the n-tuple evaluator (may be null for other kinds).
+  AgentParams params(const ntuple::Evaluator* ntuple) const;
+};
+
+// Built-ins: "random", "swh" (1-ply unless limits say otherwise).
+Agent random_agent();
+Agent swh_agent(search::OthelloLimits limits = {1, -1});
+// An n-tuple agent with one zero-weight network per move number, the geometry of move t being
+// geometries[geometry_of_move[t]].
+Agent ntuple_agent_per_move(std::string name, std::vector<ntuple::Geometry> geometries,
+                            std::vector<std::string> geometry_names,
+                            const std::array<int, ntuple::kMoveNumbers>& geometry_of_move,
+                            search::OthelloLimits limits);
+
+}  // namespace ef::play

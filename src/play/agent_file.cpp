@@ -1,0 +1,296 @@
+#include "play/agent_file.hpp"
+#include <fmt/format.h>
+#include <zlib.h>
+#include <cstring>
+#include <sstream>
+#include "core/files.hpp"
+#include "core/toml_reader.hpp"
+#include "eval/shape.hpp"
+#include "evalforge/games/squares.hpp"
+#include "evalforge/core/error.hpp"
+
+namespace ef::play {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr char kMagic[8] = {'E', 'F', 'N', 'E', 'T', '0', '0', '1'};
+
+const char* kind_name(EvaluatorKind k) {
+  switch (k) {
+    case EvaluatorKind::kRandom: return "random";
+    case EvaluatorKind::kSwh: return "swh";
+    case EvaluatorKind::kFeatures: return "features";
+    default: return "ntuple";
+  }
+}
+
+template <class T>
+void put(std::string& b, T v) {
+  char raw[sizeof v];
+  std::memcpy(raw, &v, sizeof v);
+  b.append(raw, sizeof v);
+}
+
+// Reads the network bytes with the file's name and the byte offset in every error.
+class Cursor {
+ public:
+  Cursor(const std::string& bytes, const fs::path& file) : b_(bytes), file_(file.string()) {}
+  template <class T>
+  T get(const char* what) {
+    if (pos_ + sizeof(T) > b_.size()) fail("{}: truncated at byte {} (reading {})", file_, pos_, what);
+    T v;
+    std::memcpy(&v, b_.data() + pos_, sizeof v);
+    pos_ += sizeof v;
+    return v;
+  }
+  std::string bytes(std::size_t n, const char* what) {
+    if (pos_ + n > b_.size()) fail("{}: truncated at byte {} (reading {})", file_, pos_, what);
+    std::string s = b_.substr(pos_, n);
+    pos_ += n;
+    return s;
+  }
+  std::size_t pos() const { return pos_; }
+  [[noreturn]] void bad(const std::string& what) const { fail("{}: byte {}: {}", file_, pos_, what); }
+
+ private:
+  const std::string& b_;
+  std::string file_;
+  std::size_t pos_ = 0;
+};
+
+std::string gunzip_file(const fs::path& file) {
+  gzFile in = gzopen(file.c_str(), "rb");
+  if (!in) fail("{}: cannot read", file.string());
+  std::string out;
+  char buf[1 << 16];
+  for (;;) {
+    const int n = gzread(in, buf, sizeof buf);
+    if (n < 0) {
+      int errnum = 0;
+      const std::string msg = gzerror(in, &errnum);
+      gzclose(in);
+      fail("{}: corrupt compressed data ({})", file.string(), msg);
+    }
+    if (n == 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  gzclose(in);
+  return out;
+}
+
+ntuple::Geometry geometry_from_masks(const std::vector<u64>& masks, const std::string& where) {
+  std::vector<std::vector<std::string>> tuples;
+  for (u64 m : masks) {
+    std::vector<std::string> t;
+    for (u64 r = m; r; r &= r - 1) t.push_back(square_name(ctz64(r)));
+    tuples.push_back(std::move(t));
+  }
+  return ntuple::make_shape("network", tuples, where).geometry();
+}
+
+}  // namespace
+
+void save_networks(const Agent& agent, const fs::path& file) {
+  agent.validate();
+  std::string b(kMagic, sizeof kMagic);
+  put<u32>(b, static_cast<u32>(agent.geometries.size()));
+  for (std::size_t g = 0; g < agent.geometries.size(); ++g) {
+    const std::string name = g < agent.geometry_names.size() ? agent.geometry_names[g] : "";
+    put<u32>(b, static_cast<u32>(name.size()));
+    b += name;
+    const ntuple::Geometry& geo = agent.geometries[g];
+    put<u32>(b, static_cast<u32>(geo.num_tuples));
+    for (int i = 0; i < geo.num_tuples; ++i) put<u64>(b, geo.mask[i]);
+  }
+  put<u32>(b, static_cast<u32>(agent.networks.size()));
+  for (const Network& n : agent.networks) {
+    put<u32>(b, static_cast<u32>(n.geometry));
+    put<u32>(b, static_cast<u32>(n.weights.size()));
+    const std::size_t at = b.size();
+    b.resize(at + n.weights.size() * sizeof(i32));
+    std::memcpy(b.data() + at, n.weights.data(), n.weights.size() * sizeof(i32));
+  }
+  for (int t = 0; t < ntuple::kMoveNumbers; ++t) put<u32>(b, static_cast<u32>(agent.network_of_move[t]));
+  put<u32>(b, static_cast<u32>(crc32(0L, reinterpret_cast<const Bytef*>(b.data()), static_cast<uInt>(b.size()))));
+  // Compress in memory, then write atomically.
+  uLongf packed_size = compressBound(static_cast<uLong>(b.size())) + 64;
+  std::string packed;
+  {
+    z_stream z{};
+    if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+      fail("{}: zlib initialisation failed", file.string());
+    packed.resize(packed_size);
+    z.next_in = reinterpret_cast<Bytef*>(b.data());
+    z.avail_in = static_cast<uInt>(b.size());
+    z.next_out = reinterpret_cast<Bytef*>(packed.data());
+    z.avail_out = static_cast<uInt>(packed.size());
+    const int rc = deflate(&z, Z_FINISH);
+    packed.resize(z.total_out);
+    deflateEnd(&z);
+    if (rc != Z_STREAM_END) fail("{}: compression failed", file.string());
+  }
+  write_atomically(file, packed);
+}
+
+void load_networks(Agent& agent, const fs::path& file) {
+  const std::string b = gunzip_file(file);
+  if (b.size() < sizeof kMagic + 4 || std::memcmp(b.data(), kMagic, sizeof kMagic) != 0)
+    fail("{}: not an evalforge network file (expected EFNET001 after decompression)", file.string());
+  const u32 want_crc = [&] {
+    u32 v;
+    std::memcpy(&v, b.data() + b.size() - 4, 4);
+    return v;
+  }();
+  const u32 got_crc = static_cast<u32>(crc32(0L, reinterpret_cast<const Bytef*>(b.data()), static_cast<uInt>(b.size() - 4)));
+  if (want_crc != got_crc) fail("{}: checksum mismatch (the file is corrupt)", file.string());
+  Cursor c(b, file);
+  c.bytes(sizeof kMagic, "magic");
+  const u32 geometries = c.get<u32>("geometry count");
+  if (geometries == 0 || geometries > 1024) c.bad(fmt::format("{} geometries (expected 1..1024)", geometries));
+  agent.geometries.clear();
+  agent.geometry_names.clear();
+  for (u32 g = 0; g < geometries; ++g) {
+    const u32 len = c.get<u32>("name length");
+    if (len > 4096) c.bad("geometry name too long");
+    agent.geometry_names.push_back(c.bytes(len, "geometry name"));
+    const u32 tuples = c.get<u32>("tuple count");
+    if (tuples == 0 || tuples > static_cast<u32>(ntuple::kMaxTuples))
+      c.bad(fmt::format("geometry {} has {} tuples (expected 1..{})", g, tuples, ntuple::kMaxTuples));
+    std::vector<u64> masks;
+    for (u32 i = 0; i < tuples; ++i) masks.push_back(c.get<u64>("tuple mask"));
+    agent.geometries.push_back(geometry_from_masks(masks, fmt::format("{}: geometry {}", file.string(), g)));
+  }
+  const u32 networks = c.get<u32>("network count");
+  if (networks == 0 || networks > 1024) c.bad(fmt::format("{} networks (expected 1..1024)", networks));
+  agent.networks.clear();
+  for (u32 n = 0; n < networks; ++n) {
+    Network net;
+    const u32 g = c.get<u32>("network geometry");
+    if (g >= geometries) c.bad(fmt::format("network {} names geometry {} of {}", n, g, geometries));
+    net.geometry = static_cast<int>(g);
+    const u32 count = c.get<u32>("weight count");
+    if (count != agent.geometries[g].num_weights())
+      c.bad(fmt::format("network {} has {} weights, its geometry {}", n, count, agent.geometries[g].num_weights()));
+    const std::string raw = c.bytes(std::size_t{count} * sizeof(i32), "weights");
+    net.weights.resize(count);
+    std::memcpy(net.weights.data(), raw.data(), raw.size());
+    agent.networks.push_back(std::move(net));
+  }
+  for (int t = 0; t < ntuple::kMoveNumbers; ++t) {
+    const u32 n = c.get<u32>("network of move");
+    if (n >= networks) c.bad(fmt::format("move {} names network {} of {}", t, n, networks));
+    agent.network_of_move[t] = static_cast<int>(n);
+  }
+  if (c.pos() + 4 != b.size()) c.bad("trailing bytes before the checksum");
+}
+
+features::Weights parse_chromosome(const std::string& text, features::Material material, const std::string& where) {
+  std::vector<int> v;
+  std::stringstream ss(text);
+  std::string part;
+  while (std::getline(ss, part, ':')) {
+    try {
+      std::size_t used = 0;
+      const int x = std::stoi(part, &used);
+      if (used != part.size()) throw std::invalid_argument(part);
+      v.push_back(x);
+    } catch (const std::exception&) {
+      fail("{}: chromosome '{}': '{}' is not an integer", where, text, part);
+    }
+  }
+  if (v.size() != 11) fail("{}: chromosome '{}' has {} fields (expected 11: o:e:wf1:wm1:wc1:wf2:wm2:wc2:wf3:wm3:wc3)", where, text, v.size());
+  if (v[0] < 1 || v[0] > 20) fail("{}: chromosome '{}': o = {} is outside 1..20", where, text, v[0]);
+  if (v[1] < 41 || v[1] > 60) fail("{}: chromosome '{}': e = {} is outside 41..60", where, text, v[1]);
+  for (int i = 2; i < 11; ++i)
+    if (v[i] < 0 || v[i] > 10) fail("{}: chromosome '{}': weight {} = {} is outside 0..10", where, text, i - 1, v[i]);
+  features::Weights w;
+  w.o = v[0];
+  w.e = v[1];
+  for (int p = 0; p < 3; ++p) {
+    w.material[p] = v[2 + 3 * p];
+    w.mobility[p] = v[3 + 3 * p];
+    w.corners[p] = v[4 + 3 * p];
+  }
+  w.kind = material;
+  return w;
+}
+
+std::string chromosome_string(const features::Weights& w) {
+  return fmt::format("{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}", w.o, w.e, w.material[0], w.mobility[0], w.corners[0],
+                     w.material[1], w.mobility[1], w.corners[1], w.material[2], w.mobility[2], w.corners[2]);
+}
+
+Agent load_agent(const std::string& spec) {
+  if (spec == "random") return random_agent();
+  if (spec == "swh") return swh_agent();
+  if (!fs::is_regular_file(spec))
+    fail("{}: no such agent file (an agent is a .toml file, or one of the built-ins: swh, random)", spec);
+  const toml::table root = parse_toml_file(spec);
+  TableReader r(root, spec, "");
+  r.allow({"name", "evaluator", "depth", "exact_empties", "epsilon", "network", "chromosome", "material"});
+  Agent a;
+  a.name = fs::path(spec).stem().string();
+  r.text("name", a.name);
+  std::string kind = "ntuple";
+  r.text("evaluator", kind);
+  if (kind == "random") a.kind = EvaluatorKind::kRandom;
+  else if (kind == "swh") a.kind = EvaluatorKind::kSwh;
+  else if (kind == "features") a.kind = EvaluatorKind::kFeatures;
+  else if (kind == "ntuple") a.kind = EvaluatorKind::kNtuple;
+  else fail("{}: evaluator '{}' (expected ntuple, swh, features or random)", r.where("evaluator"), kind);
+  r.integer("depth", a.limits.depth, 1, kMaxDepth);
+  r.integer("exact_empties", a.limits.exact_empties, -1, kMaxExactEmpties);
+  r.real("epsilon", a.epsilon, 0.0, 1.0);
+  if (a.kind == EvaluatorKind::kFeatures) {
+    std::string chromosome, material = "flips";
+    r.text("chromosome", chromosome);
+    r.text("material", material);
+    if (chromosome.empty()) fail("{}: a features agent needs a chromosome", r.where("chromosome"));
+    if (material != "flips" && material != "discs")
+      fail("{}: '{}' (expected flips or discs)", r.where("material"), material);
+    a.features = parse_chromosome(chromosome, material == "flips" ? features::Material::kFlips : features::Material::kDiscs,
+                                  r.where("chromosome"));
+  } else if (r.has("chromosome") || r.has("material")) {
+    fail("{}: chromosome and material are for evaluator = \"features\"", spec);
+  }
+  if (a.kind == EvaluatorKind::kNtuple) {
+    std::string network;
+    r.text("network", network);
+    if (network.empty()) fail("{}: an ntuple agent needs a network file", r.where("network"));
+    fs::path p = network;
+    if (p.is_relative()) p = fs::path(spec).parent_path() / p;
+    load_networks(a, p);
+  } else if (r.has("network")) {
+    fail("{}: network is for evaluator = \"ntuple\"", spec);
+  }
+  try {
+    a.validate();
+  } catch (const Error& e) {
+    fail("{}: {}", spec, e.what());
+  }
+  return a;
+}
+
+fs::path save_agent(const Agent& agent, const fs::path& file) {
+  agent.validate();
+  if (file.has_parent_path()) fs::create_directories(file.parent_path());
+  std::string t = "# evalforge agent\n";
+  t += fmt::format("name = {}\nevaluator = \"{}\"\ndepth = {}\nexact_empties = {}\nepsilon = {}\n", toml_quote(agent.name),
+                   kind_name(agent.kind), agent.limits.depth, agent.limits.exact_empties, agent.epsilon);
+  fs::path network;
+  if (agent.kind == EvaluatorKind::kNtuple) {
+    network = file;
+    network.replace_extension(".efnet");
+    save_networks(agent, network);
+    t += fmt::format("network = {}\n", toml_quote(network.filename().string()));
+  }
+  if (agent.kind == EvaluatorKind::kFeatures)
+    t += fmt::format("chromosome = \"{}\"\nmaterial = \"{}\"\n", chromosome_string(agent.features),
+                     agent.features.kind == features::Material::kFlips ? "flips" : "discs");
+  write_atomically(file, t);
+  return network;
+}
+
+}  // namespace ef::play

@@ -1,0 +1,68 @@
+// A GTP (Go Text Protocol, version 2) engine that plays Othello with a host Agent, so that GTP
+// match programs and GUIs (and evalforge's own external matches) can play our evaluators.
+//
+// Commands: protocol_version, name, version, known_command, list_commands, boardsize (8 only),
+// clear_board, komi (accepted, ignored), play, genmove, undo, showboard, final_score, quit.
+// Vertices are a1..h8 (case-insensitive; a1 = square 0, square = 8*row + col as in othello.hpp)
+// or "pass"; colours are b, black, w, white. As GTP allows, `play` and `genmove` may be given
+// for the side not to move: the side to move becomes that colour first (and `undo` restores it).
+//
+// Moves are chosen by play::choose_move with one Philox stream per genmove:
+// game_rng(seed, n) for the engine's n-th genmove since it started, so a given seed and command
+// sequence give the same moves every time.
+#pragma once
+#include <iosfwd>
+#include <string>
+#include <vector>
+#include "evalforge/play/agent.hpp"
+
+namespace ef::play {
+
+class GtpEngine {
+ public:
+  // `agent` is copied (the evaluator points into the copy, hence no copy/move of the engine).
+  // The endgame solver gets a transposition table of 2^table_bits entries (24 bytes each).
+  explicit GtpEngine(const Agent& agent, u64 seed = 1, int table_bits = 20);
+  GtpEngine(const GtpEngine&) = delete;
+  GtpEngine& operator=(const GtpEngine&) = delete;
+
+  // Answers commands from `in` until `quit` or end of input; returns 0 (the exit status).
+  // Every response is flushed at once: the other side waits for it on a pipe.
+  int run(std::istream& in, std::ostream& out);
+
+  // One input line -> the full response text ("=id result\n\n" / "?id message\n\n"), or an empty
+  // string for a line GTP says to ignore (blank or comment). Sets `quit` on `quit`.
+  std::string handle_line(const std::string& line, bool& quit);
+
+  const othello::Position& position() const { return position_; }
+
+ private:
+  struct Reply {
+    bool ok = true;
+    std::string text;
+  };
+  Reply execute(const std::string& command, const std::vector<std::string>& args, bool& quit);
+  Reply cmd_play(const std::vector<std::string>& args);
+  Reply cmd_genmove(const std::vector<std::string>& args);
+  std::string showboard() const;
+  void clear();
+
+  Agent agent_;
+  ntuple::Evaluator evaluator_;
+  AgentParams params_;
+  u64 seed_;
+  u32 genmoves_ = 0;  // genmove calls so far: the stream number of the next one
+  std::vector<search::endgame::HashEntry> entries_;
+  search::endgame::HashTable table_;
+  othello::Position position_;
+  std::vector<othello::Position> history_;  // positions before each played move, for undo
+};
+
+// "b"/"black" -> kBlack, "w"/"white" -> kWhite (case-insensitive); -1 otherwise.
+int parse_gtp_color(const std::string& text);
+// "a1".."h8" (case-insensitive) -> 0..63, "pass" -> search::kPassMove; kNoMove otherwise.
+int parse_gtp_vertex(const std::string& text);
+// 0..63 -> "a1".."h8"; search::kPassMove -> "pass".
+std::string gtp_vertex(int move);
+
+}  // namespace ef::play
