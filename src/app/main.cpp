@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   ef::app::register_report(app);
   ef::app::register_solve(app);
   ef::app::register_verify(app);
+  ef::app::register_gtp(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -12,9 +12,10 @@ namespace ef::play {
 
 namespace {
 
-constexpr const char* kCommands[] = {"protocol_version", "name",       "version", "known_command", "list_commands",
-                                     "boardsize",        "clear_board", "komi",   "play",          "genmove",
-                                     "undo",             "showboard",  "final_score", "quit"};
+// What list_commands answers, in this order.
+constexpr const char* kCommands[] = {"protocol_version", "name", "version", "known_command", "list_commands",
+                                     "boardsize", "clear_board", "komi", "play", "genmove", "undo", "showboard",
+                                     "final_score", "quit"};
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));

@@ -1,0 +1,165 @@
+#include "play/external_match.hpp"
+#include <fmt/format.h>
+#include <cctype>
+#include <optional>
+#include <ostream>
+#include "evalforge/core/error.hpp"
+#include "play/gtp_client.hpp"
+#include "play/gtp_engine.hpp"
+
+namespace ef::play {
+
+namespace {
+
+constexpr int kForfeitScore = 64;
+
+const char* gtp_color(int color) { return color == othello::kBlack ? "b" : "w"; }
+const char* color_name(int color) { return color == othello::kBlack ? "black" : "white"; }
+
+// Why a command failed, at `ply`, in the words of ExternalGame::error.
+std::string failure(const GtpResponse& r, const std::string& command, int ply) {
+  if (r.status == GtpResponse::Status::kFailure)
+    return fmt::format("engine refused '{}' at ply {}: {}", command, ply, r.text);
+  return fmt::format("{} at ply {}", r.text, ply);  // timeout, death, garbage: the text says which
+}
+
+void validate(const ExternalMatchOptions& o) {
+  if (o.command.empty()) fail("external match: no engine command");
+  if (o.games < 0) fail("external match: {} games", o.games);
+  if (!(o.move_timeout_s > 0)) fail("external match: move timeout {} s (must be positive)", o.move_timeout_s);
+  if (!(o.startup_timeout_s > 0)) fail("external match: startup timeout {} s (must be positive)", o.startup_timeout_s);
+  if (o.max_restarts < 0) fail("external match: max_restarts {} (must be >= 0)", o.max_restarts);
+  for (std::size_t k = 0; k < o.openings.size(); ++k) {
+    othello::Position s;
+    for (std::size_t i = 0; i < o.openings[k].size(); ++i) {
+      const int m = o.openings[k][i];
+      const u64 legal = games::Othello::moves(s);
+      const bool ok = m == search::kPassMove ? (legal == 0 && !s.board.game_over())
+                                             : (m >= 0 && m < 64 && (legal >> m & 1));
+      if (!ok)
+        fail("external match: opening {}: move {} ({}) is not legal for {}", k + 1, i + 1,
+             m >= -1 && m < 64 ? gtp_vertex(m) : std::to_string(m), color_name(s.board.side));
+      s = m == search::kPassMove ? games::Othello::pass(s) : games::Othello::play(s, m);
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<ExternalGame> play_external_match(const Agent& agent, const ExternalMatchOptions& options, std::ostream* log) {
+  validate(options);
+  agent.validate();
+  const ntuple::Evaluator evaluator = agent.ntuple_evaluator();
+  const AgentParams params = agent.params(&evaluator);
+  std::vector<search::endgame::HashEntry> entries(std::size_t{1} << 20);
+  search::endgame::HashTable table{entries.data(), entries.size() - 1, 0};
+
+  GtpClient client(options.command);
+  // (Re)starts the engine and checks that it speaks GTP and plays on 8x8; a failure here is not
+  // a flaky move but an engine that cannot play at all.
+  const auto start_engine = [&] {
+    client.start();
+    for (const char* command : {"protocol_version", "boardsize 8"}) {
+      const GtpResponse r = client.send(command, options.startup_timeout_s);
+      if (r.ok() || (r.status == GtpResponse::Status::kFailure && std::string(command) == "protocol_version"))
+        continue;
+      const std::string said = client.last_stderr_line();
+      if (r.status == GtpResponse::Status::kFailure)
+        fail("gtp engine '{}' cannot play: it answered '{}' with '? {}'", options.command, command, r.text);
+      fail("gtp engine '{}' did not start: {}{}", options.command, r.text,
+           said.empty() || r.text.find(said) != std::string::npos ? "" : " (stderr: " + said + ")");
+    }
+  };
+  start_engine();
+  int restarts = 0;
+
+  std::vector<ExternalGame> results;
+  for (int g = 0; g < options.games; ++g) {
+    if (!client.running()) {
+      // The previous game was forfeited and the engine stopped: a fresh one for this game.
+      if (restarts >= options.max_restarts)
+        fail("gtp engine '{}' failed again after {} restarts (max_restarts): {}", options.command, restarts,
+             results.back().error);
+      ++restarts;
+      if (log) *log << fmt::format("restarting engine ({} of at most {})\n", restarts, options.max_restarts);
+      start_engine();
+    }
+    ExternalGame game;
+    game.agent_black = g % 2 == 0;
+    const int agent_color = game.agent_black ? othello::kBlack : othello::kWhite;
+    const std::vector<int>* opening =
+        options.openings.empty() ? nullptr : &options.openings[static_cast<std::size_t>(g / 2) % options.openings.size()];
+    Rng rng = game_rng(options.seed, static_cast<u32>(g));
+    u64 nodes = 0;
+    othello::Position s;
+    std::optional<std::string> error;
+
+    const auto send = [&](const std::string& command, int ply) {
+      const GtpResponse r = client.send(command, options.move_timeout_s);
+      if (!r.ok()) error = failure(r, command, ply);
+      return r;
+    };
+    const auto apply = [&](int move) {
+      s = move == search::kPassMove ? games::Othello::pass(s) : games::Othello::play(s, move);
+      game.moves.push_back(move);
+    };
+
+    send("clear_board", 1);
+    if (opening)
+      for (const int move : *opening) {
+        if (error) break;
+        const int ply = static_cast<int>(game.moves.size()) + 1;
+        send(fmt::format("play {} {}", gtp_color(s.board.side), gtp_vertex(move)), ply);
+        apply(move);
+      }
+    while (!error && !s.board.game_over()) {
+      const int ply = static_cast<int>(game.moves.size()) + 1;
+      const int color = s.board.side;
+      const u64 legal = games::Othello::moves(s);
+      if (color == agent_color) {
+        const int move = legal ? choose_move(params, s, rng, nodes, &table) : search::kPassMove;
+        send(fmt::format("play {} {}", gtp_color(color), gtp_vertex(move)), ply);
+        apply(move);
+        continue;
+      }
+      const GtpResponse r = send(fmt::format("genmove {}", gtp_color(color)), ply);
+      if (error) break;
+      std::string answer = r.text.substr(0, r.text.find_first_of(" \n"));
+      for (char& c : answer) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      const int move = parse_gtp_vertex(answer);
+      std::string why;
+      if (answer == "resign") error = fmt::format("engine resigned at ply {}", ply);
+      else if (move == search::kNoMove) why = "not an a1..h8 vertex";
+      else if (move == search::kPassMove && legal) why = fmt::format("a pass, but {} has a legal move", color_name(color));
+      else if (move >= 0 && !(legal >> move & 1)) why = fmt::format("not a legal move for {}", color_name(color));
+      if (!why.empty())
+        error = fmt::format("engine played illegal move {} at ply {} ({})", answer.empty() ? "''" : answer, ply, why);
+      if (error) break;
+      apply(move);
+    }
+
+    if (error) {
+      game.error = *error;
+      game.black_score = game.agent_black ? kForfeitScore : -kForfeitScore;
+      // Whatever the engine believes the position is now, it is not ours: start afresh.
+      client.stop(0.2);
+    } else {
+      game.completed = true;
+      game.black_score = s.board.disc_diff_empties_to_winner();
+    }
+    if (log) {
+      const int a = game.agent_score();
+      const std::string result = game.completed
+                                     ? fmt::format("{:+d} for the agent ({})", a, a > 0 ? "win" : a < 0 ? "loss" : "draw")
+                                     : fmt::format("forfeit by the engine, scored as an agent win: {}", game.error);
+      *log << fmt::format("game {}/{}: {} plays {}, {} plies: {}\n", g + 1, options.games, agent.name,
+                          color_name(agent_color), game.moves.size(), result);
+      log->flush();
+    }
+    results.push_back(std::move(game));
+  }
+  client.stop();
+  return results;
+}
+
+}  // namespace ef::play
