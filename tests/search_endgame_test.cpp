@@ -130,6 +130,21 @@ TEST(Endgame, WipeoutTiesGoToTheLowestSquare) {
   EXPECT_EQ(brute_force_move(black, white, 64), *parse_square("h7"));
 }
 
+TEST(Endgame, EveryMoveWipedOutTerminates) {
+  // Found by a match (14 empties, side to move loses every line by 64): the root's tie window
+  // scouts a lower square with (-65, -64); the scout fails high at -64 and the re-search starts
+  // from -65, which the solver once mistook for "no re-search pending" and scouted forever.
+  const u64 P = 0x0205020c00000000ull, O = 0x0000bdf3ffffffffull;
+  for (bool with_table : {false, true}) {
+    std::vector<search::endgame::HashEntry> entries(std::size_t{1} << 12);
+    search::endgame::HashTable table{entries.data(), entries.size() - 1, 0};
+    const search::SolveResult r = search::solve_endgame(P, O, -64, 64, with_table ? &table : nullptr);
+    EXPECT_EQ(r.score, -64);
+    // Lowest square among the (all equally lost) moves: every move loses by 64.
+    EXPECT_EQ(r.best_move, ctz64(othello::legal_moves(P, O)));
+  }
+}
+
 TEST(Endgame, OthelloSearchSolvesFromTheEmptiesLimit) {
   Rng rng(31, Purpose::kGame, 5);
   for (int i = 0; i < 10; ++i) {

@@ -55,6 +55,11 @@ constexpr int kHashEmpties = 10;       // transposition table from this many emp
 constexpr int kStabilityEmpties = 7;   // stability cutoff tried from this many empties up
 constexpr int kEtcEmpties = 10;        // children probed for a cutoff when they have this many empties or more
 constexpr int kScoreLimit = 65;        // beyond every score (|score| <= 64)
+// Frame::research_alpha when no re-search is pending. It must lie below every lower bound a
+// re-search can start from: that is v - 1 >= -65 for a child worth v = -64 (a wipe-out whose
+// null-window scout at the root tie window (-65, -64) failed high), so -kScoreLimit itself would
+// be taken for "no re-search" and the scout repeated forever.
+constexpr int kNoResearch = -4 * kScoreLimit;
 
 constexpr u64 kCorners = 0x8100000000000081ull;
 constexpr u64 kFileA = 0x0101010101010101ull, kFileH = 0x8080808080808080ull;
@@ -251,7 +256,7 @@ struct Frame {
   int empties;
   int count, next;     // moves[next..count) are still to search
   int child_alpha;     // lower window bound the last child was searched with (this node's view)
-  int research_alpha;  // > -kScoreLimit: search moves[next] again from this lower bound
+  int research_alpha;  // != kNoResearch: search moves[next] again from this lower bound
   bool scouted;        // the last child was searched with a null window
   bool passed;         // this node's side had to pass: its value is -best
   u8 moves[kMaxEmpties];
@@ -316,7 +321,7 @@ EF_HD_INLINE bool enter(Frame<kMaxEmpties>& f, u64 P, u64 O, int alpha, int beta
   f.empties = empties;
   f.next = 0;
   f.count = 0;
-  f.research_alpha = -kScoreLimit;
+  f.research_alpha = kNoResearch;
   f.scouted = false;
   const u64 odd = odd_regions(empty);
   if (empties <= kSortEmpties) {
@@ -481,9 +486,9 @@ EF_HD SolveResult solve_endgame(u64 P, u64 O, int alpha = -64, int beta = 64, en
       int lo = (at_root_choice && f.best_move >= 0 && sq < f.best_move) ? f.alpha - 1 : f.alpha;
       int hi = f.beta;
       f.scouted = false;
-      if (f.research_alpha > -endgame::kScoreLimit) {
+      if (f.research_alpha != endgame::kNoResearch) {
         lo = f.research_alpha;
-        f.research_alpha = -endgame::kScoreLimit;
+        f.research_alpha = endgame::kNoResearch;
       } else if (f.next > 1 && hi - lo > 1) {
         hi = lo + 1;
         f.scouted = true;
