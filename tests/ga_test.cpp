@@ -508,6 +508,9 @@ class CountingBackend final : public Backend {
     num_jobs += jobs.size();
     inner_.train(jobs, results);
   }
+  int add_agent(const play::Agent& agent) override { return inner_.add_agent(agent); }
+  void update_agent(int handle, const play::Agent& agent) override { inner_.update_agent(handle, agent); }
+  void play(std::span<const GameJob> jobs, std::span<play::GameRecord> results) override { inner_.play(jobs, results); }
   int calls = 0;
   std::size_t num_jobs = 0;
 

@@ -30,6 +30,9 @@ class RecordingBackend final : public Backend {
                           {j.eval_ids.begin(), j.eval_ids.end()}, j.params, j.stream[0], j.stream[1]});
     cpu_->train(jobs, results);
   }
+  int add_agent(const play::Agent& agent) override { return cpu_->add_agent(agent); }
+  void update_agent(int handle, const play::Agent& agent) override { cpu_->update_agent(handle, agent); }
+  void play(std::span<const GameJob> jobs, std::span<play::GameRecord> results) override { cpu_->play(jobs, results); }
   std::vector<Job> recorded;
 
  private:

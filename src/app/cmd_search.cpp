@@ -13,7 +13,12 @@ namespace ef::app {
 namespace {
 
 std::atomic<bool> g_stop{false};
-extern "C" void on_stop_signal(int) { g_stop.store(true); }
+// The first signal asks for a clean stop at the next checkpoint; a second one (the user is
+// not waiting for the work in flight) gets the default action.
+extern "C" void on_stop_signal(int sig) {
+  g_stop.store(true);
+  std::signal(sig, SIG_DFL);
+}
 
 struct SearchArgs {
   std::string config;
