@@ -1,12 +1,15 @@
 // evalforge score: the seed paper's Table 2 procedure for one or more shapes.
 #include <fmt/core.h>
 #include <chrono>
+#include <cmath>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include "app/commands.hpp"
 #include "app/options.hpp"
 #include "data/games.hpp"
 #include "eval/score_table.hpp"
 #include "evalforge/core/error.hpp"
+#include "play/agent_file.hpp"
 
 namespace ef::app {
 
@@ -28,7 +31,37 @@ struct ScoreArgs {
   u64 seed = 1;
   double test_fraction = 0.2;
   TrainArgs train;
+  std::string save_agents;  // directory for one agent file per shape
+  int agent_depth = 1;
+  int agent_exact = -1;
 };
+
+// One agent per shape: a network per scored move (trained on that move's fitness positions);
+// every other move number uses the network of the nearest scored move (the lower on a tie).
+void save_score_agents(const ScoreArgs& a, const std::vector<ntuple::Shape>& shapes, std::vector<ScoreRow>& rows) {
+  namespace fs = std::filesystem;
+  for (std::size_t s = 0; s < shapes.size(); ++s) {
+    play::Agent agent;
+    agent.name = shapes[s].name;
+    agent.kind = play::EvaluatorKind::kNtuple;
+    agent.limits = {a.agent_depth, a.agent_exact};
+    agent.geometries = {shapes[s].geometry()};
+    agent.geometry_names = {shapes[s].name};
+    for (auto& r : rows) agent.networks.push_back(play::Network{0, std::move(r.cells[s].weights)});
+    for (int t = 0; t < ntuple::kMoveNumbers; ++t) {
+      std::size_t best = 0;
+      for (std::size_t m = 1; m < rows.size(); ++m)
+        if (std::abs(rows[m].move - t) < std::abs(rows[best].move - t)) best = m;
+      agent.network_of_move[t] = static_cast<int>(best);
+    }
+    std::string stem = shapes[s].name;
+    for (char& ch : stem)
+      if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_') ch = '_';
+    const fs::path file = fs::path(a.save_agents) / (stem + ".toml");
+    play::save_agent(agent, file);
+    if (!a.json) fmt::print("agent written: {}\n", file.string());
+  }
+}
 
 void run_score(const ScoreArgs& a) {
   ScoreOptions o;
@@ -41,6 +74,7 @@ void run_score(const ScoreArgs& a) {
   o.test_fraction = a.test_fraction;
   o.train = a.train.resolve();
   o.record_curves = a.curves;
+  o.return_weights = !a.save_agents.empty();
   std::vector<ntuple::Shape> shapes;
   for (const auto& spec : a.shapes)
     for (auto& s : ntuple::load_shapes(spec)) shapes.push_back(std::move(s));
@@ -52,9 +86,10 @@ void run_score(const ScoreArgs& a) {
   const data::GameDatabase db = load_data_files(a.data, ro, !a.json);
   auto backend = make_backend(a.backend, a.threads);
   const auto t1 = std::chrono::steady_clock::now();
-  const auto rows = score_table(db.games, shapes, o, *backend);
+  auto rows = score_table(db.games, shapes, o, *backend);
   const double train_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   const double load_s = std::chrono::duration<double>(t1 - t0).count();
+  if (!a.save_agents.empty()) save_score_agents(a, shapes, rows);
 
   if (a.json) {
     nlohmann::json j;
@@ -126,6 +161,13 @@ void register_score(CLI::App& app) {
   cmd->add_flag("--curves", a->curves, "Also print the training MSE of every epoch");
   cmd->add_flag("--no-cache", a->no_cache, "Do not read or write the binary cache of parsed games");
   cmd->add_flag("--fatal", a->fatal, "Stop at the first bad record instead of skipping it");
+  cmd->add_option("--save-agents", a->save_agents,
+                  "Write one agent per shape (TOML + .efnet) into this directory: the trained network of "
+                  "each scored move, the nearest one for the other moves");
+  cmd->add_option("--agent-depth", a->agent_depth, "Search depth written into the agents")
+      ->check(CLI::Range(1, play::kMaxDepth));
+  cmd->add_option("--agent-exact", a->agent_exact, "Exact-solve empties written into the agents (-1: never)")
+      ->check(CLI::Range(-1, play::kMaxExactEmpties));
   add_train_options(*cmd, a->train);
   cmd->callback([a] { run_score(*a); });
 }

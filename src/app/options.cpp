@@ -8,16 +8,33 @@ namespace ef::app {
 
 std::vector<int> parse_moves(const std::string& text, const std::string& what) {
   if (text == "paper") return {18, 22, 26, 30, 34, 38, 42, 46};
+  if (text == "all") {
+    std::vector<int> all;
+    for (int m = 1; m <= 59; ++m) all.push_back(m);
+    return all;
+  }
+  auto number = [&](const std::string& item) {
+    int v = 0;
+    const auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
+    if (item.empty() || ec != std::errc{} || p != item.data() + item.size() || v < 1 || v > 60)
+      fail("{}: '{}' is not a move number (expected integers 1..60 or ranges A-B separated by commas, 'paper' or "
+           "'all')",
+           what, item);
+    return v;
+  };
   std::vector<int> moves;
   std::size_t start = 0;
   while (start <= text.size()) {
     const std::size_t end = std::min(text.find(',', start), text.size());
     const std::string item = text.substr(start, end - start);
-    int v = 0;
-    const auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
-    if (item.empty() || ec != std::errc{} || p != item.data() + item.size() || v < 1 || v > 60)
-      fail("{}: '{}' is not a move number (expected integers 1..60 separated by commas, or 'paper')", what, item);
-    moves.push_back(v);
+    const std::size_t dash = item.find('-');
+    if (dash == std::string::npos) {
+      moves.push_back(number(item));
+    } else {
+      const int lo = number(item.substr(0, dash)), hi = number(item.substr(dash + 1));
+      if (lo > hi) fail("{}: range '{}' runs backwards", what, item);
+      for (int m = lo; m <= hi; ++m) moves.push_back(m);
+    }
     start = end + 1;
   }
   return moves;

@@ -11,6 +11,7 @@
 
 namespace ef::app {
 
+// "18,22,30", ranges "24-40", "paper" (18,22,...,46) or "all" (1..59); ef::Error naming `what`.
 std::vector<int> parse_moves(const std::string& text, const std::string& what);
 data::SplitBy parse_split(const std::string& text);
 data::Duplicates parse_dedup(const std::string& text, data::SplitBy split);

@@ -63,18 +63,20 @@ std::vector<ScoreRow> score_table(const std::vector<data::Game>& games, const st
       j.stream[0] = static_cast<u32>(options.moves[m]);  // same order for every shape at a move
       j.stream[1] = 0;
       j.record_epoch_loss = options.record_curves;
+      j.return_weights = options.return_weights;
       jobs.push_back(j);
     }
   std::vector<TrainResult> results(jobs.size());
   backend.train(jobs, results);
   for (std::size_t m = 0; m < options.moves.size(); ++m)
     for (std::size_t s = 0; s < shapes.size(); ++s) {
-      const TrainResult& r = results[m * shapes.size() + s];
+      TrainResult& r = results[m * shapes.size() + s];
       ScoreCell c;
       c.mse = r.eval_loss.mse();
       c.mae = r.eval_loss.mae();
       for (const auto& l : r.epoch_loss) c.epoch_mse.push_back(l.mse());
-      rows[m].cells.push_back(c);
+      c.weights = std::move(r.weights);
+      rows[m].cells.push_back(std::move(c));
     }
   return rows;
 }

@@ -17,11 +17,13 @@ struct ScoreOptions {
   u64 seed = 1;
   TrainParams train;
   bool record_curves = false;       // training loss per epoch in each cell
+  bool return_weights = false;      // keep each cell's trained weights (to write agents)
 };
 
 struct ScoreCell {
   double mse = 0, mae = 0;
   std::vector<double> epoch_mse;    // when record_curves
+  std::vector<i32> weights;         // when return_weights
 };
 
 struct ScoreRow {
