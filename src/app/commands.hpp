@@ -15,6 +15,8 @@ void register_report(CLI::App& app);
 void register_solve(CLI::App& app);
 void register_verify(CLI::App& app);
 void register_gtp(CLI::App& app);
+void register_league(CLI::App& app);
+void register_match(CLI::App& app);
 
 // Thrown by a command that has printed its own message and ends with this exit status
 // (e.g. `verify`: 1 when the backends differ, 4 without a CUDA device).

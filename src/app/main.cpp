@@ -18,6 +18,8 @@ int main(int argc, char** argv) {
   ef::app::register_solve(app);
   ef::app::register_verify(app);
   ef::app::register_gtp(app);
+  ef::app::register_league(app);
+  ef::app::register_match(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,433 @@
+#include "play/match.hpp"
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <cstdio>
+#include <optional>
+#include <thread>
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include "core/files.hpp"
+#include "core/toml_reader.hpp"
+#include "data/games.hpp"
+#include "eval/shape.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/parallel.hpp"
+#include "evalforge/core/rng.hpp"
+#include "play/agent_file.hpp"
+
+namespace ef::play {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Streams of this module's random draws (rng.hpp's Purpose values are for the library's own
+// layers; these stay clear of them).
+constexpr Purpose kOpeningPurpose = static_cast<Purpose>(20);
+constexpr Purpose kMatchShufflePurpose = static_cast<Purpose>(21);
+
+void read_agent_table(const toml::table& root, const char* key, const std::string& file, MatchAgentConfig& a) {
+  const toml::table empty;
+  const toml::table* t = root[key].as_table();
+  TableReader r(t ? *t : empty, file, key);
+  r.allow({"name", "shapes", "phases", "depth", "exact_empties", "epsilon"});
+  r.text("name", a.name);
+  r.text("shapes", a.shapes);
+  r.integer("depth", a.limits.depth, 1, kMaxDepth);
+  r.integer("exact_empties", a.limits.exact_empties, -1, kMaxExactEmpties);
+  r.real("epsilon", a.epsilon, 0.0, 1.0);
+  if (const toml::node* n = t ? t->get("phases") : nullptr) {
+    const auto* arr = n->as_array();
+    if (!arr || arr->empty()) fail("{}: expected an array of [last move, shape move] pairs", r.where("phases"));
+    for (std::size_t i = 0; i < arr->size(); ++i) {
+      const auto* pair = arr->get(i)->as_array();
+      const auto last = pair && pair->size() == 2 ? pair->get(0)->value_exact<int64_t>() : std::nullopt;
+      const auto move = pair && pair->size() == 2 ? pair->get(1)->value_exact<int64_t>() : std::nullopt;
+      if (!last || !move || *last < 0 || *last > 60 || *move < 0 || *move > 60)
+        fail("{}[{}]: expected [last move, shape move] with both in 0..60", r.where("phases"), i);
+      if (!a.phases.empty() && *last <= a.phases.back().first)
+        fail("{}[{}]: last moves must ascend", r.where("phases"), i);
+      a.phases.emplace_back(static_cast<int>(*last), static_cast<int>(*move));
+    }
+    if (a.phases.back().first != 60) fail("{}: the last phase must end at move 60", r.where("phases"));
+  }
+}
+
+// The agent a match starts from: one zero network per move number from start_move on (the
+// moves before are never evaluated: games start at start_move and searches look forward, so
+// they share the first network instead of holding 24 more tables).
+Agent initial_agent(const MatchAgentConfig& c, int start_move, const std::string& config_file) {
+  const std::vector<ntuple::Shape> shapes = ntuple::load_shapes(c.shapes);
+  std::vector<ntuple::Geometry> geometries;
+  std::vector<std::string> names;
+  std::array<int, ntuple::kMoveNumbers> geometry_of_move{};
+  if (c.phases.empty()) {
+    if (shapes.size() != 1)
+      fail("{}: agent '{}': {} holds {} shapes; say which moves use which with phases = [[last move, shape move], ...]",
+           config_file, c.name, c.shapes, shapes.size());
+    geometries.push_back(shapes[0].geometry());
+    names.push_back(shapes[0].name);
+  } else {
+    for (const auto& [last, move] : c.phases) {
+      const auto it = std::find_if(shapes.begin(), shapes.end(), [&](const ntuple::Shape& s) { return s.move == move; });
+      if (it == shapes.end())
+        fail("{}: agent '{}': phases name the shape of move {}, which {} does not hold", config_file, c.name, move,
+             c.shapes);
+      geometries.push_back(it->geometry());
+      names.push_back(it->name);
+    }
+  }
+  for (int t = 0; t < ntuple::kMoveNumbers; ++t) {
+    int g = 0;
+    if (!c.phases.empty())
+      while (c.phases[g].first < t) ++g;
+    geometry_of_move[t] = g;
+  }
+  Agent a;
+  a.name = c.name;
+  a.kind = EvaluatorKind::kNtuple;
+  a.limits = c.limits;
+  a.epsilon = c.epsilon;
+  a.geometries = std::move(geometries);
+  a.geometry_names = std::move(names);
+  for (int t = start_move; t < ntuple::kMoveNumbers; ++t) {
+    a.networks.push_back(Network{geometry_of_move[t], std::vector<i32>(a.geometries[geometry_of_move[t]].num_weights(), 0)});
+    a.network_of_move[t] = t - start_move;
+  }
+  for (int t = 0; t < start_move; ++t) a.network_of_move[t] = 0;
+  a.validate();
+  return a;
+}
+
+// The position after `move` discs of a dataset game (passes implicit), or nullopt when the game
+// is shorter.
+std::optional<othello::Position> position_at(const data::Game& g, int move) {
+  othello::Position p;
+  if (move == 0) return p;
+  int placed = 0;
+  for (const std::uint8_t sq : g.moves) {
+    if (!p.board.can_move()) p.board.pass();
+    if (!p.board.play(sq)) return std::nullopt;  // the readers replay every game, so not expected
+    if (++placed == move) return p;
+  }
+  return std::nullopt;
+}
+
+struct TrainingPosition {
+  u64 black, white;
+  i64 label;
+};
+
+// Positions of the finished games at each move number from start_move (the first board with
+// that many discs), labelled with the game's final score.
+std::vector<std::vector<TrainingPosition>> positions_by_move(const std::vector<GameJob>& jobs,
+                                                             const std::vector<GameRecord>& records) {
+  std::vector<std::vector<TrainingPosition>> by_move(ntuple::kMoveNumbers);
+  for (std::size_t g = 0; g < jobs.size(); ++g) {
+    othello::Position s = jobs[g].start;
+    const GameRecord& r = records[g];
+    const i64 label = r.black_score * ntuple::kOne;
+    int last = -1;
+    for (int k = 0;; ++k) {
+      const int t = s.move_number();
+      if (t != last) by_move[t].push_back({s.board.black(), s.board.white(), label});
+      last = t;
+      if (k == r.plies) break;
+      s = r.moves[k] < 0 ? games::Othello::pass(s) : games::Othello::play(s, r.moves[k]);
+    }
+  }
+  return by_move;
+}
+
+// SGD on one network: the positions in a Philox-shuffled order per epoch.
+void train_network(Network& net, const ntuple::Geometry& g, std::vector<TrainingPosition> positions, double lr,
+                   int epochs, u64 seed, u32 round, u32 replicate, u32 stream) {
+  const u32 rate = ntuple::rate_multiplier(lr, g.num_features());
+  std::vector<u32> idx(static_cast<std::size_t>(g.num_features()));
+  for (int e = 0; e < epochs; ++e) {
+    Rng rng(seed, kMatchShufflePurpose, round, replicate, stream * 64 + static_cast<u32>(e));
+    for (std::size_t i = positions.size(); i > 1; --i) std::swap(positions[i - 1], positions[rng.below(static_cast<u32>(i))]);
+    for (const TrainingPosition& p : positions) {
+      ntuple::feature_indices(g, p.black, p.white, idx.data());
+      ntuple::sgd_step(net.weights.data(), idx.data(), g.num_features(), p.label, rate);
+    }
+  }
+}
+
+std::string config_to_toml(const MatchConfig& c) {
+  std::string t = "# evalforge match configuration (as run)\n[match]\n";
+  t += fmt::format("games = {}\ngames_per_round = {}\nstart_move = {}\nreplicates = {}\nseed = {}\n", c.games,
+                   c.games_per_round, c.start_move, c.replicates, c.seed);
+  std::vector<std::string> files;
+  for (const auto& f : c.data_files) files.push_back(toml_quote(fs::absolute(f).lexically_normal().string()));
+  t += fmt::format("\n[data]\nfiles = [{}]\n", fmt::join(files, ", "));
+  for (int a = 0; a < 2; ++a) {
+    const MatchAgentConfig& m = c.agents[a];
+    t += fmt::format("\n[agent{}]\nname = {}\nshapes = {}\ndepth = {}\nexact_empties = {}\nepsilon = {}\n", a + 1,
+                     toml_quote(m.name),
+                     toml_quote(m.shapes == "edax" ? m.shapes : fs::absolute(m.shapes).lexically_normal().string()),
+                     m.limits.depth, m.limits.exact_empties, m.epsilon);
+    if (!m.phases.empty()) {
+      std::vector<std::string> ph;
+      for (const auto& [last, move] : m.phases) ph.push_back(fmt::format("[{}, {}]", last, move));
+      t += fmt::format("phases = [{}]\n", fmt::join(ph, ", "));
+    }
+  }
+  t += fmt::format("\n[training]\nlearning_rate = {}\nepochs = {}\n\n[run]\ncheckpoint_every = {}\n", c.learning_rate,
+                   c.epochs, c.checkpoint_every);
+  return t;
+}
+
+constexpr const char* kRoundsHeader = "replicate,round,games_played,wins,draws,losses,score,seconds\n";
+
+}  // namespace
+
+MatchConfig load_match_config(const std::string& file) {
+  const toml::table root = parse_toml_file(file);
+  for (const auto& [k, v] : root) {
+    const std::string key(k.str());
+    if (key != "match" && key != "data" && key != "agent1" && key != "agent2" && key != "training" && key != "run")
+      fail("{}: unknown section [{}] (expected match, data, agent1, agent2, training, run)", file, key);
+    if (!v.is_table()) fail("{}: '{}' must be a table ([{}])", file, key, key);
+  }
+  const toml::table empty;
+  auto section = [&](const char* name) -> const toml::table& {
+    const auto* t = root[name].as_table();
+    return t ? *t : empty;
+  };
+  MatchConfig c;
+  c.agents[0].name = "agent1";
+  c.agents[1].name = "agent2";
+  {
+    TableReader r(section("match"), file, "match");
+    r.allow({"games", "games_per_round", "start_move", "replicates", "seed"});
+    r.integer("games", c.games, 2, 100000000);
+    r.integer("games_per_round", c.games_per_round, 2, 1000000);
+    if (c.games_per_round % 2) fail("{}: must be even (each start is played twice, colours swapped)", r.where("games_per_round"));
+    r.integer("start_move", c.start_move, 0, 59);
+    r.integer("replicates", c.replicates, 1, 4096);
+    r.seed("seed", c.seed);
+  }
+  {
+    TableReader r(section("data"), file, "data");
+    r.allow({"files"});
+    r.strings("files", c.data_files);
+    const fs::path base = fs::path(file).parent_path();
+    for (auto& f : c.data_files)
+      if (fs::path(f).is_relative() && !fs::exists(f) && fs::exists(base / f)) f = (base / f).string();
+  }
+  read_agent_table(root, "agent1", file, c.agents[0]);
+  read_agent_table(root, "agent2", file, c.agents[1]);
+  for (auto& a : c.agents)  // shape files relative to the config when not found from here
+    if (a.shapes != "edax" && fs::path(a.shapes).is_relative() && !fs::exists(a.shapes) &&
+        fs::exists(fs::path(file).parent_path() / a.shapes))
+      a.shapes = (fs::path(file).parent_path() / a.shapes).string();
+  {
+    TableReader r(section("training"), file, "training");
+    r.allow({"learning_rate", "epochs"});
+    r.real("learning_rate", c.learning_rate, 1e-6, 1.0);
+    r.integer("epochs", c.epochs, 0, 1000);
+  }
+  {
+    TableReader r(section("run"), file, "run");
+    r.allow({"checkpoint_every"});
+    r.integer("checkpoint_every", c.checkpoint_every, 1, 100000000);
+  }
+  if (c.data_files.empty()) fail("{}: [data] files is required (the games whose positions start the matches)", file);
+  return c;
+}
+
+std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config_file, const MatchRunOptions& options,
+                                  std::ostream& log) {
+  const bool resume = config_file.empty();
+  const fs::path config_path = dir / "config.toml", rounds_path = dir / "rounds.csv", ckpt = dir / "checkpoint";
+  MatchConfig c;
+  if (resume) {
+    if (!fs::is_regular_file(config_path)) fail("{}: not a match directory (no config.toml)", dir.string());
+    c = load_match_config(config_path.string());
+  } else {
+    c = load_match_config(config_file);
+    if (fs::exists(config_path))
+      fail("{}: already holds a match; resume it with --resume {} or choose another --out", dir.string(), dir.string());
+    fs::create_directories(dir);
+  }
+
+  // Start positions: the position at start_move of every dataset game long enough to have one.
+  const data::GameDatabase db = data::load_games(std::vector<fs::path>(c.data_files.begin(), c.data_files.end()));
+  std::vector<othello::Position> starts;
+  for (const auto& g : db.games)
+    if (auto p = position_at(g, c.start_move); p && !p->board.game_over()) starts.push_back(*p);
+  if (starts.empty()) fail("{}: no game reaches move {}", fmt::join(c.data_files, ", "), c.start_move);
+
+  // Agents: 2 per replicate; from zero, or from the checkpoint.
+  int next_round = 0;
+  std::vector<Agent> agents;
+  if (resume && fs::exists(ckpt / "state.toml")) {
+    const toml::table st = parse_toml_file((ckpt / "state.toml").string());
+    TableReader r(st, (ckpt / "state.toml").string(), "");
+    r.allow({"next_round"});
+    r.integer("next_round", next_round, 0, 100000000);
+    for (int p = 0; p < c.replicates; ++p)
+      for (int a = 0; a < 2; ++a) agents.push_back(load_agent((ckpt / fmt::format("r{}-agent{}.toml", p, a + 1)).string()));
+  } else {
+    for (int p = 0; p < c.replicates; ++p)
+      for (int a = 0; a < 2; ++a) agents.push_back(initial_agent(c.agents[a], c.start_move, config_file));
+  }
+  if (!resume) {
+    write_atomically(config_path, config_to_toml(c));
+    write_atomically(rounds_path, kRoundsHeader);
+  } else {
+    // Rounds after the checkpoint are played again (with the same bits): drop their rows.
+    std::istringstream in(read_file(rounds_path));
+    std::string line, kept;
+    std::getline(in, line);
+    kept = line + "\n";
+    while (std::getline(in, line)) {
+      int p = 0, r = 0;
+      if (std::sscanf(line.c_str(), "%d,%d,", &p, &r) == 2 && r < next_round) kept += line + "\n";
+    }
+    write_atomically(rounds_path, kept);
+  }
+
+  // Progress goes to `log` and to DIR/log.txt.
+  auto say = [&](const std::string& line) {
+    log << line << std::flush;
+    std::ofstream(dir / "log.txt", std::ios::app) << line;
+  };
+  auto backend = make_backend(options.backend, options.threads);
+  std::vector<int> handles;
+  for (const Agent& a : agents) handles.push_back(backend->add_agent(a));
+  say(fmt::format("match: {} vs {}, {} games per replicate in rounds of {}, {} replicate(s), from move {} of {} "
+                  "dataset games, backend {}{}\n",
+             c.agents[0].name, c.agents[1].name, c.games, c.games_per_round, c.replicates, c.start_move,
+             starts.size(), backend->name(), next_round ? fmt::format(", resuming at round {}", next_round) : ""));
+
+  auto save_checkpoint = [&](int round) {
+    fs::create_directories(ckpt);
+    for (int p = 0; p < c.replicates; ++p)
+      for (int a = 0; a < 2; ++a)
+        save_agent(agents[2 * p + a], ckpt / fmt::format("r{}-agent{}.toml", p, a + 1));
+    write_atomically(ckpt / "state.toml", fmt::format("next_round = {}\n", round));
+  };
+
+  std::vector<MatchRound> results;
+  {  // rows kept from before the checkpoint
+    std::istringstream in(read_file(rounds_path));
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) {
+      MatchRound m;
+      int games = 0;
+      if (std::sscanf(line.c_str(), "%d,%d,%d,%d,%d,%d", &m.replicate, &m.round, &games, &m.wins, &m.draws,
+                      &m.losses) == 6)
+        results.push_back(m);
+    }
+  }
+  const int rounds = c.rounds();
+  const int pairs = c.games_per_round / 2;
+  std::vector<double> total_score(c.replicates, 0.0);
+  std::vector<int> total_games(c.replicates, 0);
+  for (const MatchRound& m : results) {
+    total_score[m.replicate] += m.wins + 0.5 * m.draws;
+    total_games[m.replicate] += m.wins + m.draws + m.losses;
+  }
+  const auto t_start = std::chrono::steady_clock::now();
+  for (int round = next_round; round < rounds; ++round) {
+    if (options.stop_requested && options.stop_requested()) {
+      save_checkpoint(round);
+      say(fmt::format("stopped before round {}: checkpoint written; resume with --resume {}\n", round, dir.string()));
+      return results;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<GameJob> jobs;
+    for (int p = 0; p < c.replicates; ++p)
+      for (int k = 0; k < pairs; ++k) {
+        Rng rng(c.seed, kOpeningPurpose, static_cast<u32>(round), static_cast<u32>(p), static_cast<u32>(k));
+        const othello::Position& start = starts[rng.below(static_cast<u32>(starts.size()))];
+        for (int colour = 0; colour < 2; ++colour) {  // agent 1 black, then white
+          GameJob j;
+          j.black = handles[2 * p + colour];
+          j.white = handles[2 * p + 1 - colour];
+          j.start = start;
+          j.seed = c.seed;
+          j.game = static_cast<u32>((static_cast<u64>(round) * c.replicates + p) * c.games_per_round + 2 * k + colour);
+          jobs.push_back(j);
+        }
+      }
+    std::vector<GameRecord> records(jobs.size());
+    backend->play(jobs, records);
+
+    // Scores, then training: every (replicate, agent, move) network is an independent task.
+    std::string rows;
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::vector<std::vector<std::vector<TrainingPosition>>> by_move(c.replicates);
+    for (int p = 0; p < c.replicates; ++p) {
+      MatchRound m;
+      m.replicate = p;
+      m.round = round;
+      const std::size_t first = static_cast<std::size_t>(p) * c.games_per_round;
+      for (int g = 0; g < c.games_per_round; ++g) {
+        const int s = records[first + g].black_score * (g % 2 == 0 ? 1 : -1);  // agent 1's view
+        (s > 0 ? m.wins : (s < 0 ? m.losses : m.draws))++;
+      }
+      results.push_back(m);
+      total_score[p] += m.wins + 0.5 * m.draws;
+      total_games[p] += c.games_per_round;
+      rows += fmt::format("{},{},{},{},{},{},{:.6f},{:.3f}\n", p, round, total_games[p], m.wins, m.draws, m.losses,
+                          m.score(), seconds);
+      by_move[p] = positions_by_move(std::vector<GameJob>(jobs.begin() + first, jobs.begin() + first + c.games_per_round),
+                                     std::vector<GameRecord>(records.begin() + first, records.begin() + first + c.games_per_round));
+    }
+    if (c.epochs > 0) {
+      const int moves = ntuple::kMoveNumbers - c.start_move;
+      const std::size_t tasks = static_cast<std::size_t>(c.replicates) * 2 * moves;
+      std::atomic<std::size_t> next{0};
+      run_parallel(options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), [&] {
+        for (std::size_t k; (k = next.fetch_add(1)) < tasks;) {
+          const int p = static_cast<int>(k / (2 * moves)), a = static_cast<int>(k / moves % 2);
+          const int t = c.start_move + static_cast<int>(k % moves);
+          Agent& agent = agents[2 * p + a];
+          Network& net = agent.networks[agent.network_of_move[t]];
+          if (by_move[p][t].empty()) continue;
+          train_network(net, agent.geometries[net.geometry], by_move[p][t], c.learning_rate, c.epochs, c.seed,
+                        static_cast<u32>(round), static_cast<u32>(p), static_cast<u32>(2 * t + a));
+        }
+      });
+      for (std::size_t i = 0; i < agents.size(); ++i) backend->update_agent(handles[i], agents[i]);
+    }
+    {
+      std::ofstream out(rounds_path, std::ios::app);
+      out << rows;
+      if (!out) fail("{}: write failed", rounds_path.string());
+    }
+    const bool last = round + 1 == rounds;
+    if ((round + 1) % c.checkpoint_every == 0 || last) save_checkpoint(round + 1);
+    if (last || (round + 1) % std::max(1, rounds / 20) == 0) {
+      double sum = 0;
+      for (int p = 0; p < c.replicates; ++p) sum += total_score[p] / total_games[p];
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+      say(fmt::format("round {}/{}: {} games per replicate, agent 1 scores {:.3f} overall, {:.3f} this round; {:.0f} s\n",
+                 round + 1, rounds, total_games[0], sum / c.replicates,
+                 [&] {
+                   double s = 0;
+                   for (int p = 0; p < c.replicates; ++p) s += results[results.size() - c.replicates + p].score();
+                   return s / c.replicates;
+                 }(),
+                 elapsed));
+    }
+  }
+  // Final agents, ready to play.
+  fs::create_directories(dir / "agents");
+  for (int p = 0; p < c.replicates; ++p)
+    for (int a = 0; a < 2; ++a) {
+      Agent agent = agents[2 * p + a];
+      const std::string stem = c.replicates == 1 ? fmt::format("agent{}", a + 1) : fmt::format("r{}-agent{}", p, a + 1);
+      save_agent(agent, dir / "agents" / (stem + ".toml"));
+    }
+  return results;
+}
+
+}  // namespace ef::play
