@@ -10,6 +10,11 @@
 #include "evalforge/core/error.hpp"
 #include "ga/ratings.hpp"
 #include "play/match.hpp"
+#include "core/files.hpp"
+#include "data/games.hpp"
+#include "evalforge/core/rng.hpp"
+#include "play/agent_file.hpp"
+#include "play/external_match.hpp"
 
 namespace ef::app {
 
@@ -29,9 +34,87 @@ struct MatchArgs {
   std::string resume;
   std::string backend = "cpu";
   int threads = 0;
+  // Against an external GTP engine:
+  std::string opponent_cmd;
+  std::string agent = "swh";
+  int games = 2;
+  double move_timeout = 10;
+  int max_restarts = 3;
+  u64 seed = 1;
+  std::vector<std::string> openings_data;
+  int opening_moves = 8;
 };
 
+// A transcript square: a1..h8, "--" for a pass.
+std::string move_text(int m) {
+  return m < 0 ? "--" : fmt::format("{}{}", static_cast<char>('a' + m % 8), static_cast<char>('1' + m / 8));
+}
+
+// `evalforge match --opponent-cmd`: the agent against a GTP engine run as a child process.
+// Openings: the first opening_moves moves of random dataset games (passes made explicit), each
+// played twice with colours swapped; without --openings-data, the start position.
+void run_external(const MatchArgs& a) {
+  if (!a.config.empty() || !a.resume.empty()) fail("--opponent-cmd plays an agent file against an engine; drop --config/--resume");
+  const play::Agent agent = play::load_agent(a.agent);
+  play::ExternalMatchOptions o;
+  o.command = a.opponent_cmd;
+  o.games = a.games;
+  o.move_timeout_s = a.move_timeout;
+  o.max_restarts = a.max_restarts;
+  o.seed = a.seed;
+  if (!a.openings_data.empty()) {
+    const data::GameDatabase db =
+        data::load_games(std::vector<std::filesystem::path>(a.openings_data.begin(), a.openings_data.end()));
+    std::vector<const data::Game*> long_enough;
+    for (const auto& g : db.games)
+      if (static_cast<int>(g.moves.size()) > a.opening_moves) long_enough.push_back(&g);
+    if (long_enough.empty()) fail("--openings-data: no game has more than {} moves", a.opening_moves);
+    for (int k = 0; k < (a.games + 1) / 2; ++k) {
+      Rng rng(a.seed, Purpose::kGame, static_cast<u32>(k), 1u << 20, 0);
+      const data::Game& g = *long_enough[rng.below(static_cast<u32>(long_enough.size()))];
+      othello::Board b;
+      std::vector<int> moves;
+      for (int i = 0; i < a.opening_moves; ++i) {
+        if (!b.can_move()) {
+          b.pass();
+          moves.push_back(-1);
+        }
+        b.play(g.moves[i]);
+        moves.push_back(g.moves[i]);
+      }
+      o.openings.push_back(std::move(moves));
+    }
+  }
+  const auto games = play::play_external_match(agent, o, &std::cout);
+  std::vector<tournament::GameResult> results;
+  int forfeits = 0;
+  double disc_sum = 0;
+  int completed = 0;
+  for (const auto& g : games) {
+    const int s = g.agent_score();
+    results.push_back({0, 1, s > 0 ? 1.0 : (s < 0 ? 0.0 : 0.5)});
+    if (!g.completed) ++forfeits;
+    else disc_sum += s, ++completed;
+  }
+  if (!a.out.empty()) {
+    std::string t;
+    for (const auto& g : games) {
+      std::string moves;
+      for (int m : g.moves) moves += move_text(m);
+      t += fmt::format("{} {:+d}  # agent {}{}\n", moves, g.black_score, g.agent_black ? "black" : "white",
+                       g.completed ? "" : ", forfeit: " + g.error);
+    }
+    write_atomically(a.out, t);
+  }
+  const auto si = tournament::expected_score_interval(results, 2, 0);
+  fmt::print("{} vs '{}': {} games, wins {} draws {} losses {} (forfeits by the engine: {})\n", agent.name, a.opponent_cmd,
+             si.games, si.wins, si.draws, si.losses, forfeits);
+  fmt::print("score {:.3f}  95% interval [{:.3f}, {:.3f}] (Wilson); mean disc difference {:+.1f} over {} completed games\n",
+             si.mean, si.low95, si.high95, completed ? disc_sum / completed : 0.0, completed);
+}
+
 void run_match_command(const MatchArgs& a) {
+  if (!a.opponent_cmd.empty()) return run_external(a);
   play::MatchRunOptions o;
   o.backend = a.backend;
   o.threads = a.threads;
@@ -91,10 +174,21 @@ void register_match(CLI::App& app) {
   auto* cmd = app.add_subcommand("match", "The paper's match experiment: two learning n-tuple agents play rounds of "
                                           "games (resumable run directory)");
   cmd->add_option("--config", a->config, "Match config (TOML), e.g. configs/paper-match.toml or configs/match-2core.toml");
-  cmd->add_option("--out", a->out, "Run directory (default runs/match-DATE-TIME)");
+  cmd->add_option("--out", a->out, "Run directory (default runs/match-DATE-TIME); with --opponent-cmd: a transcript file");
   cmd->add_option("--resume", a->resume, "Continue the match in this directory");
   cmd->add_option("--threads", a->threads, "CPU worker threads (0 = all)")->check(CLI::Range(0, 1024));
   cmd->add_option("--backend", a->backend, "cpu, cuda or auto");
+  auto* ext = cmd->add_option_group("external engine", "Play an agent against a GTP engine run as a child process");
+  ext->add_option("--opponent-cmd", a->opponent_cmd, "Engine command line (run by /bin/sh -c), speaking GTP");
+  ext->add_option("--agent", a->agent, "Our agent: file (.toml) or built-in (swh, random)");
+  ext->add_option("--games", a->games, "Games (pairs of openings, colours swapped)")->check(CLI::Range(1, 10000000));
+  ext->add_option("--move-timeout", a->move_timeout, "Seconds the engine may take per command")
+      ->check(CLI::Range(0.01, 86400.0));
+  ext->add_option("--max-restarts", a->max_restarts, "Engine restarts allowed before giving up")
+      ->check(CLI::Range(0, 1000000));
+  ext->add_option("--seed", a->seed, "Seed of the openings and of the agent's random moves");
+  ext->add_option("--openings-data", a->openings_data, "Game records whose first moves are the openings")->take_all();
+  ext->add_option("--opening-moves", a->opening_moves, "Moves of each opening")->check(CLI::Range(0, 50));
   cmd->callback([a] { run_match_command(*a); });
 }
 

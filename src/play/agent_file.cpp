@@ -119,7 +119,7 @@ void save_networks(const Agent& agent, const fs::path& file) {
   std::string packed;
   {
     z_stream z{};
-    if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
       fail("{}: zlib initialisation failed", file.string());
     packed.resize(packed_size);
     z.next_in = reinterpret_cast<Bytef*>(b.data());
