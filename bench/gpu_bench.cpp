@@ -8,8 +8,15 @@
 // whole generation; the output says so. The GPU side runs the whole generation. Both run
 // the same jobs, and the jobs measured on both are compared bit for bit.
 //
+// Then self-play (Backend::play): whole games of an Edax-shape n-tuple agent (pseudo-random
+// weights, as bench/solve_bench's games) against itself from random 8-ply openings, at depth 1,
+// depth 4, and depth 4 with exact solves from 14 empties: games/s and nodes/s on the CPU backend
+// (all threads) and the CUDA backend, each the median of several runs, and their ratio. The
+// CPU plays a smaller batch (a prefix of the GPU's), whose records are compared with the GPU's.
+//
 // Usage: gpu_bench [--data FILE] [--games N] [--threads T] [--cpu-jobs N] [--repeats R]
 //                  [--l2-experiment] [--json FILE]
+//                  [--games-only | --no-games] [--cpu-games N] [--gpu-games N]
 #include <fmt/core.h>
 #include <algorithm>
 #include <chrono>
@@ -24,6 +31,8 @@
 #include "evalforge/backend.hpp"
 #include "evalforge/core/error.hpp"
 #include "evalforge/cuda_backend.hpp"
+#include "evalforge/games/othello_game.hpp"
+#include "eval/shape.hpp"
 #include "ga/decoder.hpp"
 #include "ga/generation_batch.hpp"
 #include "ga/islands.hpp"
@@ -40,12 +49,16 @@ struct Args {
   int repeats = 2;
   bool l2_experiment = false;
   std::string json;
+  bool run_training = true;    // --games-only: false
+  bool run_games = true;       // --no-games: false
+  int cpu_games = 0;           // games per CPU batch (0: per configuration, scaled by threads)
+  int gpu_games = 0;           // games per GPU batch (0: per configuration)
 };
 
 [[noreturn]] void usage(const std::string& problem) {
   fmt::print(stderr,
              "gpu_bench: {}\nusage: gpu_bench [--data FILE] [--games N] [--threads T] [--cpu-jobs N] [--repeats R] "
-             "[--l2-experiment] [--json FILE]\n",
+             "[--l2-experiment] [--json FILE] [--games-only | --no-games] [--cpu-games N] [--gpu-games N]\n",
              problem);
   std::exit(2);
 }
@@ -72,9 +85,14 @@ Args parse(int argc, char** argv) {
     else if (flag == "--repeats") a.repeats = static_cast<int>(number(1, 100));
     else if (flag == "--l2-experiment") a.l2_experiment = true;
     else if (flag == "--json") a.json = value();
+    else if (flag == "--games-only") a.run_training = false;
+    else if (flag == "--no-games") a.run_games = false;
+    else if (flag == "--cpu-games") a.cpu_games = static_cast<int>(number(1, 10'000'000));
+    else if (flag == "--gpu-games") a.gpu_games = static_cast<int>(number(1, 16'000'000));
     else if (flag == "--help" || flag == "-h") usage("help");
     else usage("unknown argument " + flag);
   }
+  if (!a.run_training && !a.run_games) usage("--games-only and --no-games leave nothing to measure");
   return a;
 }
 
@@ -114,13 +132,142 @@ bool same(const TrainResult& a, const TrainResult& b) {
          a.eval_loss.count == b.eval_loss.count;
 }
 
+
+// ---- self-play ----------------------------------------------------------------------------------
+
+struct GameConfig {
+  std::string name;
+  search::OthelloLimits limits;
+  int cpu_games_per_thread;  // CPU batch: this many games a thread (a few tenths of a second)
+  int gpu_games;             // GPU batch: enough games to fill an H200 (~50,000 resident threads)
+};
+
+// The n-tuple agent of bench/solve_bench's games: the Edax shape, one network for every move,
+// weights pseudo-random within +-0.5 disc.
+play::Agent bench_agent(const GameConfig& c) {
+  std::array<int, ntuple::kMoveNumbers> geometry_of_move{};
+  play::Agent a = play::ntuple_agent_per_move("edax-shape", {ntuple::edax_shape().geometry()}, {"edax"},
+                                              geometry_of_move, c.limits);
+  // One network for all moves (ntuple_agent_per_move made 61 zero ones).
+  a.networks.resize(1);
+  a.network_of_move.fill(0);
+  Rng rng(7, Purpose::kGame, 0xBE);
+  for (i32& w : a.networks[0].weights) w = static_cast<i32>(rng.below(1u << 16)) - (1 << 15);
+  a.validate();
+  return a;
+}
+
+// Games from random 8-ply openings (game k from opening k), both sides the agent `handle`.
+std::vector<GameJob> bench_games(std::size_t n, int handle) {
+  std::vector<GameJob> jobs(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    Rng rng(2024, Purpose::kGame, static_cast<u32>(k));
+    othello::Position p;
+    for (int i = 0; i < 8; ++i) p = games::Othello::play(p, rng.random_bit(games::Othello::moves(p)));
+    jobs[k].black = jobs[k].white = handle;
+    jobs[k].start = p;
+    jobs[k].seed = 1;
+    jobs[k].game = static_cast<u32>(k);
+  }
+  return jobs;
+}
+
+struct GameFigures {
+  std::size_t games = 0;
+  double median_seconds = 0, games_per_s = 0, nodes_per_s = 0;
+  u64 nodes = 0;  // of one run
+  std::vector<double> seconds;
+};
+
+GameFigures measure_games(Backend& backend, std::span<const GameJob> jobs, int runs, std::vector<play::GameRecord>& records) {
+  GameFigures f;
+  f.games = jobs.size();
+  records.assign(jobs.size(), play::GameRecord{});
+  for (int r = 0; r < runs; ++r) {
+    const auto t = std::chrono::steady_clock::now();
+    backend.play(jobs, records);
+    f.seconds.push_back(seconds_since(t));
+  }
+  std::vector<double> sorted = f.seconds;
+  std::sort(sorted.begin(), sorted.end());
+  f.median_seconds = sorted.size() % 2 ? sorted[sorted.size() / 2]
+                                       : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
+  for (const auto& rec : records) f.nodes += rec.nodes;
+  f.games_per_s = static_cast<double>(f.games) / f.median_seconds;
+  f.nodes_per_s = static_cast<double>(f.nodes) / f.median_seconds;
+  return f;
+}
+
+nlohmann::json figures_json(const GameFigures& f) {
+  return {{"games", f.games},       {"median_seconds", f.median_seconds}, {"seconds_all_runs", f.seconds},
+          {"games_per_s", f.games_per_s}, {"nodes", f.nodes},            {"nodes_per_s", f.nodes_per_s}};
+}
+
+void games_bench(const Args& a, int threads, Backend& cpu, Backend* gpu, const std::string& why, nlohmann::json& out) {
+  const std::vector<GameConfig> configs{{"ntuple depth 1", {1, -1}, 1024, 65536},
+                                        {"ntuple depth 4", {4, -1}, 32, 32768},
+                                        {"ntuple depth 4, exact from 14", {4, 14}, 16, 16384}};
+  const int runs = std::max(3, a.repeats);
+  fmt::print("\nself-play: Edax-shape n-tuple agent (pseudo-random weights) against itself from random 8-ply openings; "
+             "median of {} runs\n",
+             runs);
+  fmt::print("{:<32} {:>14} {:>14} {:>14} {:>14} {:>9} {:>8}\n", "configuration", "CPU games/s", "CPU nodes/s",
+             "GPU games/s", "GPU nodes/s", "GPU/CPU", "parity");
+  for (const GameConfig& c : configs) {
+    const play::Agent agent = bench_agent(c);
+    const int hc = cpu.add_agent(agent);
+    const std::size_t cpu_n = static_cast<std::size_t>(a.cpu_games > 0 ? a.cpu_games : c.cpu_games_per_thread * threads);
+    const std::size_t gpu_n = static_cast<std::size_t>(a.gpu_games > 0 ? a.gpu_games : c.gpu_games);
+    const auto jobs = bench_games(std::max(cpu_n, gpu ? gpu_n : 0), hc);
+    std::vector<play::GameRecord> cpu_records, gpu_records;
+    const GameFigures fc = measure_games(cpu, std::span(jobs).first(cpu_n), runs, cpu_records);
+    nlohmann::json j{{"configuration", c.name},
+                     {"depth", c.limits.depth},
+                     {"exact_empties", c.limits.exact_empties},
+                     {"cpu", figures_json(fc)}};
+    j["cpu"]["backend"] = cpu.name();
+    std::string gpu_games = "-", gpu_nodes = "-", ratio = "-", parity = "-";
+    if (gpu) {
+      const int hg = gpu->add_agent(agent);
+      if (hg != hc) fail("the backends numbered an agent differently");
+      {
+        // Warm-up: the stack limit, the arena and the clocks.
+        std::vector<play::GameRecord> r;
+        measure_games(*gpu, std::span(jobs).first(std::min<std::size_t>(jobs.size(), 256)), 1, r);
+      }
+      const GameFigures fg = measure_games(*gpu, std::span(jobs).first(gpu_n), runs, gpu_records);
+      std::size_t same = 0;
+      const std::size_t compared = std::min(cpu_n, gpu_n);
+      for (std::size_t k = 0; k < compared; ++k) {
+        const auto &x = cpu_records[k], &y = gpu_records[k];
+        same += x.plies == y.plies && x.black_score == y.black_score && std::equal(x.moves, x.moves + x.plies, y.moves);
+      }
+      const auto stats = cuda_batch_stats(*gpu);
+      j["gpu"] = figures_json(fg);
+      j["gpu"]["backend"] = gpu->name();
+      j["gpu"]["chunks"] = stats ? stats->chunks : 0;
+      j["gpu_over_cpu"] = fg.games_per_s / fc.games_per_s;
+      j["parity_games_identical"] = same;
+      j["parity_games_compared"] = compared;
+      gpu_games = fmt::format("{:.4g}", fg.games_per_s);
+      gpu_nodes = fmt::format("{:.4g}", fg.nodes_per_s);
+      ratio = fmt::format("{:.2f}x", fg.games_per_s / fc.games_per_s);
+      parity = fmt::format("{}/{}", same, compared);
+    }
+    fmt::print("{:<32} {:>14.4g} {:>14.4g} {:>14} {:>14} {:>9} {:>8}\n", c.name, fc.games_per_s, fc.nodes_per_s,
+               gpu_games, gpu_nodes, ratio, parity);
+    fmt::print("  CPU: {} games a run ({}){}\n", cpu_n, cpu.name(), gpu ? fmt::format("; GPU: {} games a run", gpu_n) : "");
+    out["games"].push_back(j);
+  }
+  if (!gpu) fmt::print("GPU games: {}\n", why);
+}
+
 }  // namespace
 
-int main(int argc, char** argv) try {
-  const Args a = parse(argc, argv);
-  const int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  nlohmann::json out;
-
+// One paper-size generation of training, CPU (extrapolated) and GPU.
+void training_bench(const Args& a, int threads, Backend& cpu_backend, Backend* gpu, const std::string& why,
+                    nlohmann::json& out) {
+  Backend* const cpu = &cpu_backend;
   // The paper's setup (configs/paper.toml, with the paper's split by game).
   ga::SearchConfig config;
   config.islands.moves = {18, 22, 26, 30, 34, 38, 42, 46};
@@ -152,10 +299,6 @@ int main(int argc, char** argv) try {
   fmt::print("data: {} ({} games, {:.1f} s to load and replay)\n", out["data"].get<std::string>(), games.size(),
              seconds_since(t_data));
 
-  std::string why;
-  const bool gpu_ok = cuda_device_available(&why);
-  auto cpu = make_backend("cpu", threads);
-  std::unique_ptr<Backend> gpu = gpu_ok ? make_backend("cuda", threads) : nullptr;
   std::vector<ga::IslandFitnessData> fitness;
   for (const auto& island : islands_data) {
     const int h = cpu->add_positions(island.data);
@@ -294,6 +437,19 @@ int main(int argc, char** argv) try {
                               {"jobs_identical", agree_all}};
     }
   }
+}
+
+int main(int argc, char** argv) try {
+  const Args a = parse(argc, argv);
+  const int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  nlohmann::json out;
+  std::string why;
+  const bool gpu_ok = cuda_device_available(&why);
+  auto cpu = make_backend("cpu", threads);
+  std::unique_ptr<Backend> gpu = gpu_ok ? make_backend("cuda", threads) : nullptr;
+  if (!gpu) out["gpu_unavailable"] = why;
+  if (a.run_training) training_bench(a, threads, *cpu, gpu.get(), why, out);
+  if (a.run_games) games_bench(a, threads, *cpu, gpu.get(), why, out);
   if (!a.json.empty()) {
     std::ofstream f(a.json);
     if (!f) fail("{}: cannot write", a.json);

@@ -14,6 +14,14 @@
 // when that is smaller. Jobs are packed into chunks in order; each chunk is one launch, and
 // since jobs are independent the results do not depend on the split. A job that does not fit
 // even alone is an ef::Error that names the sizes.
+//
+// Self-play (add_agent / update_agent / play): an agent lives on the device in one allocation
+// of its own -- its geometries, every network's weights and an ntuple::Evaluator whose Stage
+// pointers point into that allocation -- plus a host copy of its AgentParams whose `ntuple`
+// is the device evaluator; update_agent builds the new copy, then frees the old one. Per play
+// batch: the AgentParams table, the games, the records and (when memory allows) a zeroed
+// endgame table per game go into the same arena as training chunks, chunked to the same
+// budget. The kernel and its layout: play_kernels.cu.
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 #include <algorithm>
@@ -25,10 +33,12 @@
 #include <numeric>
 #include <thread>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include "evalforge/core/error.hpp"
 #include "evalforge/core/parallel.hpp"
 #include "evalforge/cuda_backend.hpp"
+#include "play_kernels.hpp"
 #include "train_kernels.hpp"
 
 namespace ef {
@@ -41,6 +51,10 @@ void check(cudaError_t e, std::string_view what) {
   if (e != cudaSuccess) fail("CUDA backend: {}: {}", what, describe(e));
 }
 
+// Copied to and from the device byte for byte.
+static_assert(std::is_trivially_copyable_v<play::AgentParams> && std::is_trivially_copyable_v<play::GameRecord> &&
+              std::is_trivially_copyable_v<ntuple::Evaluator> && std::is_trivially_copyable_v<cuda::DeviceGame>);
+
 double mib(std::size_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
 
 // One cudaMalloc, freed on destruction.
@@ -48,7 +62,7 @@ class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   DeviceBuffer(std::size_t bytes, std::string_view what) : size_(bytes) {
-    if (bytes) check(cudaMalloc(&ptr_, bytes), fmt::format("allocating {:.1f} MiB for {}", mib(bytes), what));
+    if (bytes) check(cudaMalloc(&ptr_, bytes), fmt::format("cudaMalloc ({:.1f} MiB for {})", mib(bytes), what));
   }
   DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), size_(std::exchange(o.size_, 0)) {}
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
@@ -139,6 +153,7 @@ class CudaBackend final : public Backend {
   }
   ~CudaBackend() override {
     arena_.release();
+    agents_.clear();
     sets_.clear();
     if (stream_) cudaStreamDestroy(stream_);
   }
@@ -166,9 +181,34 @@ class CudaBackend final : public Backend {
 
   void train(std::span<const TrainJob> jobs, std::span<TrainResult> results) override;
 
+  int add_agent(const play::Agent& agent) override {
+    agents_.push_back(upload_agent(agent, agents_.size()));
+    return static_cast<int>(agents_.size()) - 1;
+  }
+
+  void update_agent(int handle, const play::Agent& agent) override {
+    if (handle < 0 || handle >= static_cast<int>(agents_.size())) fail("backend: no agent with handle {}", handle);
+    // The new copy first: if it fails, the old one stays usable.
+    DeviceAgent fresh = upload_agent(agent, static_cast<std::size_t>(handle));
+    agents_[handle] = std::move(fresh);  // frees the old device memory
+  }
+
+  void play(std::span<const GameJob> jobs, std::span<play::GameRecord> results) override;
+
   const std::optional<CudaBatchStats>& stats() const { return stats_; }
 
  private:
+  // An agent on the device: its memory (geometries, weights, evaluator) and its parameters,
+  // whose `ntuple` points at the device evaluator (null for other kinds).
+  struct DeviceAgent {
+    DeviceBuffer memory;
+    play::AgentParams params;
+  };
+  DeviceAgent upload_agent(const play::Agent& agent, std::size_t handle);
+  void ensure_play_stack();
+  // Plays one chunk (one launch); returns the device bytes it used.
+  std::size_t play_chunk(std::span<const GameJob> jobs, std::span<play::GameRecord> results, bool tables);
+
   void validate(std::span<const TrainJob> jobs, std::span<TrainResult> results) const;
   void run_chunk(std::span<const TrainJob> jobs, std::span<TrainResult> results, const ChunkPlan& plan,
                  const std::vector<std::span<const std::uint32_t>>& eval_lists,
@@ -179,7 +219,9 @@ class CudaBackend final : public Backend {
   cudaStream_t stream_ = nullptr;
   std::string name_;
   std::vector<ResidentSet> sets_;
-  DeviceBuffer arena_;  // the chunk memory, kept across batches and grown when a chunk needs more
+  std::vector<DeviceAgent> agents_;
+  bool play_stack_set_ = false;
+  DeviceBuffer arena_;  // the chunk memory (training and play), kept across batches and grown when a chunk needs more
   std::optional<CudaBatchStats> stats_;
 };
 
@@ -456,6 +498,181 @@ void CudaBackend::run_chunk(std::span<const TrainJob> jobs, std::span<TrainResul
     }
   }
   check(cudaStreamSynchronize(stream_), "reading weights");
+}
+
+CudaBackend::DeviceAgent CudaBackend::upload_agent(const play::Agent& agent, std::size_t handle) {
+  agent.validate();
+  DeviceAgent d;
+  d.params = agent.params(nullptr);
+  if (agent.kind != play::EvaluatorKind::kNtuple) return d;
+  // One allocation: the geometries, each network's weights, then the evaluator that points at them.
+  const std::size_t geometry_bytes = aligned(agent.geometries.size() * sizeof(ntuple::Geometry));
+  std::vector<std::size_t> network_offset(agent.networks.size());
+  std::size_t bytes = geometry_bytes;
+  for (std::size_t k = 0; k < agent.networks.size(); ++k) {
+    network_offset[k] = bytes;
+    bytes += aligned(agent.networks[k].weights.size() * sizeof(i32));
+  }
+  const std::size_t evaluator_offset = bytes;
+  bytes += aligned(sizeof(ntuple::Evaluator));
+  d.memory = DeviceBuffer(bytes, fmt::format("agent {} ('{}': {} geometries, {} networks)", handle, agent.name,
+                                             agent.geometries.size(), agent.networks.size()));
+  std::byte* const base = d.memory.get();
+  auto* geometries = reinterpret_cast<ntuple::Geometry*>(base);
+  ntuple::Evaluator evaluator{};
+  for (int t = 0; t < ntuple::kMoveNumbers; ++t) {
+    const int k = agent.network_of_move[t];
+    const play::Network& n = agent.networks[k];
+    evaluator.stage_of_move[t] =
+        ntuple::Stage{geometries + n.geometry, reinterpret_cast<const i32*>(base + network_offset[k])};
+  }
+  const std::string what = fmt::format("cudaMemcpyAsync (uploading agent {} '{}')", handle, agent.name);
+  upload(geometries, agent.geometries.data(), agent.geometries.size(), stream_, what);
+  for (std::size_t k = 0; k < agent.networks.size(); ++k)
+    upload(reinterpret_cast<i32*>(base + network_offset[k]), agent.networks[k].weights.data(),
+           agent.networks[k].weights.size(), stream_, what);
+  upload(reinterpret_cast<ntuple::Evaluator*>(base + evaluator_offset), &evaluator, 1, stream_, what);
+  check(cudaStreamSynchronize(stream_), fmt::format("cudaStreamSynchronize (uploading agent {} '{}')", handle, agent.name));
+  d.params.ntuple = reinterpret_cast<const ntuple::Evaluator*>(base + evaluator_offset);
+  return d;
+}
+
+// The play kernel keeps its search frames in local memory: the per-thread stack must hold them
+// (play_kernels.cu). Raised once, before the first play launch, to the kernel's own figure or
+// kPlayStackBytes, whichever is larger; never lowered.
+void CudaBackend::ensure_play_stack() {
+  if (play_stack_set_) return;
+  cudaFuncAttributes attributes{};
+  check(cuda::play_kernel_attributes(&attributes), "cudaFuncGetAttributes (play kernel)");
+  const std::size_t kernel = (attributes.localSizeBytes + 1023) / 1024 * 1024;
+  const std::size_t want = std::max(cuda::kPlayStackBytes, kernel);
+  std::size_t current = 0;
+  check(cudaDeviceGetLimit(&current, cudaLimitStackSize), "cudaDeviceGetLimit (cudaLimitStackSize)");
+  if (current < want)
+    check(cudaDeviceSetLimit(cudaLimitStackSize, want),
+          fmt::format("cudaDeviceSetLimit (cudaLimitStackSize = {} bytes for the play kernel's search frames, which "
+                      "need {} bytes a thread)",
+                      want, attributes.localSizeBytes));
+  play_stack_set_ = true;
+}
+
+void CudaBackend::play(std::span<const GameJob> jobs, std::span<play::GameRecord> results) {
+  const auto t0 = std::chrono::steady_clock::now();
+  if (jobs.size() != results.size()) fail("backend: {} games but {} result slots", jobs.size(), results.size());
+  for (const GameJob& j : jobs)
+    for (int h : {j.black, j.white})
+      if (h < 0 || h >= static_cast<int>(agents_.size())) fail("backend: a game names no valid agent ({})", h);
+  if (jobs.empty()) return;
+  ensure_play_stack();
+
+  // Endgame tables are worth their memory only when some agent of the batch solves from
+  // kHashEmpties or more empties (the solver consults the table from there up).
+  bool want_tables = false;
+  for (const GameJob& j : jobs)
+    for (int h : {j.black, j.white}) {
+      const play::AgentParams& p = agents_[static_cast<std::size_t>(h)].params;
+      if (p.kind != play::EvaluatorKind::kRandom && p.limits.exact_empties >= search::endgame::kHashEmpties)
+        want_tables = true;
+    }
+
+  // The budget, as for training: free device memory plus the arena we hold, less a reserve, or
+  // EF_CUDA_MEMORY_LIMIT_MB when smaller.
+  std::size_t free_bytes = 0, total_bytes = 0;
+  check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo (planning a play batch)");
+  const std::size_t available = free_bytes + arena_.size();
+  const std::size_t reserve = reserve_bytes(total_bytes);
+  std::size_t budget = available > reserve ? available - reserve : 0;
+  const auto limit = memory_limit_from_env();
+  if (limit && *limit < budget) budget = *limit;
+
+  // Per chunk: the agent table and the alignment of its four sections; per game: its job, its
+  // record and, with tables, 2^kPlayTableBits entries.
+  const std::size_t fixed = aligned(agents_.size() * sizeof(play::AgentParams)) + 4 * kAlign;
+  const std::size_t plain_game = sizeof(cuda::DeviceGame) + sizeof(play::GameRecord);
+  const std::size_t table_bytes = sizeof(search::endgame::HashEntry) << cuda::kPlayTableBits;
+  // Tables "when memory allows": when a chunk with tables still holds as many games as the
+  // device runs at once (or the whole batch, if smaller). Otherwise concurrency is worth more
+  // than tables, which only save nodes.
+  int blocks_per_sm = 0, multiprocessors = 0;
+  check(cuda::play_kernel_occupancy(&blocks_per_sm), "cudaOccupancyMaxActiveBlocksPerMultiprocessor (play kernel)");
+  check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, 0),
+        "cudaDeviceGetAttribute (cudaDevAttrMultiProcessorCount)");
+  const std::size_t resident =
+      std::max<std::size_t>(1, static_cast<std::size_t>(blocks_per_sm) * static_cast<std::size_t>(multiprocessors) *
+                                   cuda::kPlayThreadsPerBlock);
+  const std::size_t want_concurrent = std::min(resident, jobs.size());
+  const bool tables = want_tables && budget > fixed && (budget - fixed) / (plain_game + table_bytes) >= want_concurrent;
+  const std::size_t game_bytes = plain_game + (tables ? table_bytes : 0);
+  if (budget < fixed + game_bytes)
+    fail("CUDA backend: a play batch needs at least {} bytes of device memory ({} agents' parameters and one game of "
+         "{} bytes) but the budget is {} bytes ({}); use the cpu backend",
+         fixed + game_bytes, agents_.size(), game_bytes, budget,
+         limit && *limit == budget ? fmt::format("{}={}", kCudaMemoryLimitEnv, std::getenv(kCudaMemoryLimitEnv))
+                                   : fmt::format("{:.1f} MiB free on the device", mib(free_bytes)));
+  constexpr std::size_t kMaxGamesPerLaunch = std::size_t{1} << 24;
+  const std::size_t per_chunk = std::min((budget - fixed) / game_bytes, kMaxGamesPerLaunch);
+
+  CudaBatchStats stats;
+  stats.jobs = jobs.size();
+  stats.budget_bytes = budget;
+  for (std::size_t first = 0; first < jobs.size(); first += per_chunk) {
+    const std::size_t n = std::min(per_chunk, jobs.size() - first);
+    stats.largest_chunk_bytes = std::max(stats.largest_chunk_bytes, play_chunk(jobs.subspan(first, n),
+                                                                              results.subspan(first, n), tables));
+    ++stats.chunks;
+  }
+  stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  stats_ = stats;
+}
+
+std::size_t CudaBackend::play_chunk(std::span<const GameJob> jobs, std::span<play::GameRecord> results, bool tables) {
+  const std::size_t n = jobs.size();
+  const u64 entries = tables ? u64{1} << cuda::kPlayTableBits : 0;
+  const std::size_t agent_bytes = agents_.size() * sizeof(play::AgentParams);
+  const std::size_t bytes = aligned(agent_bytes) + aligned(n * sizeof(cuda::DeviceGame)) +
+                            aligned(n * sizeof(play::GameRecord)) +
+                            aligned(n * entries * sizeof(search::endgame::HashEntry));
+  if (arena_.size() < bytes) {
+    arena_.release();  // free before allocating: the budget counted the old arena as available
+    arena_ = DeviceBuffer(bytes, fmt::format("a play chunk of {} games{}", n, tables ? " with endgame tables" : ""));
+  }
+  std::size_t cursor = 0;
+  auto take = [&](std::size_t size) {
+    std::byte* p = arena_.get() + cursor;
+    cursor += aligned(size);
+    if (cursor > arena_.size()) fail("CUDA backend: internal error: play chunk layout exceeds its plan");
+    return p;
+  };
+  auto* device_agents = reinterpret_cast<play::AgentParams*>(take(agent_bytes));
+  auto* device_games = reinterpret_cast<cuda::DeviceGame*>(take(n * sizeof(cuda::DeviceGame)));
+  auto* device_records = reinterpret_cast<play::GameRecord*>(take(n * sizeof(play::GameRecord)));
+  auto* device_tables =
+      tables ? reinterpret_cast<search::endgame::HashEntry*>(take(n * entries * sizeof(search::endgame::HashEntry)))
+             : nullptr;
+
+  std::vector<play::AgentParams> params;
+  params.reserve(agents_.size());
+  for (const DeviceAgent& a : agents_) params.push_back(a.params);
+  std::vector<cuda::DeviceGame> games(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    games[k].start = jobs[k].start;
+    games[k].seed = jobs[k].seed;
+    games[k].game = jobs[k].game;
+    games[k].black = jobs[k].black;
+    games[k].white = jobs[k].white;
+  }
+  upload(device_agents, params.data(), params.size(), stream_, "cudaMemcpyAsync (uploading the agent table)");
+  upload(device_games, games.data(), n, stream_, "cudaMemcpyAsync (uploading games)");
+  if (device_tables)
+    check(cudaMemsetAsync(device_tables, 0, n * entries * sizeof(search::endgame::HashEntry), stream_),
+          "cudaMemsetAsync (zeroing endgame tables)");
+  check(cuda::launch_play(device_agents, device_games, static_cast<int>(n), device_records, device_tables, entries,
+                          stream_),
+        fmt::format("launching the play kernel ({} games)", n));
+  check(cudaMemcpyAsync(results.data(), device_records, n * sizeof(play::GameRecord), cudaMemcpyDeviceToHost, stream_),
+        "cudaMemcpyAsync (reading game records)");
+  check(cudaStreamSynchronize(stream_), fmt::format("cudaStreamSynchronize (playing {} games)", n));
+  return bytes;
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # CUDA backend check on a GPU machine, as ONE command: configure and build for sm_90, run the
-# CPU-vs-GPU parity tests and `evalforge verify`, run the CPU-vs-GPU benchmark, print a summary
-# and write the figures as JSON into $OUT (or bench/results/ when OUT is unset).
+# CPU-vs-GPU parity tests (training and self-play games) and `evalforge verify` (a generation
+# and a games batch), run the CPU-vs-GPU benchmark (training, and games/s at depth 1, depth 4
+# and exact from 14), print a summary and write the figures as JSON into $OUT (or
+# bench/results/ when OUT is unset).
 #
 # The GPU machine has nvcc 13, CMake, ninja and a C++ compiler, but no Debian -dev packages and
 # no network. So the dependencies travel as .deb files, unpacked there with `dpkg -x` into a
@@ -165,23 +167,23 @@ data_args=()
 [[ -f $carry/data/logbook.gam.gz ]] && data_args=(--data "$carry/data/logbook.gam.gz")
 
 say "parity tests"
-"$dir/tests/evalforge_tests" --gtest_filter='*Cuda*:GenerationBatch*:NTuple*:Backend*' \
+"$dir/tests/evalforge_tests" --gtest_filter='*Cuda*:GenerationBatch*:NTuple*:Backend*:Play*' \
   --gtest_output="json:$out/gpu-check-tests.json" || fail "parity tests"
 
 say "evalforge verify"
 ev=$dir/evalforge
 "$ev" verify --config configs/quick.toml --json "$out/verify-quick.json" || fail "verify quick (batch 1)"
-"$ev" verify --config configs/quick.toml --generation 3 --batch 16 --json "$out/verify-quick-g3-b16.json" ||
+"$ev" verify --config configs/quick.toml --generation 3 --batch 16 --play-games 0 --json "$out/verify-quick-g3-b16.json" ||
   fail "verify quick generation 3, batch 16"
 if [[ ${#data_args[@]} -gt 0 ]]; then
-  "$ev" verify --config configs/paper.toml "${data_args[@]}" --individuals 64 --json "$out/verify-paper.json" ||
-    fail "verify paper (64 individuals, logbook)"
+  "$ev" verify --config configs/paper.toml "${data_args[@]}" --individuals 64 --play-games 2048 \
+    --json "$out/verify-paper.json" || fail "verify paper (64 individuals, logbook; 2048 games)"
 else
-  "$ev" verify --config configs/paper.toml --games 20000 --individuals 64 --json "$out/verify-paper.json" ||
-    fail "verify paper (64 individuals, 20,000 generated games)"
+  "$ev" verify --config configs/paper.toml --games 20000 --individuals 64 --play-games 2048 \
+    --json "$out/verify-paper.json" || fail "verify paper (64 individuals, 20,000 generated games; 2048 games)"
 fi
 
-say "benchmark: CPU vs GPU, one paper-size generation"
+say "benchmark: CPU vs GPU, one paper-size generation, then self-play games/s"
 "$dir/bench/gpu_bench" "${data_args[@]}" --repeats 3 --l2-experiment --json "$out/gpu-bench.json" || fail "gpu_bench"
 
 say "full test suite (informational)"
@@ -199,7 +201,7 @@ def load(name):
 tests = load("gpu-check-tests.json")
 summary = {"status": "ok" if status == 0 else "failed",
            "tests": {k: tests.get(k) for k in ("tests", "failures", "disabled", "errors")},
-           "verify": {n: {k: load(n).get(k) for k in ("identical", "jobs", "reference_seconds", "tested_seconds", "first_difference")}
+           "verify": {n: {k: load(n).get(k) for k in ("identical", "training_identical", "jobs", "reference_seconds", "tested_seconds", "first_difference", "games")}
                       for n in ("verify-quick.json", "verify-quick-g3-b16.json", "verify-paper.json")},
            "bench": load("gpu-bench.json")}
 with open(os.path.join(out, "gpu-check-summary.json"), "w") as f: json.dump(summary, f, indent=2)
@@ -210,6 +212,12 @@ print(f"CPU: {c.get('seconds_per_generation')} s/generation (extrapolated from {
 print(f"GPU: {g.get('seconds_per_generation')} s/generation, {g.get('training_samples_per_s')} samples/s, ratio {b.get('gpu_over_cpu')}")
 print(f"GPU bound: {g.get('bound_seconds_4byte')} s (4-byte) / {g.get('bound_seconds_sectors')} s (sectors) at {g.get('memory_bandwidth_bytes_per_s')} B/s")
 print(f"L2 experiment: {b.get('l2_experiment')}")
+for n, v in summary["verify"].items():
+    gm = v.get("games") or {}
+    if gm: print(f"{n} games: {gm.get('games')} identical={gm.get('identical')} cpu {gm.get('reference_seconds')} s, cuda {gm.get('tested_seconds')} s {gm.get('first_difference', '')}")
+for gm in b.get("games") or []:
+    gc, gg = gm.get("cpu") or {}, gm.get("gpu") or {}
+    print(f"games/s {gm.get('configuration')}: CPU {gc.get('games_per_s')} ({gc.get('games')} games), GPU {gg.get('games_per_s')} ({gg.get('games')} games), ratio {gm.get('gpu_over_cpu')}, parity {gm.get('parity_games_identical')}/{gm.get('parity_games_compared')}")
 EOF
 fi
 echo "gpu-check: $([[ $status == 0 ]] && echo OK || echo FAILED) in ${SECONDS}s; files in $out"

@@ -1,8 +1,11 @@
 // CPU vs CUDA backend: the same jobs must give the same bits (loss sums, epoch losses,
-// weights). Compiled in every build; the tests that need a device skip, saying why, in a
+// weights), and the same self-play batches the same games (move lists, plies, scores). Compiled in every build; the tests that need a device skip, saying why, in a
 // build without CUDA or on a machine without a device. The no-device tests run there instead.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +17,8 @@
 #include "evalforge/core/rng.hpp"
 #include "evalforge/cuda_backend.hpp"
 #include "evalforge/eval/ntuple_lanes.hpp"
+#include "evalforge/games/othello_game.hpp"
+#include "play/agent_file.hpp"
 
 using namespace ef;
 using namespace ef::ntuple;
@@ -354,6 +359,240 @@ TEST(CudaParity, BadIdsAreAnErrorNotACrash) {
   EXPECT_THROW(gpu->train({&j, 1}, r), Error);
 }
 
+// ---- self-play: the same GameJob batch on both backends gives the same records ---------------
+
+namespace {
+
+// A position after `plies` uniformly random moves from the start (odd plies: white to move).
+othello::Position random_start(u32 index, int plies) {
+  Rng rng(4242, Purpose::kDatagen, index);
+  othello::Position p;
+  for (int i = 0; i < plies; ++i) {
+    const u64 moves = games::Othello::moves(p);
+    if (!moves) break;
+    p = games::Othello::play(p, rng.random_bit(moves));
+  }
+  return p;
+}
+
+// An Edax-shape n-tuple agent with one network per move number, small nonzero pseudo-random
+// weights (+-0.5 disc).
+play::Agent edax_agent(u64 seed, search::OthelloLimits limits, double epsilon = 0.0) {
+  std::array<int, kMoveNumbers> geometry_of_move{};
+  play::Agent a = play::ntuple_agent_per_move("edax-random", {edax_shape().geometry()}, {"edax"}, geometry_of_move, limits);
+  a.epsilon = epsilon;
+  for (std::size_t k = 0; k < a.networks.size(); ++k) {
+    Rng rng(seed, Purpose::kPopulation, static_cast<u32>(k));
+    for (i32& w : a.networks[k].weights) w = static_cast<i32>(rng.below(static_cast<u32>(kOne))) - static_cast<i32>(kOne / 2);
+  }
+  return a;
+}
+
+play::Agent features_agent(search::OthelloLimits limits, double epsilon = 0.0) {
+  play::Agent a;
+  a.name = "features";
+  a.kind = play::EvaluatorKind::kFeatures;
+  a.limits = limits;
+  a.epsilon = epsilon;
+  a.features = play::parse_chromosome("14:42:0:0:4:0:4:10:2:7:9", features::Material::kFlips, "test");
+  return a;
+}
+
+play::Agent with_epsilon(play::Agent a, double epsilon) {
+  a.epsilon = epsilon;
+  return a;
+}
+
+// Every ordered pair of `agents` (handles), `per_pair` games each from random openings of 4
+// or 5 plies, game ids numbered through the batch.
+std::vector<GameJob> round_robin(const std::vector<int>& agents, int per_pair, u64 seed, u32 first_game = 0) {
+  std::vector<GameJob> jobs;
+  u32 game = first_game;
+  for (int b : agents)
+    for (int w : agents)
+      for (int k = 0; k < per_pair; ++k, ++game) {
+        GameJob j;
+        j.black = b;
+        j.white = w;
+        j.start = random_start(game, 4 + static_cast<int>(game % 2));
+        j.seed = seed;
+        j.game = game;
+        jobs.push_back(j);
+      }
+  return jobs;
+}
+
+std::string describe_record(const play::GameRecord& r) {
+  return fmt::format("plies {}, score {}, moves {}", r.plies, r.black_score,
+                     fmt::join(std::vector<int>(r.moves, r.moves + r.plies), " "));
+}
+
+void expect_same_games(const std::vector<GameJob>& jobs, const std::vector<play::GameRecord>& cpu,
+                       const std::vector<play::GameRecord>& gpu, const std::string& what) {
+  ASSERT_EQ(cpu.size(), gpu.size());
+  for (std::size_t k = 0; k < cpu.size(); ++k) {
+    const bool same = cpu[k].plies == gpu[k].plies && cpu[k].black_score == gpu[k].black_score &&
+                      std::equal(cpu[k].moves, cpu[k].moves + cpu[k].plies, gpu[k].moves);
+    EXPECT_TRUE(same) << what << ", game " << k << " (agents " << jobs[k].black << " vs " << jobs[k].white
+                      << "):\n  cpu  " << describe_record(cpu[k]) << "\n  cuda " << describe_record(gpu[k]);
+  }
+}
+
+// Adds `agents` to both backends (same handles), plays `jobs` on each, compares the records.
+struct GamePair {
+  std::unique_ptr<Backend> cpu = make_backend("cpu", 2);
+  std::unique_ptr<Backend> gpu = make_backend("cuda", 2);
+  std::vector<int> add(const std::vector<play::Agent>& agents) {
+    std::vector<int> handles;
+    for (const auto& a : agents) {
+      const int h = cpu->add_agent(a);
+      EXPECT_EQ(gpu->add_agent(a), h);
+      handles.push_back(h);
+    }
+    return handles;
+  }
+  // Returns the CUDA records (after comparing them with the CPU's).
+  std::vector<play::GameRecord> check(const std::vector<GameJob>& jobs, const std::string& what) {
+    std::vector<play::GameRecord> a(jobs.size()), b(jobs.size());
+    cpu->play(jobs, a);
+    gpu->play(jobs, b);
+    expect_same_games(jobs, a, b, what);
+    return b;
+  }
+};
+
+}  // namespace
+
+TEST(CudaParityGames, SwhDepthOneAndThree) {
+  REQUIRE_CUDA_DEVICE();
+  GamePair p;
+  const auto h = p.add({play::swh_agent({1, -1}), play::swh_agent({3, -1})});
+  const auto records = p.check(round_robin(h, 24, 1), "swh depth 1/3");
+  u64 nodes = 0;
+  for (const auto& r : records) nodes += r.nodes;
+  EXPECT_GT(nodes, 0u);  // the kernel searched and counted
+}
+
+TEST(CudaParityGames, FeaturesAgent) {
+  REQUIRE_CUDA_DEVICE();
+  GamePair p;
+  const auto h = p.add({features_agent({2, -1}), features_agent({3, -1}), play::swh_agent({2, -1})});
+  p.check(round_robin(h, 12, 2), "features");
+}
+
+TEST(CudaParityGames, RandomAgent) {
+  REQUIRE_CUDA_DEVICE();
+  GamePair p;
+  const auto h = p.add({play::random_agent(), play::swh_agent({1, -1})});
+  const auto records = p.check(round_robin(h, 32, 3), "random");
+  // random vs random games never search.
+  for (std::size_t k = 0; k < 32; ++k) EXPECT_EQ(records[k].nodes, 0u);
+}
+
+TEST(CudaParityGames, EpsilonPointOne) {
+  REQUIRE_CUDA_DEVICE();
+  GamePair p;
+  const auto h = p.add({with_epsilon(play::swh_agent({2, -1}), 0.1), features_agent({2, -1}, 0.1),
+                        with_epsilon(play::swh_agent({1, 10}), 0.1)});
+  p.check(round_robin(h, 16, 4), "epsilon 0.1");
+}
+
+TEST(CudaParityGames, EdaxShapeNtupleAgent) {
+  REQUIRE_CUDA_DEVICE();
+  GamePair p;
+  const auto h = p.add({edax_agent(7, {2, -1}), play::swh_agent({2, -1}), edax_agent(8, {1, -1}, 0.05)});
+  p.check(round_robin(h, 8, 5), "ntuple (Edax shape, per move)");
+}
+
+TEST(CudaParityGames, ExactEndgamesFromTwelveEmpties) {
+  REQUIRE_CUDA_DEVICE();
+  GamePair p;
+  const auto h = p.add({play::swh_agent({2, 12}), edax_agent(9, {1, 12}), features_agent({1, 12}, 0.1)});
+  p.check(round_robin(h, 12, 6), "exact from 12 empties");
+}
+
+TEST(CudaParityGames, MixedBatchAndUpdateAgent) {
+  REQUIRE_CUDA_DEVICE();
+  GamePair p;
+  const auto h = p.add({play::swh_agent({1, -1}), play::swh_agent({3, 14}), play::random_agent(),
+                        features_agent({2, 12}, 0.1), edax_agent(10, {2, 12}), edax_agent(11, {1, -1}, 0.1)});
+  // Shuffled pairings so that neighbouring threads play different agents and kinds.
+  std::vector<GameJob> jobs = round_robin(h, 4, 7);
+  for (std::size_t i = jobs.size(); i > 1; --i) {
+    Rng rng(5, Purpose::kShuffle, static_cast<u32>(i));
+    std::swap(jobs[i - 1], jobs[rng.below(static_cast<u32>(i))]);
+  }
+  const auto before = p.check(jobs, "mixed batch");
+  // Replace agent 4 (an n-tuple agent) by another network and agent 0 (swh) by an n-tuple agent:
+  // the same handles now play differently, on both backends alike.
+  const play::Agent replacement = edax_agent(99, {2, 12});
+  p.cpu->update_agent(h[4], replacement);
+  p.gpu->update_agent(h[4], replacement);
+  const play::Agent other = edax_agent(100, {1, -1});
+  p.cpu->update_agent(h[0], other);
+  p.gpu->update_agent(h[0], other);
+  const auto after = p.check(jobs, "mixed batch after update_agent");
+  int changed = 0;
+  for (std::size_t k = 0; k < jobs.size(); ++k)
+    if (jobs[k].black == h[4] || jobs[k].white == h[4] || jobs[k].black == h[0] || jobs[k].white == h[0])
+      changed += before[k].plies != after[k].plies ||
+                 !std::equal(before[k].moves, before[k].moves + before[k].plies, after[k].moves);
+  EXPECT_GT(changed, 0);
+  EXPECT_THROW(p.gpu->update_agent(static_cast<int>(h.size()), other), Error);
+}
+
+TEST(CudaParityGames, BatchSplitIntoChunksGivesTheSameGames) {
+  REQUIRE_CUDA_DEVICE();
+  std::vector<play::GameRecord> reference;
+  const std::vector<play::Agent> agents{play::swh_agent({2, 12}), features_agent({1, 14}, 0.1)};
+  std::vector<GameJob> jobs;
+  {
+    GamePair p;
+    const auto h = p.add(agents);
+    jobs = round_robin(h, 16, 8);
+    reference = p.check(jobs, "one chunk");
+  }
+  {
+    // 0.005 MiB holds about 20 games without endgame tables: the 64 games split into chunks.
+    ScopedEnv limit(kCudaMemoryLimitEnv, "0.005");
+    GamePair p;
+    p.add(agents);
+    p.check(jobs, "split batch");
+    const auto stats = cuda_batch_stats(*p.gpu);
+    ASSERT_TRUE(stats.has_value());
+    EXPECT_GT(stats->chunks, 2u);
+    EXPECT_EQ(stats->jobs, jobs.size());
+    EXPECT_LE(stats->largest_chunk_bytes, stats->budget_bytes);
+  }
+  {
+    ScopedEnv limit(kCudaMemoryLimitEnv, "0.0001");
+    auto gpu = make_backend("cuda", 1);
+    for (const auto& a : agents) gpu->add_agent(a);
+    std::vector<play::GameRecord> r(jobs.size());
+    try {
+      gpu->play(jobs, r);
+      ADD_FAILURE() << "a play batch larger than the memory budget ran";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(kCudaMemoryLimitEnv), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(CudaParityGames, BadJobsAreErrorsNotCrashes) {
+  REQUIRE_CUDA_DEVICE();
+  auto gpu = make_backend("cuda", 1);
+  const int h = gpu->add_agent(play::swh_agent());
+  std::vector<GameJob> jobs = round_robin({h}, 2, 1);
+  std::vector<play::GameRecord> one(1), two(2);
+  EXPECT_THROW(gpu->play(jobs, one), Error);
+  jobs[1].white = 3;
+  EXPECT_THROW(gpu->play(jobs, two), Error);
+  jobs[1].white = -1;
+  EXPECT_THROW(gpu->play(jobs, two), Error);
+  EXPECT_THROW(gpu->add_agent(play::swh_agent({play::kMaxDepth + 1, -1})), Error);
+  gpu->play({}, {});  // an empty batch is fine
+}
+
 #if defined(EF_EVALFORGE_BIN) && defined(EF_SOURCE_DIR)
 // `evalforge verify`: exit 0 when the backends agree, 4 with a "no CUDA ..." line without a device.
 TEST(CudaParity, VerifyCommand) {
@@ -368,6 +607,7 @@ TEST(CudaParity, VerifyCommand) {
   if (cuda_device_available(&why)) {
     EXPECT_EQ(WEXITSTATUS(status), 0) << text.str();
     EXPECT_NE(text.str().find("identical"), std::string::npos) << text.str();
+    EXPECT_NE(text.str().find("games: 256 identical"), std::string::npos) << text.str();  // the default games check
   } else {
     EXPECT_EQ(WEXITSTATUS(status), 4) << text.str();
     EXPECT_NE(text.str().find("no CUDA"), std::string::npos) << text.str();
@@ -375,13 +615,14 @@ TEST(CudaParity, VerifyCommand) {
 }
 
 // The same procedure with the CPU as the backend under test (one thread against all): runs
-// everywhere, so the batch building, job selection and comparison of `verify` are exercised
-// without a GPU. Generation 2 is reached by evolving, and mini-batches are used.
+// everywhere, so the batch building, job selection and comparison of `verify` (training and
+// games) are exercised without a GPU. Generation 2 is reached by evolving, and mini-batches are
+// used.
 TEST(CudaParity, VerifyCommandWithTheCpuUnderTest) {
   const auto log = std::filesystem::temp_directory_path() / "ef_cpu_verify.log";
   const auto json = std::filesystem::temp_directory_path() / "ef_cpu_verify.json";
   const std::string cmd = std::string(EF_EVALFORGE_BIN) + " verify --backend cpu --config " + EF_SOURCE_DIR +
-                          "/configs/quick.toml --individuals 5 --games 1200 --generation 2 --batch 8 --json " +
+                          "/configs/quick.toml --individuals 5 --games 1200 --generation 2 --batch 8 --play-games 64 --json " +
                           json.string() + " > " + log.string() + " 2>&1";
   const int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status));
@@ -392,5 +633,9 @@ TEST(CudaParity, VerifyCommandWithTheCpuUnderTest) {
   EXPECT_NE(text.str().find("identical"), std::string::npos) << text.str();
   EXPECT_NE(report.str().find("\"identical\": true"), std::string::npos) << report.str();
   EXPECT_NE(report.str().find("\"jobs\": 6"), std::string::npos) << report.str();
+  // The self-play part: 64 games on one thread against all threads, move for move.
+  EXPECT_NE(text.str().find("games: 64 identical"), std::string::npos) << text.str();
+  EXPECT_NE(report.str().find("\"training_identical\": true"), std::string::npos) << report.str();
+  EXPECT_NE(report.str().find("\"games\": 64"), std::string::npos) << report.str();
 }
 #endif

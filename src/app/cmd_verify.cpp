@@ -1,18 +1,25 @@
 // evalforge verify: one generation of the shape search, run on the CPU (the reference) and on
 // the CUDA backend, compared bit for bit: every job's loss sums, and for one extra job its
-// epoch losses and every trained weight. Exit status: 0 identical, 1 a difference (the first is
-// printed), 2 a user error, 4 no CUDA device (or no CUDA backend in this build).
+// epoch losses and every trained weight. Then a self-play batch (--play-games, 256 by default:
+// SWH depth 3 against an Edax-shape n-tuple agent with nonzero weights, both at epsilon 0.05 and
+// exact from 14 empties, from random openings) on both backends, compared move for move.
+// Exit status: 0 identical, 1 a difference (the first of each part is printed), 2 a user error,
+// 4 no CUDA device (or no CUDA backend in this build).
 // `--backend cpu` checks the CPU backend on one thread against the CPU on all threads instead:
 // the same procedure, runnable without a GPU (the tests use it).
 #include <fmt/core.h>
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include "app/commands.hpp"
 #include "app/options.hpp"
 #include "data/generate.hpp"
+#include "eval/shape.hpp"
 #include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
 #include "evalforge/cuda_backend.hpp"
 #include "ga/generation_batch.hpp"
 #include "ga/islands.hpp"
@@ -33,6 +40,7 @@ struct VerifyArgs {
   int individuals = 0;  // 0: all
   int batch_size = 0;   // 0: the config's
   int threads = 0;
+  int play_games = 256;  // self-play games compared (0: none)
   std::string backend = "cuda";  // the backend under test; the reference is always the CPU
   std::string json;
 };
@@ -74,6 +82,115 @@ std::optional<Difference> first_difference(const std::vector<TrainResult>& cpu, 
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+
+// ---- self-play part -------------------------------------------------------------------------
+
+// The agents of the games check: SWH depth 3 and an Edax-shape n-tuple agent (depth 3, one
+// network per phase of 15 moves, pseudo-random weights of up to +-0.5 disc), both exploring at
+// epsilon 0.05 and solving exactly from 14 empties (through the endgame tables).
+std::vector<play::Agent> verify_agents() {
+  constexpr search::OthelloLimits kLimits{3, 14};
+  play::Agent swh = play::swh_agent(kLimits);
+  swh.epsilon = 0.05;
+  play::Agent nt;
+  nt.name = "edax-shape (pseudo-random weights)";
+  nt.kind = play::EvaluatorKind::kNtuple;
+  nt.limits = kLimits;
+  nt.epsilon = 0.05;
+  nt.geometries = {ntuple::edax_shape().geometry()};
+  nt.geometry_names = {"edax"};
+  constexpr int kPhases = 4;
+  for (int k = 0; k < kPhases; ++k) {
+    play::Network n;
+    n.weights.resize(nt.geometries[0].num_weights());
+    Rng rng(2024, Purpose::kPopulation, 0xED, static_cast<u32>(k));
+    for (i32& w : n.weights) w = static_cast<i32>(rng.below(static_cast<u32>(ntuple::kOne))) - static_cast<i32>(ntuple::kOne / 2);
+    nt.networks.push_back(std::move(n));
+  }
+  for (int t = 0; t < ntuple::kMoveNumbers; ++t) nt.network_of_move[t] = std::min(t / 15, kPhases - 1);
+  nt.validate();
+  return {swh, nt};
+}
+
+// n games between agent handles a and b, colours alternating, each from its own random opening
+// of 4 or 5 plies (either side to move), game ids 0..n-1 of seed 1.
+std::vector<GameJob> verify_games(int n, int a, int b) {
+  std::vector<GameJob> jobs;
+  for (int k = 0; k < n; ++k) {
+    GameJob j;
+    j.black = k % 2 ? b : a;
+    j.white = k % 2 ? a : b;
+    Rng rng(1, Purpose::kDatagen, 0x6A3E, static_cast<u32>(k));
+    for (int i = 0; i < 4 + k % 2; ++i) j.start = games::Othello::play(j.start, rng.random_bit(games::Othello::moves(j.start)));
+    j.seed = 1;
+    j.game = static_cast<u32>(k);
+    jobs.push_back(j);
+  }
+  return jobs;
+}
+
+struct GameDifference {
+  std::size_t game;
+  std::string what;
+};
+
+std::optional<GameDifference> first_game_difference(const std::vector<play::GameRecord>& cpu,
+                                                    const std::vector<play::GameRecord>& cuda) {
+  for (std::size_t k = 0; k < cpu.size(); ++k) {
+    const play::GameRecord &a = cpu[k], &b = cuda[k];
+    const int common = std::min(a.plies, b.plies);
+    for (int i = 0; i < common; ++i)
+      if (a.moves[i] != b.moves[i])
+        return GameDifference{k, fmt::format("ply {}: move {} vs {}", i, a.moves[i], b.moves[i])};
+    if (a.plies != b.plies) return GameDifference{k, fmt::format("plies {} vs {}", a.plies, b.plies)};
+    if (a.black_score != b.black_score)
+      return GameDifference{k, fmt::format("black score {} vs {}", a.black_score, b.black_score)};
+  }
+  return std::nullopt;
+}
+
+struct GamesOutcome {
+  int games = 0;
+  double reference_seconds = 0, tested_seconds = 0;
+  u64 reference_nodes = 0, tested_nodes = 0;
+  std::optional<GameDifference> diff;
+};
+
+GamesOutcome verify_games_on(Backend& cpu, Backend& tested, int n) {
+  const auto agents = verify_agents();
+  std::vector<int> handles;
+  for (const auto& a : agents) {
+    const int h = cpu.add_agent(a);
+    if (tested.add_agent(a) != h) fail("verify: the backends numbered an agent differently");
+    handles.push_back(h);
+  }
+  const auto jobs = verify_games(n, handles[0], handles[1]);
+  fmt::print("games: {} games, {} vs {} (depth {}, exact from {} empties, epsilon {}), colours alternating\n", n,
+             agents[0].name, agents[1].name, agents[0].limits.depth, agents[0].limits.exact_empties, agents[0].epsilon);
+  GamesOutcome o;
+  o.games = n;
+  std::vector<play::GameRecord> on_cpu(jobs.size()), on_tested(jobs.size());
+  auto t0 = std::chrono::steady_clock::now();
+  cpu.play(jobs, on_cpu);
+  o.reference_seconds = seconds_since(t0);
+  t0 = std::chrono::steady_clock::now();
+  tested.play(jobs, on_tested);
+  o.tested_seconds = seconds_since(t0);
+  for (const auto& r : on_cpu) o.reference_nodes += r.nodes;
+  for (const auto& r : on_tested) o.tested_nodes += r.nodes;
+  fmt::print("  {}: {:.3f} s ({} nodes)\n  {}: {:.3f} s ({} nodes)\n", cpu.name(), o.reference_seconds,
+             o.reference_nodes, tested.name(), o.tested_seconds, o.tested_nodes);
+  o.diff = first_game_difference(on_cpu, on_tested);
+  if (o.diff) {
+    const GameJob& j = jobs[o.diff->game];
+    fmt::print("DIFFERENT: game {} ({} black): {} ({} vs {})\n", o.diff->game, j.black == handles[0] ? "swh" : "ntuple",
+               o.diff->what, cpu.name(), tested.name());
+  } else {
+    fmt::print("games: {} identical (move lists, plies and scores)\n", n);
+  }
+  return o;
 }
 
 void run_verify(const VerifyArgs& a) {
@@ -168,6 +285,17 @@ void run_verify(const VerifyArgs& a) {
   fmt::print("  {}: {:.3f} s\n  {}: {:.3f} s\n", cpu->name(), cpu_s, cuda->name(), cuda_s);
 
   const auto diff = first_difference(on_cpu, on_cuda);
+  if (diff)
+    fmt::print("DIFFERENT: job {} (island {}, slot {}): {}: {} {} vs {} {}\n", diff->job, who[diff->job].first,
+               who[diff->job].second, diff->what, cpu->name(), diff->cpu, cuda->name(), diff->cuda);
+  else
+    fmt::print("identical: all {} jobs' loss sums, {} epoch losses and {} weights agree bit for bit\n", jobs.size(),
+               on_cpu.back().epoch_loss.size(), on_cpu.back().weights.size());
+
+  std::optional<GamesOutcome> games_outcome;
+  if (a.play_games > 0) games_outcome = verify_games_on(*cpu, *cuda, a.play_games);
+  const bool games_identical = !games_outcome || !games_outcome->diff;
+
   if (!a.json.empty()) {
     nlohmann::json j{{"config", a.config},
                      {"data", data_name},
@@ -180,19 +308,24 @@ void run_verify(const VerifyArgs& a) {
                      {"tested_backend", cuda->name()},
                      {"reference_seconds", cpu_s},
                      {"tested_seconds", cuda_s},
-                     {"identical", !diff.has_value()}};
+                     {"training_identical", !diff.has_value()},
+                     {"identical", !diff.has_value() && games_identical}};
     if (diff)
       j["first_difference"] = {{"job", diff->job}, {"island", who[diff->job].first}, {"slot", who[diff->job].second},
                                {"what", diff->what}, {"reference", diff->cpu}, {"tested", diff->cuda}};
+    if (games_outcome) {
+      const GamesOutcome& g = *games_outcome;
+      j["games"] = {{"games", g.games},
+                    {"identical", !g.diff.has_value()},
+                    {"reference_seconds", g.reference_seconds},
+                    {"tested_seconds", g.tested_seconds},
+                    {"reference_nodes", g.reference_nodes},
+                    {"tested_nodes", g.tested_nodes}};
+      if (g.diff) j["games"]["first_difference"] = {{"game", g.diff->game}, {"what", g.diff->what}};
+    }
     std::ofstream(a.json) << j.dump(2) << "\n";
   }
-  if (diff) {
-    fmt::print("DIFFERENT: job {} (island {}, slot {}): {}: {} {} vs {} {}\n", diff->job, who[diff->job].first,
-               who[diff->job].second, diff->what, cpu->name(), diff->cpu, cuda->name(), diff->cuda);
-    throw ExitStatus{kExitDifferent};
-  }
-  fmt::print("identical: all {} jobs' loss sums, {} epoch losses and {} weights agree bit for bit\n", jobs.size(),
-             on_cpu.back().epoch_loss.size(), on_cpu.back().weights.size());
+  if (diff || !games_identical) throw ExitStatus{kExitDifferent};
 }
 
 }  // namespace
@@ -200,7 +333,8 @@ void run_verify(const VerifyArgs& a) {
 void register_verify(CLI::App& app) {
   auto a = std::make_shared<VerifyArgs>();
   auto* cmd = app.add_subcommand(
-      "verify", "Run one search generation on the CPU and CUDA backends and compare every output bit for bit");
+      "verify",
+      "Run one search generation and a self-play batch on the CPU and CUDA backends and compare every output bit for bit");
   cmd->add_option("--config", a->config, "Search config (TOML) whose generation is built")->capture_default_str();
   cmd->add_option("--data", a->data, "Game records (default: the config's [data] files, else generated games)")
       ->take_all();
@@ -214,6 +348,11 @@ void register_verify(CLI::App& app) {
       ->check(CLI::Range(0, 100'000'000));
   cmd->add_option("--batch", a->batch_size, "Override the config's training batch size")->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--threads", a->threads, "CPU worker threads (0 = all)")->check(CLI::Range(0, 1024));
+  cmd->add_option("--play-games", a->play_games,
+                  "Self-play games to compare after the training check (SWH depth 3 vs an Edax-shape n-tuple agent; "
+                  "0 = none)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 10'000'000));
   cmd->add_option("--backend", a->backend,
                   "Backend under test: cuda, or cpu (one thread against all threads: the check without a GPU)")
       ->capture_default_str();
