@@ -37,7 +37,7 @@ struct CudaDeviceInfo {
 // nullopt (and `why`, as for cuda_device_available) when no device can be used.
 std::optional<CudaDeviceInfo> cuda_device_info(std::string* why = nullptr);
 
-// How the last Backend::train call of a CUDA backend was run: the batch is split into chunks
+// How the last Backend::train or Backend::play call of a CUDA backend was run: the batch is split into chunks
 // that fit the device memory budget (free memory, or EF_CUDA_MEMORY_LIMIT_MB when set and
 // smaller), one kernel launch per chunk.
 struct CudaBatchStats {
