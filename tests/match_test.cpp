@@ -115,6 +115,30 @@ TEST_F(MatchTest, ResumedRunEqualsUninterruptedRun) {
   EXPECT_THROW(run(dir_ / "whole", config), Error);
 }
 
+TEST_F(MatchTest, CorruptRoundsCsvIsAnErrorOnResume) {
+  const std::string config = write_config();
+  run(dir_ / "m", config, 3);  // stopped before round 3: checkpoint of round 2
+  std::string csv = read_file(dir_ / "m" / "rounds.csv");
+  csv += "7,0,8,4,0,4,0.5,1.0\n";  // a replicate this match does not have
+  write_atomically(dir_ / "m" / "rounds.csv", csv);
+  try {
+    run(dir_ / "m", "");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("rounds.csv:"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(MatchTest, AgentNamesWithControlCharactersSurviveTheFiles) {
+  play::Agent a = play::swh_agent({2, 10});
+  a.name = "tab\there \"quoted\" back\\slash";
+  play::save_agent(a, dir_ / "odd.toml");
+  const play::Agent b = play::load_agent((dir_ / "odd.toml").string());
+  EXPECT_EQ(b.name, a.name);
+  EXPECT_EQ(b.limits.depth, 2);
+  EXPECT_EQ(b.limits.exact_empties, 10);
+}
+
 TEST_F(MatchTest, ConfigErrorsNameTheKey) {
   auto message = [&](const std::string& config) {
     try {

@@ -119,6 +119,8 @@ void run_match_command(const MatchArgs& a) {
   o.backend = a.backend;
   o.threads = a.threads;
   o.stop_requested = [] { return g_stop.load(); };
+  bool stopped = false;
+  o.stopped = &stopped;
   // Ctrl-C / SIGTERM: finish the round in flight, write a checkpoint, stop.
   std::signal(SIGINT, on_match_stop_signal);
   std::signal(SIGTERM, on_match_stop_signal);
@@ -133,7 +135,7 @@ void run_match_command(const MatchArgs& a) {
     dir = a.out.empty() ? fmt::format("runs/match-{:%Y%m%d-%H%M%S}", fmt::localtime(std::time(nullptr))) : a.out;
     rounds = play::run_match(dir, a.config, o, std::cout);
   }
-  if (g_stop.load()) std::exit(130);
+  if (stopped) std::exit(130);  // (a signal during the last round lets the match finish: exit 0)
   // Summary per replicate: the overall score and that of the last quarter of the rounds, with
   // 95% Wilson intervals (expected_score_interval over the rounds' games).
   int replicates = 0, last_round = 0;

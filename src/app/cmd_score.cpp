@@ -1,6 +1,7 @@
 // evalforge score: the seed paper's Table 2 procedure for one or more shapes.
 #include <fmt/core.h>
 #include <chrono>
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -36,6 +37,14 @@ struct ScoreArgs {
   int agent_exact = -1;
 };
 
+// The agent file of a shape: its name with anything but letters, digits, '-' and '_' as '_'.
+std::string agent_stem(const ntuple::Shape& shape) {
+  std::string stem = shape.name;
+  for (char& ch : stem)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_') ch = '_';
+  return stem;
+}
+
 // One agent per shape: a network per scored move (trained on that move's fitness positions);
 // every other move number uses the network of the nearest scored move (the lower on a tie).
 void save_score_agents(const ScoreArgs& a, const std::vector<ntuple::Shape>& shapes, std::vector<ScoreRow>& rows) {
@@ -54,10 +63,7 @@ void save_score_agents(const ScoreArgs& a, const std::vector<ntuple::Shape>& sha
         if (std::abs(rows[m].move - t) < std::abs(rows[best].move - t)) best = m;
       agent.network_of_move[t] = static_cast<int>(best);
     }
-    std::string stem = shapes[s].name;
-    for (char& ch : stem)
-      if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_') ch = '_';
-    const fs::path file = fs::path(a.save_agents) / (stem + ".toml");
+    const fs::path file = fs::path(a.save_agents) / (agent_stem(shapes[s]) + ".toml");
     play::save_agent(agent, file);
     if (!a.json) fmt::print("agent written: {}\n", file.string());
   }
@@ -78,6 +84,12 @@ void run_score(const ScoreArgs& a) {
   std::vector<ntuple::Shape> shapes;
   for (const auto& spec : a.shapes)
     for (auto& s : ntuple::load_shapes(spec)) shapes.push_back(std::move(s));
+  if (!a.save_agents.empty())  // before any training: two shapes must not share an agent file
+    for (std::size_t i = 0; i < shapes.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (agent_stem(shapes[i]) == agent_stem(shapes[j]))
+          fail("--save-agents: shapes {} and {} would both be written as {}.toml; give them distinct names", j + 1,
+               i + 1, agent_stem(shapes[i]));
 
   data::ReadOptions ro;
   ro.use_cache = !a.no_cache;

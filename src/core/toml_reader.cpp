@@ -18,8 +18,15 @@ toml::table parse_toml_file(const std::string& file) {
 std::string toml_quote(const std::string& s) {
   std::string out = "\"";
   for (char ch : s) {
-    if (ch == '"' || ch == '\\') out += '\\';
-    out += ch;
+    const auto u = static_cast<unsigned char>(ch);
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (u < 0x20 || u == 0x7f) {
+      out += fmt::format("\\u{:04X}", u);  // control characters are not allowed raw in TOML strings
+    } else {
+      out += ch;
+    }
   }
   return out + '"';
 }

@@ -16,6 +16,9 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr char kMagic[8] = {'E', 'F', 'N', 'E', 'T', '0', '0', '1'};
+// Far above any real agent (61 Edax-size networks are ~55 MB), far below what would exhaust
+// memory: a corrupt or hostile file is refused instead of decompressed without end.
+constexpr std::size_t kMaxNetworkFileBytes = std::size_t{4} << 30;
 
 const char* kind_name(EvaluatorKind k) {
   switch (k) {
@@ -75,6 +78,11 @@ std::string gunzip_file(const fs::path& file) {
     }
     if (n == 0) break;
     out.append(buf, static_cast<std::size_t>(n));
+    if (out.size() > kMaxNetworkFileBytes) {
+      gzclose(in);
+      fail("{}: decompresses to more than {} bytes; not an evalforge network file", file.string(),
+           kMaxNetworkFileBytes);
+    }
   }
   gzclose(in);
   return out;

@@ -19,6 +19,11 @@
 namespace ef::play {
 
 namespace {
+constexpr std::size_t kMaxResponseBytes = std::size_t{1} << 20;
+}  // namespace
+
+
+namespace {
 
 using Clock = std::chrono::steady_clock;
 
@@ -299,6 +304,13 @@ GtpResponse GtpClient::send(const std::string& command, double timeout_s) {
       return {response[0] == '=' ? Status::kOk : Status::kFailure, text};
     }
     if (eof) return died("closed its output");
+    // A response longer than any GTP answer is junk: stop before it fills memory.
+    if (buffer_.size() > kMaxResponseBytes) {
+      terminate(false, 0);
+      return {Status::kBadResponse,
+              fmt::format("engine sent more than {} bytes without ending its response to '{}'", kMaxResponseBytes,
+                          command)};
+    }
 
     pollfd fds[2] = {{out_fd_, POLLIN, 0}, {err_fd_, POLLIN, 0}};
     const int ready = ::poll(fds, err_fd_ >= 0 ? 2 : 1, remaining_ms(deadline));

@@ -181,6 +181,10 @@ std::string config_to_toml(const MatchConfig& c) {
   return t;
 }
 
+std::string checkpoint_agent(int replicate, int agent, int round) {
+  return fmt::format("r{}-agent{}-round{}.toml", replicate, agent + 1, round);
+}
+
 constexpr const char* kRoundsHeader = "replicate,round,games_played,wins,draws,losses,score,seconds\n";
 
 }  // namespace
@@ -237,6 +241,11 @@ MatchConfig load_match_config(const std::string& file) {
     r.integer("checkpoint_every", c.checkpoint_every, 1, 100000000);
   }
   if (c.data_files.empty()) fail("{}: [data] files is required (the games whose positions start the matches)", file);
+  // Game ids (the keys of the games' random streams) are 32-bit and one round is one batch.
+  if (static_cast<u64>(c.rounds()) * c.games_per_round * c.replicates > 0xFFFFFFFFull)
+    fail("{}: match.games x match.replicates is over 2^32 games", file);
+  if (static_cast<u64>(c.games_per_round) * c.replicates > (u64{1} << 24))
+    fail("{}: match.games_per_round x match.replicates is over 2^24 games a round", file);
   return c;
 }
 
@@ -271,23 +280,31 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
     r.allow({"next_round"});
     r.integer("next_round", next_round, 0, 100000000);
     for (int p = 0; p < c.replicates; ++p)
-      for (int a = 0; a < 2; ++a) agents.push_back(load_agent((ckpt / fmt::format("r{}-agent{}.toml", p, a + 1)).string()));
+      for (int a = 0; a < 2; ++a) agents.push_back(load_agent((ckpt / checkpoint_agent(p, a, next_round)).string()));
   } else {
     for (int p = 0; p < c.replicates; ++p)
-      for (int a = 0; a < 2; ++a) agents.push_back(initial_agent(c.agents[a], c.start_move, config_file));
+      for (int a = 0; a < 2; ++a)
+        agents.push_back(initial_agent(c.agents[a], c.start_move, resume ? config_path.string() : config_file));
   }
   if (!resume) {
-    write_atomically(config_path, config_to_toml(c));
+    // config.toml marks a match directory, so it is written last.
     write_atomically(rounds_path, kRoundsHeader);
+    write_atomically(config_path, config_to_toml(c));
   } else {
     // Rounds after the checkpoint are played again (with the same bits): drop their rows.
-    std::istringstream in(read_file(rounds_path));
-    std::string line, kept;
+    // Every row must be one this match wrote.
+    std::istringstream in(fs::exists(rounds_path) ? read_file(rounds_path) : std::string(kRoundsHeader));
+    std::string line, kept = kRoundsHeader;
     std::getline(in, line);
-    kept = line + "\n";
-    while (std::getline(in, line)) {
-      int p = 0, r = 0;
-      if (std::sscanf(line.c_str(), "%d,%d,", &p, &r) == 2 && r < next_round) kept += line + "\n";
+    for (std::size_t lineno = 2; std::getline(in, line); ++lineno) {
+      if (line.empty()) continue;
+      int p = 0, r = 0, games = 0, w = 0, d = 0, l = 0;
+      double score = 0, seconds = 0;
+      const int fields = std::sscanf(line.c_str(), "%d,%d,%d,%d,%d,%d,%lf,%lf", &p, &r, &games, &w, &d, &l, &score, &seconds);
+      if (fields != 8 || p < 0 || p >= c.replicates || r < 0 || w < 0 || d < 0 || l < 0 ||
+          w + d + l != c.games_per_round)
+        fail("{}:{}: not a row of this match: {}", rounds_path.string(), lineno, line);
+      if (r < next_round) kept += line + "\n";
     }
     write_atomically(rounds_path, kept);
   }
@@ -305,12 +322,22 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
              c.agents[0].name, c.agents[1].name, c.games, c.games_per_round, c.replicates, c.start_move,
              starts.size(), backend->name(), next_round ? fmt::format(", resuming at round {}", next_round) : ""));
 
+  // The agents of a checkpoint are written under names that carry the round, and state.toml,
+  // written last and atomically, names the round: a crash anywhere in between leaves the
+  // previous checkpoint whole. The files of older rounds go once the new state is in place.
   auto save_checkpoint = [&](int round) {
     fs::create_directories(ckpt);
     for (int p = 0; p < c.replicates; ++p)
-      for (int a = 0; a < 2; ++a)
-        save_agent(agents[2 * p + a], ckpt / fmt::format("r{}-agent{}.toml", p, a + 1));
+      for (int a = 0; a < 2; ++a) save_agent(agents[2 * p + a], ckpt / checkpoint_agent(p, a, round));
     write_atomically(ckpt / "state.toml", fmt::format("next_round = {}\n", round));
+    for (const auto& entry : fs::directory_iterator(ckpt)) {
+      const std::string name = entry.path().filename().string();
+      const std::string suffix = fmt::format("-round{}", round);
+      if (name != "state.toml" && entry.path().stem().string().find(suffix) == std::string::npos) {
+        std::error_code ec;
+        fs::remove(entry.path(), ec);
+      }
+    }
   };
 
   std::vector<MatchRound> results;
@@ -337,6 +364,7 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
   const auto t_start = std::chrono::steady_clock::now();
   for (int round = next_round; round < rounds; ++round) {
     if (options.stop_requested && options.stop_requested()) {
+      if (options.stopped) *options.stopped = true;
       save_checkpoint(round);
       say(fmt::format("stopped before round {}: checkpoint written; resume with --resume {}\n", round, dir.string()));
       return results;

@@ -65,6 +65,7 @@ struct MatchRunOptions {
   std::string backend = "cpu";
   int threads = 0;
   std::function<bool()> stop_requested;  // checked between rounds (Ctrl-C): checkpoint and return
+  bool* stopped = nullptr;               // set when the match returned early because of it
 };
 
 // Starts a match in `dir` (which must not hold one) from `config_file`, or resumes the match
