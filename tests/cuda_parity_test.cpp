@@ -18,6 +18,7 @@
 #include "evalforge/cuda_backend.hpp"
 #include "evalforge/eval/ntuple_lanes.hpp"
 #include "evalforge/games/othello_game.hpp"
+#include "eval/feature_weights.hpp"
 #include "play/agent_file.hpp"
 
 using namespace ef;
@@ -394,7 +395,7 @@ play::Agent features_agent(search::OthelloLimits limits, double epsilon = 0.0) {
   a.kind = play::EvaluatorKind::kFeatures;
   a.limits = limits;
   a.epsilon = epsilon;
-  a.features = play::parse_chromosome("14:42:0:0:4:0:4:10:2:7:9", features::Material::kFlips, "test");
+  a.features = features::parse_chromosome("14:42:0:0:4:0:4:10:2:7:9", features::Material::kFlips, "test");
   return a;
 }
 

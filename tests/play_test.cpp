@@ -12,6 +12,7 @@
 #include "evalforge/core/error.hpp"
 #include "evalforge/core/rng.hpp"
 #include "evalforge/games/othello_game.hpp"
+#include "eval/feature_weights.hpp"
 #include "play/agent_file.hpp"
 
 using namespace ef;
@@ -63,7 +64,7 @@ play::Agent features_agent(search::OthelloLimits limits, double epsilon = 0.0) {
   a.kind = play::EvaluatorKind::kFeatures;
   a.limits = limits;
   a.epsilon = epsilon;
-  a.features = play::parse_chromosome("14:42:0:0:4:0:4:10:2:7:9", features::Material::kFlips, "test");
+  a.features = features::parse_chromosome("14:42:0:0:4:0:4:10:2:7:9", features::Material::kFlips, "test");
   return a;
 }
 
@@ -386,7 +387,7 @@ TEST(PlayAgentFile, FeaturesAndSwhRoundTrip) {
   EXPECT_EQ(g.limits.depth, 4);
   EXPECT_EQ(g.limits.exact_empties, 16);
   EXPECT_EQ(g.epsilon_ppm(), 250000u);
-  EXPECT_EQ(play::chromosome_string(g.features), "14:42:0:0:4:0:4:10:2:7:9");
+  EXPECT_EQ(features::format_chromosome(g.features), "14:42:0:0:4:0:4:10:2:7:9");
   EXPECT_EQ(g.features.kind, features::Material::kDiscs);
 
   play::Agent s = play::swh_agent({5, -1});

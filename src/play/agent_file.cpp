@@ -2,9 +2,9 @@
 #include <fmt/format.h>
 #include <zlib.h>
 #include <cstring>
-#include <sstream>
 #include "core/files.hpp"
 #include "core/toml_reader.hpp"
+#include "eval/feature_weights.hpp"
 #include "eval/shape.hpp"
 #include "evalforge/games/squares.hpp"
 #include "evalforge/core/error.hpp"
@@ -194,42 +194,6 @@ void load_networks(Agent& agent, const fs::path& file) {
   if (c.pos() + 4 != b.size()) c.bad("trailing bytes before the checksum");
 }
 
-features::Weights parse_chromosome(const std::string& text, features::Material material, const std::string& where) {
-  std::vector<int> v;
-  std::stringstream ss(text);
-  std::string part;
-  while (std::getline(ss, part, ':')) {
-    try {
-      std::size_t used = 0;
-      const int x = std::stoi(part, &used);
-      if (used != part.size()) throw std::invalid_argument(part);
-      v.push_back(x);
-    } catch (const std::exception&) {
-      fail("{}: chromosome '{}': '{}' is not an integer", where, text, part);
-    }
-  }
-  if (v.size() != 11) fail("{}: chromosome '{}' has {} fields (expected 11: o:e:wf1:wm1:wc1:wf2:wm2:wc2:wf3:wm3:wc3)", where, text, v.size());
-  if (v[0] < 1 || v[0] > 20) fail("{}: chromosome '{}': o = {} is outside 1..20", where, text, v[0]);
-  if (v[1] < 41 || v[1] > 60) fail("{}: chromosome '{}': e = {} is outside 41..60", where, text, v[1]);
-  for (int i = 2; i < 11; ++i)
-    if (v[i] < 0 || v[i] > 10) fail("{}: chromosome '{}': weight {} = {} is outside 0..10", where, text, i - 1, v[i]);
-  features::Weights w;
-  w.o = v[0];
-  w.e = v[1];
-  for (int p = 0; p < 3; ++p) {
-    w.material[p] = v[2 + 3 * p];
-    w.mobility[p] = v[3 + 3 * p];
-    w.corners[p] = v[4 + 3 * p];
-  }
-  w.kind = material;
-  return w;
-}
-
-std::string chromosome_string(const features::Weights& w) {
-  return fmt::format("{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}", w.o, w.e, w.material[0], w.mobility[0], w.corners[0],
-                     w.material[1], w.mobility[1], w.corners[1], w.material[2], w.mobility[2], w.corners[2]);
-}
-
 Agent load_agent(const std::string& spec) {
   if (spec == "random") return random_agent();
   if (spec == "swh") return swh_agent();
@@ -258,7 +222,7 @@ Agent load_agent(const std::string& spec) {
     if (chromosome.empty()) fail("{}: a features agent needs a chromosome", r.where("chromosome"));
     if (material != "flips" && material != "discs")
       fail("{}: '{}' (expected flips or discs)", r.where("material"), material);
-    a.features = parse_chromosome(chromosome, material == "flips" ? features::Material::kFlips : features::Material::kDiscs,
+    a.features = features::parse_chromosome(chromosome, material == "flips" ? features::Material::kFlips : features::Material::kDiscs,
                                   r.where("chromosome"));
   } else if (r.has("chromosome") || r.has("material")) {
     fail("{}: chromosome and material are for evaluator = \"features\"", spec);
@@ -295,7 +259,7 @@ fs::path save_agent(const Agent& agent, const fs::path& file) {
     t += fmt::format("network = {}\n", toml_quote(network.filename().string()));
   }
   if (agent.kind == EvaluatorKind::kFeatures)
-    t += fmt::format("chromosome = \"{}\"\nmaterial = \"{}\"\n", chromosome_string(agent.features),
+    t += fmt::format("chromosome = \"{}\"\nmaterial = \"{}\"\n", features::format_chromosome(agent.features),
                      agent.features.kind == features::Material::kFlips ? "flips" : "discs");
   write_atomically(file, t);
   return network;

@@ -35,9 +35,4 @@ std::filesystem::path save_agent(const Agent& agent, const std::filesystem::path
 void save_networks(const Agent& agent, const std::filesystem::path& file);
 void load_networks(Agent& agent, const std::filesystem::path& file);
 
-// "o:e:wf1:wm1:wc1:wf2:wm2:wc2:wf3:wm3:wc3" <-> weights, validated against method.md section 2's
-// ranges (o 1..20, e 41..60, weights 0..10); `where` names the source in errors.
-features::Weights parse_chromosome(const std::string& text, features::Material material, const std::string& where);
-std::string chromosome_string(const features::Weights& w);
-
 }  // namespace ef::play
