@@ -52,8 +52,12 @@ void check(cudaError_t e, std::string_view what) {
 }
 
 // Copied to and from the device byte for byte.
-static_assert(std::is_trivially_copyable_v<play::AgentParams> && std::is_trivially_copyable_v<play::GameRecord> &&
-              std::is_trivially_copyable_v<ntuple::Evaluator> && std::is_trivially_copyable_v<cuda::DeviceGame>);
+static_assert(std::is_trivially_copyable_v<ntuple::Evaluator>);
+#define EF_ASSERT_DEVICE_COPYABLE(G)                                                                        \
+  static_assert(std::is_trivially_copyable_v<play::ParamsOf<G>> &&                                          \
+                std::is_trivially_copyable_v<play::GameRecordOf<G>> && std::is_trivially_copyable_v<GameJobOf<G>>);
+EF_FOR_EACH_PLAYOUT_GAME(EF_ASSERT_DEVICE_COPYABLE)
+#undef EF_ASSERT_DEVICE_COPYABLE
 
 double mib(std::size_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
 
@@ -153,7 +157,7 @@ class CudaBackend final : public Backend {
   }
   ~CudaBackend() override {
     arena_.release();
-    agents_.clear();
+    agents_ = {};
     sets_.clear();
     if (stream_) cudaStreamDestroy(stream_);
   }
@@ -181,33 +185,58 @@ class CudaBackend final : public Backend {
 
   void train(std::span<const TrainJob> jobs, std::span<TrainResult> results) override;
 
-  int add_agent(const play::Agent& agent) override {
-    agents_.push_back(upload_agent(agent, agents_.size()));
-    return static_cast<int>(agents_.size()) - 1;
+#define EF_CUDA_PLAYOUT_METHODS(G)                                                              \
+  int add_agent(const play::AgentOf<G>& agent) override {                                        \
+    auto& list = std::get<DeviceAgents<G>>(agents_);                                             \
+    list.push_back(upload_agent(agent, list.size()));                                            \
+    return static_cast<int>(list.size()) - 1;                                                    \
+  }                                                                                              \
+  void update_agent(int handle, const play::AgentOf<G>& agent) override { replace_agent<G>(handle, agent); } \
+  void play(std::span<const GameJobOf<G>> jobs, std::span<play::GameRecordOf<G>> results) override { \
+    play_of<G>(jobs, results);                                                                   \
   }
-
-  void update_agent(int handle, const play::Agent& agent) override {
-    if (handle < 0 || handle >= static_cast<int>(agents_.size())) fail("backend: no agent with handle {}", handle);
-    // The new copy first: if it fails, the old one stays usable.
-    DeviceAgent fresh = upload_agent(agent, static_cast<std::size_t>(handle));
-    agents_[handle] = std::move(fresh);  // frees the old device memory
-  }
-
-  void play(std::span<const GameJob> jobs, std::span<play::GameRecord> results) override;
+  EF_FOR_EACH_PLAYOUT_GAME(EF_CUDA_PLAYOUT_METHODS)
+#undef EF_CUDA_PLAYOUT_METHODS
 
   const std::optional<CudaBatchStats>& stats() const { return stats_; }
 
  private:
-  // An agent on the device: its memory (geometries, weights, evaluator) and its parameters,
-  // whose `ntuple` points at the device evaluator (null for other kinds).
+  // An agent on the device: its memory (for Othello's n-tuple agents the geometries, weights and
+  // evaluator; none for self-contained parameters) and its parameters, whose pointers (if any)
+  // point into that memory.
+  template <class P>
   struct DeviceAgent {
     DeviceBuffer memory;
-    play::AgentParams params;
+    P params{};
   };
-  DeviceAgent upload_agent(const play::Agent& agent, std::size_t handle);
+  template <class G>
+  using DeviceAgents = std::vector<DeviceAgent<play::ParamsOf<G>>>;
+  // Othello: the n-tuple networks go to the device.
+  DeviceAgent<play::AgentParams> upload_agent(const play::Agent& agent, std::size_t handle);
+  // Any game whose parameters are self-contained: they are the whole device copy.
+  template <class A>
+  DeviceAgent<decltype(std::declval<const A&>().device_params())> upload_agent(const A& agent, std::size_t) {
+    agent.validate();
+    DeviceAgent<decltype(agent.device_params())> d;
+    d.params = agent.device_params();
+    return d;
+  }
+  template <class G>
+  void replace_agent(int handle, const play::AgentOf<G>& agent) {
+    auto& list = std::get<DeviceAgents<G>>(agents_);
+    if (handle < 0 || handle >= static_cast<int>(list.size()))
+      fail("backend: no {} agent with handle {}", play::Players<G>::kName, handle);
+    // The new copy first: if it fails, the old one stays usable.
+    auto fresh = upload_agent(agent, static_cast<std::size_t>(handle));
+    list[handle] = std::move(fresh);  // frees the old device memory
+  }
+  template <class G>
   void ensure_play_stack();
+  template <class G>
+  void play_of(std::span<const GameJobOf<G>> jobs, std::span<play::GameRecordOf<G>> results);
   // Plays one chunk (one launch); returns the device bytes it used.
-  std::size_t play_chunk(std::span<const GameJob> jobs, std::span<play::GameRecord> results, bool tables);
+  template <class G>
+  std::size_t play_chunk(std::span<const GameJobOf<G>> jobs, std::span<play::GameRecordOf<G>> results, bool tables);
 
   void validate(std::span<const TrainJob> jobs, std::span<TrainResult> results) const;
   void run_chunk(std::span<const TrainJob> jobs, std::span<TrainResult> results, const ChunkPlan& plan,
@@ -219,8 +248,11 @@ class CudaBackend final : public Backend {
   cudaStream_t stream_ = nullptr;
   std::string name_;
   std::vector<ResidentSet> sets_;
-  std::vector<DeviceAgent> agents_;
-  bool play_stack_set_ = false;
+  // One list of device agents per playout game; the trailing int closes the macro's list.
+#define EF_DEVICE_AGENTS_OF(G) DeviceAgents<G>,
+  std::tuple<EF_FOR_EACH_PLAYOUT_GAME(EF_DEVICE_AGENTS_OF) int> agents_;
+#undef EF_DEVICE_AGENTS_OF
+  std::map<std::string, bool> play_stack_set_;  // by game (Players<G>::kName)
   DeviceBuffer arena_;  // the chunk memory (training and play), kept across batches and grown when a chunk needs more
   std::optional<CudaBatchStats> stats_;
 };
@@ -500,9 +532,9 @@ void CudaBackend::run_chunk(std::span<const TrainJob> jobs, std::span<TrainResul
   check(cudaStreamSynchronize(stream_), "reading weights");
 }
 
-CudaBackend::DeviceAgent CudaBackend::upload_agent(const play::Agent& agent, std::size_t handle) {
+CudaBackend::DeviceAgent<play::AgentParams> CudaBackend::upload_agent(const play::Agent& agent, std::size_t handle) {
   agent.validate();
-  DeviceAgent d;
+  DeviceAgent<play::AgentParams> d;
   d.params = agent.params(nullptr);
   if (agent.kind != play::EvaluatorKind::kNtuple) return d;
   // One allocation: the geometries, each network's weights, then the evaluator that points at them.
@@ -540,10 +572,12 @@ CudaBackend::DeviceAgent CudaBackend::upload_agent(const play::Agent& agent, std
 // The play kernel keeps its search frames in local memory: the per-thread stack must hold them
 // (play_kernels.cu). Raised once, before the first play launch, to the kernel's own figure or
 // kPlayStackBytes, whichever is larger; never lowered.
+template <class G>
 void CudaBackend::ensure_play_stack() {
-  if (play_stack_set_) return;
+  bool& done = play_stack_set_[play::Players<G>::kName];
+  if (done) return;
   cudaFuncAttributes attributes{};
-  check(cuda::play_kernel_attributes(&attributes), "cudaFuncGetAttributes (play kernel)");
+  check(cuda::play_kernel_attributes<G>(&attributes), "cudaFuncGetAttributes (play kernel)");
   const std::size_t kernel = (attributes.localSizeBytes + 1023) / 1024 * 1024;
   const std::size_t want = std::max(cuda::kPlayStackBytes, kernel);
   std::size_t current = 0;
@@ -553,27 +587,29 @@ void CudaBackend::ensure_play_stack() {
           fmt::format("cudaDeviceSetLimit (cudaLimitStackSize = {} bytes for the play kernel's search frames, which "
                       "need {} bytes a thread)",
                       want, attributes.localSizeBytes));
-  play_stack_set_ = true;
+  done = true;
 }
 
-void CudaBackend::play(std::span<const GameJob> jobs, std::span<play::GameRecord> results) {
+template <class G>
+void CudaBackend::play_of(std::span<const GameJobOf<G>> jobs, std::span<play::GameRecordOf<G>> results) {
+  using Params = play::ParamsOf<G>;
+  using Record = play::GameRecordOf<G>;
   const auto t0 = std::chrono::steady_clock::now();
+  const auto& agents = std::get<DeviceAgents<G>>(agents_);
   if (jobs.size() != results.size()) fail("backend: {} games but {} result slots", jobs.size(), results.size());
-  for (const GameJob& j : jobs)
+  for (const GameJobOf<G>& j : jobs)
     for (int h : {j.black, j.white})
-      if (h < 0 || h >= static_cast<int>(agents_.size())) fail("backend: a game names no valid agent ({})", h);
+      if (h < 0 || h >= static_cast<int>(agents.size()))
+        fail("backend: a {} game names no valid agent ({})", play::Players<G>::kName, h);
   if (jobs.empty()) return;
-  ensure_play_stack();
+  ensure_play_stack<G>();
 
   // Endgame tables are worth their memory only when some agent of the batch solves from
   // kHashEmpties or more empties (the solver consults the table from there up).
   bool want_tables = false;
-  for (const GameJob& j : jobs)
-    for (int h : {j.black, j.white}) {
-      const play::AgentParams& p = agents_[static_cast<std::size_t>(h)].params;
-      if (p.kind != play::EvaluatorKind::kRandom && p.limits.exact_empties >= search::endgame::kHashEmpties)
-        want_tables = true;
-    }
+  for (const GameJobOf<G>& j : jobs)
+    for (int h : {j.black, j.white})
+      if (agents[static_cast<std::size_t>(h)].params.wants_endgame_table()) want_tables = true;
 
   // The budget, as for training: free device memory plus the arena we hold, less a reserve, or
   // EF_CUDA_MEMORY_LIMIT_MB when smaller.
@@ -587,14 +623,14 @@ void CudaBackend::play(std::span<const GameJob> jobs, std::span<play::GameRecord
 
   // Per chunk: the agent table and the alignment of its four sections; per game: its job, its
   // record and, with tables, 2^kPlayTableBits entries.
-  const std::size_t fixed = aligned(agents_.size() * sizeof(play::AgentParams)) + 4 * kAlign;
-  const std::size_t plain_game = sizeof(cuda::DeviceGame) + sizeof(play::GameRecord);
+  const std::size_t fixed = aligned(agents.size() * sizeof(Params)) + 4 * kAlign;
+  const std::size_t plain_game = sizeof(GameJobOf<G>) + sizeof(Record);
   const std::size_t table_bytes = sizeof(search::endgame::HashEntry) << cuda::kPlayTableBits;
   // Tables "when memory allows": when a chunk with tables still holds as many games as the
   // device runs at once (or the whole batch, if smaller). Otherwise concurrency is worth more
   // than tables, which only save nodes.
   int blocks_per_sm = 0, multiprocessors = 0;
-  check(cuda::play_kernel_occupancy(&blocks_per_sm), "cudaOccupancyMaxActiveBlocksPerMultiprocessor (play kernel)");
+  check(cuda::play_kernel_occupancy<G>(&blocks_per_sm), "cudaOccupancyMaxActiveBlocksPerMultiprocessor (play kernel)");
   check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, 0),
         "cudaDeviceGetAttribute (cudaDevAttrMultiProcessorCount)");
   const std::size_t resident =
@@ -606,7 +642,7 @@ void CudaBackend::play(std::span<const GameJob> jobs, std::span<play::GameRecord
   if (budget < fixed + game_bytes)
     fail("CUDA backend: a play batch needs at least {} bytes of device memory ({} agents' parameters and one game of "
          "{} bytes) but the budget is {} bytes ({}); use the cpu backend",
-         fixed + game_bytes, agents_.size(), game_bytes, budget,
+         fixed + game_bytes, agents.size(), game_bytes, budget,
          limit && *limit == budget ? fmt::format("{}={}", kCudaMemoryLimitEnv, std::getenv(kCudaMemoryLimitEnv))
                                    : fmt::format("{:.1f} MiB free on the device", mib(free_bytes)));
   constexpr std::size_t kMaxGamesPerLaunch = std::size_t{1} << 24;
@@ -617,20 +653,24 @@ void CudaBackend::play(std::span<const GameJob> jobs, std::span<play::GameRecord
   stats.budget_bytes = budget;
   for (std::size_t first = 0; first < jobs.size(); first += per_chunk) {
     const std::size_t n = std::min(per_chunk, jobs.size() - first);
-    stats.largest_chunk_bytes = std::max(stats.largest_chunk_bytes, play_chunk(jobs.subspan(first, n),
-                                                                              results.subspan(first, n), tables));
+    stats.largest_chunk_bytes = std::max(stats.largest_chunk_bytes, play_chunk<G>(jobs.subspan(first, n),
+                                                                                 results.subspan(first, n), tables));
     ++stats.chunks;
   }
   stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   stats_ = stats;
 }
 
-std::size_t CudaBackend::play_chunk(std::span<const GameJob> jobs, std::span<play::GameRecord> results, bool tables) {
+template <class G>
+std::size_t CudaBackend::play_chunk(std::span<const GameJobOf<G>> jobs, std::span<play::GameRecordOf<G>> results,
+                                    bool tables) {
+  using Params = play::ParamsOf<G>;
+  using Record = play::GameRecordOf<G>;
+  const auto& agents = std::get<DeviceAgents<G>>(agents_);
   const std::size_t n = jobs.size();
   const u64 entries = tables ? u64{1} << cuda::kPlayTableBits : 0;
-  const std::size_t agent_bytes = agents_.size() * sizeof(play::AgentParams);
-  const std::size_t bytes = aligned(agent_bytes) + aligned(n * sizeof(cuda::DeviceGame)) +
-                            aligned(n * sizeof(play::GameRecord)) +
+  const std::size_t agent_bytes = agents.size() * sizeof(Params);
+  const std::size_t bytes = aligned(agent_bytes) + aligned(n * sizeof(GameJobOf<G>)) + aligned(n * sizeof(Record)) +
                             aligned(n * entries * sizeof(search::endgame::HashEntry));
   if (arena_.size() < bytes) {
     arena_.release();  // free before allocating: the budget counted the old arena as available
@@ -643,33 +683,25 @@ std::size_t CudaBackend::play_chunk(std::span<const GameJob> jobs, std::span<pla
     if (cursor > arena_.size()) fail("CUDA backend: internal error: play chunk layout exceeds its plan");
     return p;
   };
-  auto* device_agents = reinterpret_cast<play::AgentParams*>(take(agent_bytes));
-  auto* device_games = reinterpret_cast<cuda::DeviceGame*>(take(n * sizeof(cuda::DeviceGame)));
-  auto* device_records = reinterpret_cast<play::GameRecord*>(take(n * sizeof(play::GameRecord)));
+  auto* device_agents = reinterpret_cast<Params*>(take(agent_bytes));
+  auto* device_games = reinterpret_cast<GameJobOf<G>*>(take(n * sizeof(GameJobOf<G>)));
+  auto* device_records = reinterpret_cast<Record*>(take(n * sizeof(Record)));
   auto* device_tables =
       tables ? reinterpret_cast<search::endgame::HashEntry*>(take(n * entries * sizeof(search::endgame::HashEntry)))
              : nullptr;
 
-  std::vector<play::AgentParams> params;
-  params.reserve(agents_.size());
-  for (const DeviceAgent& a : agents_) params.push_back(a.params);
-  std::vector<cuda::DeviceGame> games(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    games[k].start = jobs[k].start;
-    games[k].seed = jobs[k].seed;
-    games[k].game = jobs[k].game;
-    games[k].black = jobs[k].black;
-    games[k].white = jobs[k].white;
-  }
+  std::vector<Params> params;
+  params.reserve(agents.size());
+  for (const auto& a : agents) params.push_back(a.params);
   upload(device_agents, params.data(), params.size(), stream_, "cudaMemcpyAsync (uploading the agent table)");
-  upload(device_games, games.data(), n, stream_, "cudaMemcpyAsync (uploading games)");
+  upload(device_games, jobs.data(), n, stream_, "cudaMemcpyAsync (uploading games)");
   if (device_tables)
     check(cudaMemsetAsync(device_tables, 0, n * entries * sizeof(search::endgame::HashEntry), stream_),
           "cudaMemsetAsync (zeroing endgame tables)");
-  check(cuda::launch_play(device_agents, device_games, static_cast<int>(n), device_records, device_tables, entries,
-                          stream_),
+  check(cuda::launch_play<G>(device_agents, device_games, static_cast<int>(n), device_records, device_tables, entries,
+                             stream_),
         fmt::format("launching the play kernel ({} games)", n));
-  check(cudaMemcpyAsync(results.data(), device_records, n * sizeof(play::GameRecord), cudaMemcpyDeviceToHost, stream_),
+  check(cudaMemcpyAsync(results.data(), device_records, n * sizeof(Record), cudaMemcpyDeviceToHost, stream_),
         "cudaMemcpyAsync (reading game records)");
   check(cudaStreamSynchronize(stream_), fmt::format("cudaStreamSynchronize (playing {} games)", n));
   return bytes;

@@ -1,6 +1,7 @@
-// Self-play on the GPU: whole Othello games, one game per thread, with the shared EF_HD body
-// play::play_game (play.hpp) -- the same function the CPU backend's worker threads run, so a
-// game's move list, plies and score are the CPU's (play.hpp's determinism contract: the random
+// Self-play on the GPU: whole games of every playout game (play/players.hpp; one kernel
+// instantiation per game), one game per thread, with the shared EF_HD body play::play_game
+// (playout.hpp) -- the same function the CPU backend's worker threads run, so a game's move
+// list, plies and score are the CPU's (playout.hpp's determinism contract: the random
 // stream is keyed by the game, the searched move is a pure function of position, limits and
 // evaluator; the transposition table changes node counts only).
 //
@@ -22,7 +23,7 @@
 //     per game with a parallel endgame solve; and the block size (kPlayThreadsPerBlock, not
 //     tuned).
 //
-// Memory per thread:
+// Memory per thread (figures for Othello, the heaviest game):
 //   - Local memory (the stack): the alpha-beta frames (kMaxDepth + 1 = 11 frames of ~128 bytes:
 //     position, window, 64 ordered moves) and the endgame solver's frames (kMaxExactEmpties - 4 =
 //     20 frames of ~88 bytes: 24 ordered moves), the move-ordering keys and the unrolled
@@ -35,41 +36,58 @@
 //     agents that solve from 10 or more empties and memory allows, a zeroed endgame
 //     transposition table of 2^kPlayTableBits entries (384 KiB) of its own.
 #include <cuda_runtime.h>
-#include "evalforge/play/play.hpp"
+#include "evalforge/play/players.hpp"
+#include "evalforge/play/playout.hpp"
 #include "play_kernels.hpp"
 
 namespace ef::cuda {
 
 namespace {
 
+template <class G>
 __global__ void __launch_bounds__(kPlayThreadsPerBlock)
-    play_kernel(const play::AgentParams* __restrict__ agents, const DeviceGame* __restrict__ games, int n,
-                play::GameRecord* __restrict__ records, search::endgame::HashEntry* tables, u64 entries_per_game) {
+    play_kernel(const play::ParamsOf<G>* __restrict__ agents, const GameJobOf<G>* __restrict__ games, int n,
+                play::GameRecordOf<G>* __restrict__ records, search::endgame::HashEntry* tables, u64 entries_per_game) {
   const int i = static_cast<int>(blockIdx.x) * kPlayThreadsPerBlock + static_cast<int>(threadIdx.x);
   if (i >= n) return;
-  const DeviceGame g = games[i];
+  const GameJobOf<G> g = games[i];
   search::endgame::HashTable table{tables ? tables + static_cast<u64>(i) * entries_per_game : nullptr,
                                    entries_per_game ? entries_per_game - 1 : 0, 0};
-  play::play_game<play::kMaxDepth, play::kMaxExactEmpties>(agents[g.black], agents[g.white], g.start, g.seed, g.game,
-                                                           records[i], tables ? &table : nullptr);
+  play::PlayScratch scratch;
+  scratch.endgame_table = tables ? &table : nullptr;
+  play::play_game<G>(agents[g.black], agents[g.white], g.start, g.seed, g.game, records[i], scratch);
 }
 
 }  // namespace
 
-cudaError_t launch_play(const play::AgentParams* agents, const DeviceGame* games, int n, play::GameRecord* records,
-                        search::endgame::HashEntry* tables, u64 entries_per_game, cudaStream_t stream) {
+template <class G>
+cudaError_t launch_play(const play::ParamsOf<G>* agents, const GameJobOf<G>* games, int n,
+                        play::GameRecordOf<G>* records, search::endgame::HashEntry* tables, u64 entries_per_game,
+                        cudaStream_t stream) {
   if (n <= 0) return cudaSuccess;
   const int blocks = (n + kPlayThreadsPerBlock - 1) / kPlayThreadsPerBlock;
-  play_kernel<<<blocks, kPlayThreadsPerBlock, 0, stream>>>(agents, games, n, records, tables, entries_per_game);
+  play_kernel<G><<<blocks, kPlayThreadsPerBlock, 0, stream>>>(agents, games, n, records, tables, entries_per_game);
   return cudaGetLastError();
 }
 
+template <class G>
 cudaError_t play_kernel_attributes(cudaFuncAttributes* attributes) {
-  return cudaFuncGetAttributes(attributes, play_kernel);
+  return cudaFuncGetAttributes(attributes, play_kernel<G>);
 }
 
+template <class G>
 cudaError_t play_kernel_occupancy(int* blocks_per_multiprocessor) {
-  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_multiprocessor, play_kernel, kPlayThreadsPerBlock, 0);
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_multiprocessor, play_kernel<G>,
+                                                       kPlayThreadsPerBlock, 0);
 }
+
+// The registration: one kernel per playout game.
+#define EF_INSTANTIATE_PLAY_KERNEL(G)                                                                           \
+  template cudaError_t launch_play<G>(const play::ParamsOf<G>*, const GameJobOf<G>*, int, play::GameRecordOf<G>*, \
+                                      search::endgame::HashEntry*, u64, cudaStream_t);                          \
+  template cudaError_t play_kernel_attributes<G>(cudaFuncAttributes*);                                         \
+  template cudaError_t play_kernel_occupancy<G>(int*);
+EF_FOR_EACH_PLAYOUT_GAME(EF_INSTANTIATE_PLAY_KERNEL)
+#undef EF_INSTANTIATE_PLAY_KERNEL
 
 }  // namespace ef::cuda

@@ -1,19 +1,14 @@
 // Interface between the CUDA backend's host side (cuda_backend.cpp) and the self-play kernel
-// (play_kernels.cu): a plain game record of the device, the launch, the kernel's attributes.
+// (play_kernels.cu): the launch and the kernel's attributes, one instantiation per playout game
+// (play/players.hpp). A game is its GameJobOf<G> as the host built it: the players are indices
+// into the launch's table of ParamsOf<G>.
 #pragma once
 #include <cuda_runtime.h>
 #include <cstddef>
-#include "evalforge/play/play.hpp"
+#include "evalforge/backend.hpp"
+#include "evalforge/play/players.hpp"
 
 namespace ef::cuda {
-
-// One game as the kernel reads it: the agents are indices into the launch's AgentParams table.
-struct DeviceGame {
-  othello::Position start;
-  u64 seed = 1;
-  u32 game = 0;
-  i32 black = 0, white = 0;
-};
 
 // Threads per block of the play kernel (one game per thread). Not tuned: no device was
 // available when it was chosen (docs/cuda.md).
@@ -29,17 +24,22 @@ constexpr int kPlayTableBits = 14;
 // 8 KiB x 2,048 threads x 132 SMs = 2.1 GiB of reserved device memory on an H200.
 constexpr std::size_t kPlayStackBytes = 8192;
 
-// Plays games[0..n) (device arrays): thread i plays game i with agents[black] and
-// agents[white] (AgentParams whose `ntuple` pointers are device pointers) into records[i].
-// tables: null, or n * entries_per_game zeroed entries, game i's at tables + i * entries_per_game.
-cudaError_t launch_play(const play::AgentParams* agents, const DeviceGame* games, int n, play::GameRecord* records,
-                        search::endgame::HashEntry* tables, u64 entries_per_game, cudaStream_t stream);
+// Plays games[0..n) of game G (device arrays): thread i plays game i with agents[black] and
+// agents[white] (parameters whose pointers, if any, are device pointers) into records[i].
+// tables: null, or n * entries_per_game zeroed entries, game i's at tables + i * entries_per_game
+// (the scratch's endgame table; games whose players use none get null).
+template <class G>
+cudaError_t launch_play(const play::ParamsOf<G>* agents, const GameJobOf<G>* games, int n,
+                        play::GameRecordOf<G>* records, search::endgame::HashEntry* tables, u64 entries_per_game,
+                        cudaStream_t stream);
 
-// cudaFuncGetAttributes of the play kernel: localSizeBytes is the per-thread stack the search
+// cudaFuncGetAttributes of G's play kernel: localSizeBytes is the per-thread stack the search
 // frames need (see play_kernels.cu).
+template <class G>
 cudaError_t play_kernel_attributes(cudaFuncAttributes* attributes);
 
-// Blocks of the play kernel one multiprocessor holds at once (registers and stack permitting).
+// Blocks of G's play kernel one multiprocessor holds at once (registers and stack permitting).
+template <class G>
 cudaError_t play_kernel_occupancy(int* blocks_per_multiprocessor);
 
 }  // namespace ef::cuda

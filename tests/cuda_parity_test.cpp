@@ -591,7 +591,7 @@ TEST(CudaParityGames, BadJobsAreErrorsNotCrashes) {
   jobs[1].white = -1;
   EXPECT_THROW(gpu->play(jobs, two), Error);
   EXPECT_THROW(gpu->add_agent(play::swh_agent({play::kMaxDepth + 1, -1})), Error);
-  gpu->play({}, {});  // an empty batch is fine
+  gpu->play(std::span<const GameJob>{}, std::span<play::GameRecord>{});  // an empty batch is fine
 }
 
 #if defined(EF_EVALFORGE_BIN) && defined(EF_SOURCE_DIR)

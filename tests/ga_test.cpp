@@ -498,24 +498,16 @@ PositionData synthetic_positions(int count, int move, u64 seed) {
 }
 
 // Passes everything on, counting train calls and jobs.
-class CountingBackend final : public Backend {
+class CountingBackend final : public ForwardingBackend {
  public:
-  explicit CountingBackend(Backend& inner) : inner_(inner) {}
-  std::string name() const override { return inner_.name(); }
-  int add_positions(const PositionData& data) override { return inner_.add_positions(data); }
+  explicit CountingBackend(Backend& inner) : ForwardingBackend(inner) {}
   void train(std::span<const TrainJob> jobs, std::span<TrainResult> results) override {
     ++calls;
     num_jobs += jobs.size();
     inner_.train(jobs, results);
   }
-  int add_agent(const play::Agent& agent) override { return inner_.add_agent(agent); }
-  void update_agent(int handle, const play::Agent& agent) override { inner_.update_agent(handle, agent); }
-  void play(std::span<const GameJob> jobs, std::span<play::GameRecord> results) override { inner_.play(jobs, results); }
   int calls = 0;
   std::size_t num_jobs = 0;
-
- private:
-  Backend& inner_;
 };
 
 }  // namespace

@@ -13,8 +13,12 @@ using namespace ef::ga;
 namespace {
 
 // Runs jobs on the CPU and keeps a copy of every job it was given (ids and geometry by value).
-class RecordingBackend final : public Backend {
+struct OwnsCpuBackend {
+  std::unique_ptr<Backend> cpu = make_backend("cpu", 2);
+};
+class RecordingBackend final : private OwnsCpuBackend, public ForwardingBackend {
  public:
+  RecordingBackend() : ForwardingBackend(*cpu) {}
   struct Job {
     ntuple::Geometry geometry;
     int positions;
@@ -23,20 +27,13 @@ class RecordingBackend final : public Backend {
     u32 stream0, stream1;
   };
   std::string name() const override { return "recording"; }
-  int add_positions(const PositionData& data) override { return cpu_->add_positions(data); }
   void train(std::span<const TrainJob> jobs, std::span<TrainResult> results) override {
     for (const TrainJob& j : jobs)
       recorded.push_back({*j.geometry, j.positions, {j.train_ids.begin(), j.train_ids.end()},
                           {j.eval_ids.begin(), j.eval_ids.end()}, j.params, j.stream[0], j.stream[1]});
-    cpu_->train(jobs, results);
+    inner_.train(jobs, results);
   }
-  int add_agent(const play::Agent& agent) override { return cpu_->add_agent(agent); }
-  void update_agent(int handle, const play::Agent& agent) override { cpu_->update_agent(handle, agent); }
-  void play(std::span<const GameJob> jobs, std::span<play::GameRecord> results) override { cpu_->play(jobs, results); }
   std::vector<Job> recorded;
-
- private:
-  std::unique_ptr<Backend> cpu_ = make_backend("cpu", 2);
 };
 
 }  // namespace

@@ -449,3 +449,34 @@ TEST(PlayAgentFile, CorruptTruncatedAndBadFilesAreErrorsNamingTheFile) {
   EXPECT_NE(error_of([&] { play::load_agent((dir.path() / "none.toml").string()); }).find("none.toml"),
             std::string::npos);
 }
+
+// The Othello move lists of a fixed batch, pinned as one FNV-1a hash taken with the code from
+// before the playout engine became generic over games (0edb5bf): every evaluator kind, epsilon,
+// exact endgames, both colours, both sides to move at the start. Matches, tournaments, the
+// League and gtp all play through this body, so a change of this value means their results
+// changed. Node counts are not hashed (they depend on transposition tables).
+TEST(PlaySignature, OthelloMoveListsOfAFixedBatchAreThoseFromBeforeTheGenericEngine) {
+  auto cpu = make_backend("cpu", 2);
+  const std::vector<play::Agent> agents{play::swh_agent({1, -1}),     play::swh_agent({3, 12}),
+                                        play::random_agent(),         features_agent({1, -1}),
+                                        features_agent({2, 14}, 0.2), small_ntuple_agent(61, 3, {2, 12}),
+                                        small_ntuple_agent(3, 9, {1, -1})};
+  for (const auto& a : agents) cpu->add_agent(a);
+  std::vector<GameJob> jobs;
+  u32 game = 0;
+  for (int b = 0; b < 7; ++b)
+    for (int w = 0; w < 7; ++w) {
+      const auto some = make_games(2, b, w, 2026, game, 2 + static_cast<int>(game % 5));
+      game += 2;
+      jobs.insert(jobs.end(), some.begin(), some.end());
+    }
+  const auto records = play_all(*cpu, jobs);
+  u64 h = 1469598103934665603ull;
+  auto mix = [&](int v) { h = (h ^ static_cast<u64>(static_cast<u32>(v))) * 1099511628211ull; };
+  for (const auto& r : records) {
+    mix(r.plies);
+    for (int i = 0; i < r.plies; ++i) mix(r.moves[i]);
+    mix(r.black_score);
+  }
+  EXPECT_EQ(h, 0x5997b3167c0f5b27ull) << std::hex << "signature 0x" << h;
+}

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 #include "evalforge/eval/ntuple.hpp"
-#include "evalforge/play/agent.hpp"
+#include "evalforge/play/players.hpp"
 
 namespace ef {
 
@@ -49,14 +49,17 @@ struct TrainResult {
   std::vector<i32> weights;                  // filled when return_weights
 };
 
-// One game of self-play (play.hpp): agents by handle (Backend::add_agent), the start position
-// (side to move included), and the key of the game's random stream.
-struct GameJob {
+// One game of self-play of game G (play/playout.hpp): the players by handle (Backend::add_agent
+// for G; `black` moves first), the start position (side to move included), and the key of the
+// game's random stream. Trivially copyable: the CUDA backend uploads jobs as they are.
+template <play::PlayoutGame G>
+struct GameJobOf {
   int black = -1, white = -1;
-  othello::Position start;
+  typename G::State start{};
   u64 seed = 1;
   std::uint32_t game = 0;
 };
+using GameJob = GameJobOf<games::Othello>;
 
 class Backend {
  public:
@@ -64,13 +67,38 @@ class Backend {
   virtual std::string name() const = 0;
   virtual int add_positions(const PositionData& data) = 0;
   virtual void train(std::span<const TrainJob> jobs, std::span<TrainResult> results) = 0;
-  // Agents are copied to the backend (weights to the device for CUDA) and named by handle;
-  // update_agent replaces one (e.g. after retraining) without changing its handle.
-  virtual int add_agent(const play::Agent& agent) = 0;
-  virtual void update_agent(int handle, const play::Agent& agent) = 0;
-  // Plays every job to the end. The move lists and scores are the same on every backend and
-  // for every thread count (play.hpp's determinism contract).
-  virtual void play(std::span<const GameJob> jobs, std::span<play::GameRecord> results) = 0;
+  // Playouts, for every game of play/players.hpp. Agents are copied to the backend (weights to
+  // the device for CUDA) and named by handle, one handle space per game; update_agent replaces
+  // one (e.g. after retraining) without changing its handle. play() plays every job to the end;
+  // the move lists and scores are the same on every backend and for every thread count
+  // (playout.hpp's determinism contract).
+#define EF_BACKEND_PLAYOUT_METHODS(G)                                                      \
+  virtual int add_agent(const play::AgentOf<G>& agent) = 0;                                \
+  virtual void update_agent(int handle, const play::AgentOf<G>& agent) = 0;                \
+  virtual void play(std::span<const GameJobOf<G>> jobs, std::span<play::GameRecordOf<G>> results) = 0;
+  EF_FOR_EACH_PLAYOUT_GAME(EF_BACKEND_PLAYOUT_METHODS)
+#undef EF_BACKEND_PLAYOUT_METHODS
+};
+
+// A backend that passes every call to another one: derive from it to observe or count some
+// calls (tests) without restating the rest of the interface.
+class ForwardingBackend : public Backend {
+ public:
+  explicit ForwardingBackend(Backend& inner) : inner_(inner) {}
+  std::string name() const override { return inner_.name(); }
+  int add_positions(const PositionData& data) override { return inner_.add_positions(data); }
+  void train(std::span<const TrainJob> jobs, std::span<TrainResult> results) override { inner_.train(jobs, results); }
+#define EF_FORWARD_PLAYOUT_METHODS(G)                                                                         \
+  int add_agent(const play::AgentOf<G>& agent) override { return inner_.add_agent(agent); }                   \
+  void update_agent(int handle, const play::AgentOf<G>& agent) override { inner_.update_agent(handle, agent); } \
+  void play(std::span<const GameJobOf<G>> jobs, std::span<play::GameRecordOf<G>> results) override {          \
+    inner_.play(jobs, results);                                                                               \
+  }
+  EF_FOR_EACH_PLAYOUT_GAME(EF_FORWARD_PLAYOUT_METHODS)
+#undef EF_FORWARD_PLAYOUT_METHODS
+
+ protected:
+  Backend& inner_;
 };
 
 // kind: "cpu", "cuda" or "auto" (cuda when a device is present, else cpu). threads: CPU

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <numeric>
 #include <thread>
+#include <tuple>
 #include "backend_cpu/train_body.hpp"
 #include "evalforge/backend.hpp"
 #include "evalforge/core/error.hpp"
@@ -39,36 +40,16 @@ class CpuBackend final : public Backend {
     return static_cast<int>(sets_.size()) - 1;
   }
 
-  int add_agent(const play::Agent& agent) override {
-    agent.validate();
-    agents_.push_back(std::make_unique<StoredAgent>(agent));
-    return static_cast<int>(agents_.size()) - 1;
+#define EF_CPU_PLAYOUT_METHODS(G)                                                              \
+  int add_agent(const play::AgentOf<G>& agent) override { return add_agent_of<G>(agent); }      \
+  void update_agent(int handle, const play::AgentOf<G>& agent) override {                       \
+    update_agent_of<G>(handle, agent);                                                          \
+  }                                                                                             \
+  void play(std::span<const GameJobOf<G>> jobs, std::span<play::GameRecordOf<G>> results) override { \
+    play_of<G>(jobs, results);                                                                  \
   }
-
-  void update_agent(int handle, const play::Agent& agent) override {
-    if (handle < 0 || handle >= static_cast<int>(agents_.size())) fail("backend: no agent with handle {}", handle);
-    agent.validate();
-    agents_[handle] = std::make_unique<StoredAgent>(agent);
-  }
-
-  void play(std::span<const GameJob> jobs, std::span<play::GameRecord> results) override {
-    if (jobs.size() != results.size()) fail("backend: {} games but {} result slots", jobs.size(), results.size());
-    for (const GameJob& j : jobs)
-      for (int h : {j.black, j.white})
-        if (h < 0 || h >= static_cast<int>(agents_.size())) fail("backend: a game names no valid agent ({})", h);
-    std::atomic<std::size_t> next{0};
-    auto worker = [&] {
-      // Each worker owns a transposition table for the exact solves; it changes node counts
-      // only, never a move (play.hpp).
-      std::vector<search::endgame::HashEntry> entries(std::size_t{1} << kTableBits);
-      search::endgame::HashTable table{entries.data(), entries.size() - 1, 0};
-      for (std::size_t k; (k = next.fetch_add(1)) < jobs.size();) {
-        const GameJob& j = jobs[k];
-        play::play_game(agents_[j.black]->params, agents_[j.white]->params, j.start, j.seed, j.game, results[k], &table);
-      }
-    };
-    run_parallel(static_cast<int>(std::min<std::size_t>(threads_, jobs.size())), worker);
-  }
+  EF_FOR_EACH_PLAYOUT_GAME(EF_CPU_PLAYOUT_METHODS)
+#undef EF_CPU_PLAYOUT_METHODS
 
   void train(std::span<const TrainJob> jobs, std::span<TrainResult> results) override {
     if (jobs.size() != results.size()) fail("backend: {} jobs but {} result slots", jobs.size(), results.size());
@@ -85,21 +66,62 @@ class CpuBackend final : public Backend {
   }
 
  private:
-  // An agent's own copy, and the evaluator and parameters that point into it. Held by pointer
-  // and never copied, so the pointers stay valid as agents are added.
-  struct StoredAgent {
-    explicit StoredAgent(const play::Agent& a) : agent(a), evaluator(agent.ntuple_evaluator()), params(agent.params(&evaluator)) {}
-    StoredAgent(const StoredAgent&) = delete;
-    StoredAgent& operator=(const StoredAgent&) = delete;
-    play::Agent agent;
-    ntuple::Evaluator evaluator;
-    play::AgentParams params;
-  };
+  template <class G>
+  using Residents = std::vector<std::unique_ptr<play::ResidentAgent<play::AgentOf<G>>>>;
   static constexpr int kTableBits = 18;  // 2^18 entries (6 MiB) per worker
 
+  template <class G>
+  int add_agent_of(const play::AgentOf<G>& agent) {
+    agent.validate();
+    auto& list = std::get<Residents<G>>(agents_);
+    list.push_back(std::make_unique<play::ResidentAgent<play::AgentOf<G>>>(agent));
+    return static_cast<int>(list.size()) - 1;
+  }
+
+  template <class G>
+  void update_agent_of(int handle, const play::AgentOf<G>& agent) {
+    auto& list = std::get<Residents<G>>(agents_);
+    if (handle < 0 || handle >= static_cast<int>(list.size()))
+      fail("backend: no {} agent with handle {}", play::Players<G>::kName, handle);
+    agent.validate();
+    list[handle] = std::make_unique<play::ResidentAgent<play::AgentOf<G>>>(agent);
+  }
+
+  // Every game runs start to finish on one worker thread with the shared body
+  // (play::play_game), so records cannot depend on the thread count.
+  template <class G>
+  void play_of(std::span<const GameJobOf<G>> jobs, std::span<play::GameRecordOf<G>> results) {
+    const auto& list = std::get<Residents<G>>(agents_);
+    if (jobs.size() != results.size()) fail("backend: {} games but {} result slots", jobs.size(), results.size());
+    bool tables = false;
+    for (const GameJobOf<G>& j : jobs)
+      for (int h : {j.black, j.white}) {
+        if (h < 0 || h >= static_cast<int>(list.size()))
+          fail("backend: a {} game names no valid agent ({})", play::Players<G>::kName, h);
+        tables = tables || list[h]->params.wants_endgame_table();
+      }
+    std::atomic<std::size_t> next{0};
+    auto worker = [&] {
+      // Each worker owns a transposition table for the exact solves when some agent's solves
+      // reach it; it changes node counts only, never a move (playout.hpp).
+      std::vector<search::endgame::HashEntry> entries(tables ? std::size_t{1} << kTableBits : 0);
+      search::endgame::HashTable table{entries.data(), tables ? entries.size() - 1 : 0, 0};
+      play::PlayScratch scratch;
+      scratch.endgame_table = tables ? &table : nullptr;
+      for (std::size_t k; (k = next.fetch_add(1)) < jobs.size();) {
+        const GameJobOf<G>& j = jobs[k];
+        play::play_game<G>(list[j.black]->params, list[j.white]->params, j.start, j.seed, j.game, results[k], scratch);
+      }
+    };
+    run_parallel(static_cast<int>(std::min<std::size_t>(threads_, jobs.size())), worker);
+  }
+
+#define EF_RESIDENTS_OF(G) Residents<G>,
   int threads_;
   std::vector<PositionData> sets_;
-  std::vector<std::unique_ptr<StoredAgent>> agents_;
+  // One list of resident agents per playout game; the trailing int closes the macro's list.
+  std::tuple<EF_FOR_EACH_PLAYOUT_GAME(EF_RESIDENTS_OF) int> agents_;
+#undef EF_RESIDENTS_OF
 };
 
 }  // namespace

@@ -29,7 +29,10 @@ struct Othello {
   static constexpr int kMaxMoves = 64;
   static constexpr bool kHasPass = true;
   static constexpr int kSymmetries = 8;
+  // At most 60 moves from any start, and never two passes in a row before the end.
+  static constexpr int kMaxPlies = 120;
 
+  static EF_HD int side(const State& s) { return s.board.side; }  // kBlack = 0 moves first
   static EF_HD u64 moves(const State& s) { return othello::legal_moves(s.board.player, s.board.opponent); }
   static EF_HD State play(const State& s, int square) {
     const u64 f = othello::flips(s.board.player, s.board.opponent, square);

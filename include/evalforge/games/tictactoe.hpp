@@ -140,6 +140,8 @@ struct TicTacToe {
   static constexpr int kMaxMoves = 9;
   static constexpr bool kHasPass = false;
   static constexpr int kSymmetries = 8;
+  static constexpr int kMaxPlies = 9;
+  static EF_HD int side(const State& s) { return s.side; }  // kX = 0 moves first
   static EF_HD u64 moves(const State& s) { return s.moves(); }
   static EF_HD State play(const State& s, int square) { return s.play(square); }
   static EF_HD State pass(const State& s) { return s; }  // never called: kHasPass is false

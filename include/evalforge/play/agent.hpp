@@ -49,4 +49,21 @@ Agent ntuple_agent_per_move(std::string name, std::vector<ntuple::Geometry> geom
                             const std::array<int, ntuple::kMoveNumbers>& geometry_of_move,
                             search::OthelloLimits limits);
 
+template <>
+struct ResidentAgent<Agent> {
+  explicit ResidentAgent(const Agent& a) : agent(a), evaluator(agent.ntuple_evaluator()), params(agent.params(&evaluator)) {}
+  ResidentAgent(const ResidentAgent&) = delete;
+  ResidentAgent& operator=(const ResidentAgent&) = delete;
+  Agent agent;
+  ntuple::Evaluator evaluator;
+  AgentParams params;
+};
+
+template <>
+struct Players<games::Othello> {
+  using Agent = play::Agent;
+  using Params = AgentParams;
+  static constexpr const char* kName = "othello";
+};
+
 }  // namespace ef::play

@@ -1,0 +1,129 @@
+// Playouts for any game, EF_HD: the one body that plays a whole game between two players, run
+// by a CPU worker thread and by a CUDA thread alike (one game per thread on both backends).
+//
+// A game is a traits type under games::Game (games/game.hpp) with two more members a playout
+// needs (PlayoutGame below). A player of game G is a trivially copyable parameter struct P (an
+// evaluator kind, search limits, an exploration rate: what the device reads) with
+//   EF_HD int choose(const G::State& s, Rng& rng, u64& nodes, const PlayScratch& scratch) const
+// returning a legal square of s (s has at least one legal move). Each game's players live in
+// its own header (play/play.hpp for Othello, play/tictactoe_player.hpp for Tic-Tac-Toe) and are
+// registered once in play/players.hpp; the backends and schedulers are generic over them.
+//
+// Determinism contract (what makes the move lists of every backend and thread count equal):
+//  - a game's random numbers come from one Philox stream keyed by (job seed, game id), drawn in
+//    ply order, so they depend on nothing outside the game;
+//  - exploration_move() is the rule every player follows before it searches: a position with
+//    one legal move is answered with it and nothing is drawn; a random player draws one
+//    random_bit(moves); a player with epsilon_ppm > 0 draws below(10^6) and plays a random legal
+//    move (a second draw) when it is below epsilon_ppm;
+//  - the searched move is a pure function of (position, limits, evaluator): alpha-beta returns
+//    the lowest square among the best (search/alphabeta.hpp), whatever scratch it is given.
+//    Node counts may depend on the scratch (transposition tables), so they are reported but are
+//    not part of the contract.
+#pragma once
+#include <concepts>
+#include "evalforge/core/hd.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/games/game.hpp"
+#include "evalforge/search/alphabeta.hpp"
+#include "evalforge/search/endgame.hpp"
+
+namespace ef::play {
+
+// What a playout needs of a game beyond the search's Game concept:
+//   G::kMaxPlies   the longest game from any start, passes included (sizes the record);
+//   G::side(s)     0 when the first player (Othello's black, Tic-Tac-Toe's X) is to move, else 1.
+// Moves are squares 0..63 (G::moves is a 64-bit mask), so a record stores them in a byte.
+template <class G>
+concept PlayoutGame = games::Game<G> && requires(const typename G::State& s) {
+  { G::kMaxPlies } -> std::convertible_to<int>;
+  { G::side(s) } -> std::convertible_to<int>;
+};
+
+constexpr u32 kEpsilonScale = 1000000;  // epsilon in millionths: an integer comparison, exact everywhere
+
+// Working memory a backend hands every game it plays. Each field is optional (null when the
+// backend has none to give); a player uses what its game needs and must choose the same move
+// with or without it.
+struct PlayScratch {
+  search::endgame::HashTable* endgame_table = nullptr;  // Othello's exact solves
+};
+
+// One played game. A pass is search::kPassMove (-1). Fixed size, so that a CUDA thread writes
+// it without allocating.
+template <PlayoutGame G>
+struct GameRecordOf {
+  signed char moves[G::kMaxPlies];
+  int plies = 0;
+  // The first player's final result, G::final_score from its side: Othello's disc difference
+  // black - white with the empties to the winner; Tic-Tac-Toe's +1 X won, 0 draw, -1 O won.
+  int black_score = 0;
+  u64 nodes = 0;  // positions searched by both players (not part of the determinism contract)
+};
+
+// Each playout game's players, specialised in the game's player header: Agent (the owning host
+// form a backend copies), Params (the trivially copyable form the play body reads) and kName.
+// The games the backends instantiate are listed once, in play/players.hpp.
+template <class G>
+struct Players;
+
+// A backend's host-side copy of an agent, whose `params` stay valid while it lives: for an agent
+// whose parameters are self-contained (device_params() copies them), the copy and its
+// parameters; a game whose parameters point at memory (Othello's n-tuple weights) specialises it.
+// Held by pointer and never copied, so the pointers stay valid as agents are added.
+template <class A>
+struct ResidentAgent {
+  explicit ResidentAgent(const A& a) : agent(a), params(agent.device_params()) {}
+  ResidentAgent(const ResidentAgent&) = delete;
+  ResidentAgent& operator=(const ResidentAgent&) = delete;
+  A agent;
+  decltype(agent.device_params()) params;
+};
+
+// The Philox stream of game `game` of a batch keyed by `seed`.
+EF_HD_INLINE Rng game_rng(u64 seed, u32 game) { return Rng(seed, Purpose::kGame, game & 0xFFFFFFu, game >> 24, 0); }
+
+constexpr int kSearchMove = -3;  // exploration_move's answer when the player is to search
+
+// The exploration rule of the contract above: the square to play, or kSearchMove.
+EF_HD_INLINE int exploration_move(u64 moves, bool random_player, u32 epsilon_ppm, Rng& rng) {
+  if ((moves & (moves - 1)) == 0) return ctz64(moves);
+  if (random_player) return rng.random_bit(moves);
+  if (epsilon_ppm > 0 && rng.below(kEpsilonScale) < epsilon_ppm) return rng.random_bit(moves);
+  return kSearchMove;
+}
+
+// Plays from `start` to the end of the game (or G::kMaxPlies plies): `first` moves for the
+// first player, `second` for the other. A side without a legal move passes when the game has
+// passes and the other side can move; otherwise the game is over.
+template <PlayoutGame G, class P>
+EF_HD void play_game(const P& first, const P& second, const typename G::State& start, u64 seed, u32 game,
+                     GameRecordOf<G>& out, const PlayScratch& scratch) {
+  using State = typename G::State;
+  Rng rng = game_rng(seed, game);
+  State s = start;
+  out.plies = 0;
+  out.nodes = 0;
+  while (out.plies < G::kMaxPlies) {
+    const u64 moves = G::moves(s);
+    if (!moves) {
+      if constexpr (G::kHasPass) {
+        const State passed = G::pass(s);
+        if (!G::moves(passed)) break;  // neither side can move: game over
+        out.moves[out.plies++] = static_cast<signed char>(search::kPassMove);
+        s = passed;
+        continue;
+      } else {
+        break;
+      }
+    }
+    const P& player = G::side(s) == 0 ? first : second;
+    const int sq = player.choose(s, rng, out.nodes, scratch);
+    out.moves[out.plies++] = static_cast<signed char>(sq);
+    s = G::play(s, sq);
+  }
+  const int score = G::final_score(s);
+  out.black_score = G::side(s) == 0 ? score : -score;
+}
+
+}  // namespace ef::play

@@ -1,0 +1,65 @@
+// Tic-Tac-Toe's players for the playout engine (play/playout.hpp), EF_HD: minimax (the
+// alpha-beta of search/alphabeta.hpp over games::TicTacToe) to a fixed depth with an evaluator,
+// or random moves; the exploration rule and determinism contract are playout.hpp's.
+//
+// Evaluators: the seed paper's +-30/+-20/+-10 static evaluator (tictactoe::StaticEvaluator, the
+// "known good" opponent of method.md section 3) and random play. The evolved network evaluator
+// of that section joins this enum and switch.
+#pragma once
+#include <string>
+#include "evalforge/core/hd.hpp"
+#include "evalforge/games/tictactoe.hpp"
+#include "evalforge/play/playout.hpp"
+#include "evalforge/search/alphabeta.hpp"
+
+namespace ef::play {
+
+enum class TicTacToeEvaluator : u32 { kRandom = 0, kStatic = 1 };
+
+// A game has 9 plies, so depth 9 searches to the end from anywhere.
+constexpr int kTicTacToeMaxDepth = 9;
+
+struct TicTacToeParams {
+  TicTacToeEvaluator kind = TicTacToeEvaluator::kStatic;
+  int depth = 4;         // minimax plies, 1..kTicTacToeMaxDepth
+  u32 epsilon_ppm = 0;   // probability of a random move, in millionths
+
+  EF_HD int choose(const tictactoe::Board& s, Rng& rng, u64& nodes, const PlayScratch&) const {
+    const int explored = exploration_move(s.moves(), kind == TicTacToeEvaluator::kRandom, epsilon_ppm, rng);
+    if (explored != kSearchMove) return explored;
+    search::SearchResult r;
+    switch (kind) {
+      case TicTacToeEvaluator::kRandom:  // unreachable: exploration_move answers a random player
+        break;
+      case TicTacToeEvaluator::kStatic:
+        r = search::alphabeta<games::TicTacToe, tictactoe::StaticEvaluator, kTicTacToeMaxDepth>(
+            s, depth, tictactoe::StaticEvaluator{});
+        break;
+    }
+    nodes += r.nodes;
+    return r.best_move;
+  }
+  EF_HD bool wants_endgame_table() const { return false; }
+};
+
+// A Tic-Tac-Toe agent on the host. Its parameters are self-contained (nothing to upload but
+// themselves), so a backend copies device_params() as they are.
+struct TicTacToeAgent {
+  std::string name = "static";
+  TicTacToeParams params;
+
+  // Throws ef::Error naming the agent for a depth outside 1..9 or an epsilon outside 0..10^6 ppm.
+  void validate() const;
+  TicTacToeParams device_params() const { return params; }
+};
+
+using TicTacToeRecord = GameRecordOf<games::TicTacToe>;
+
+template <>
+struct Players<games::TicTacToe> {
+  using Agent = TicTacToeAgent;
+  using Params = TicTacToeParams;
+  static constexpr const char* kName = "tictactoe";
+};
+
+}  // namespace ef::play
