@@ -594,6 +594,39 @@ TEST(CudaParityGames, BadJobsAreErrorsNotCrashes) {
   gpu->play(std::span<const GameJob>{}, std::span<play::GameRecord>{});  // an empty batch is fine
 }
 
+// The second playout game through the same kernel template: Tic-Tac-Toe minimax at depths 1, 4
+// and 9, epsilon and random players, starts with either side to move.
+TEST(CudaParityGames, TicTacToeGamesAreTheCpusGames) {
+  REQUIRE_CUDA_DEVICE();
+  auto cpu = make_backend("cpu", 2), gpu = make_backend("cuda", 2);
+  std::vector<play::TicTacToeAgent> agents(4);
+  agents[0].params = {play::TicTacToeEvaluator::kStatic, 1, 0};
+  agents[1].params = {play::TicTacToeEvaluator::kStatic, 4, 100000};
+  agents[2].params = {play::TicTacToeEvaluator::kStatic, 9, 0};
+  agents[3].params = {play::TicTacToeEvaluator::kRandom, 1, 0};
+  for (const auto& a : agents) ASSERT_EQ(cpu->add_agent(a), gpu->add_agent(a));
+  std::vector<GameJobOf<games::TicTacToe>> jobs;
+  for (int x = 0; x < 4; ++x)
+    for (int o = 0; o < 4; ++o)
+      for (int k = 0; k < 64; ++k) {
+        GameJobOf<games::TicTacToe> j;
+        j.black = x;
+        j.white = o;
+        if (k % 3 == 1) j.start = tictactoe::Board{}.play(k % 9);
+        j.seed = 12;
+        j.game = static_cast<u32>(jobs.size());
+        jobs.push_back(j);
+      }
+  std::vector<play::TicTacToeRecord> a(jobs.size()), b(jobs.size());
+  cpu->play(jobs, a);
+  gpu->play(jobs, b);
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    EXPECT_EQ(a[k].plies, b[k].plies) << "game " << k;
+    EXPECT_EQ(a[k].black_score, b[k].black_score) << "game " << k;
+    EXPECT_TRUE(std::equal(a[k].moves, a[k].moves + a[k].plies, b[k].moves)) << "game " << k;
+  }
+}
+
 #if defined(EF_EVALFORGE_BIN) && defined(EF_SOURCE_DIR)
 // `evalforge verify`: exit 0 when the backends agree, 4 with a "no CUDA ..." line without a device.
 TEST(CudaParity, VerifyCommand) {
