@@ -37,6 +37,28 @@ Weights parse_chromosome(std::string_view text, Material kind, const std::string
   return w;
 }
 
+std::array<int, kGenes> to_genes(const Weights& w) {
+  return {w.o, w.e, w.material[0], w.mobility[0], w.corners[0], w.material[1], w.mobility[1], w.corners[1],
+          w.material[2], w.mobility[2], w.corners[2]};
+}
+
+Weights from_genes(std::span<const int> genes, Material kind, const std::string& where) {
+  if (genes.size() != kGenes) fail("{}: {} genes, 11 expected (o:e:wf1:wm1:wc1:...:wc3)", where, genes.size());
+  for (int k = 0; k < kGenes; ++k)
+    if (genes[k] < kGeneBounds[k].low || genes[k] > kGeneBounds[k].high)
+      fail("{}: gene {} is {}, expected {}..{}", where, k + 1, genes[k], kGeneBounds[k].low, kGeneBounds[k].high);
+  Weights w;
+  w.o = genes[0];
+  w.e = genes[1];
+  for (int p = 0; p < 3; ++p) {
+    w.material[p] = genes[2 + 3 * p];
+    w.mobility[p] = genes[3 + 3 * p];
+    w.corners[p] = genes[4 + 3 * p];
+  }
+  w.kind = kind;
+  return w;
+}
+
 std::string format_chromosome(const Weights& w) {
   return fmt::format("{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}", w.o, w.e, w.material[0], w.mobility[0], w.corners[0],
                      w.material[1], w.mobility[1], w.corners[1], w.material[2], w.mobility[2], w.corners[2]);

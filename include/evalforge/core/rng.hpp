@@ -16,6 +16,8 @@ enum class Purpose : u32 {
   kCrossover = 5,    // GA crossover
   kMigration = 6,    // GA immigrant placement
   kGame = 7,         // playouts
+  kEvolve = 8,       // evolve runs' GA: initial chromosomes, selection, crossover, mutation
+  kOpening = 9,      // random openings of yardstick games
 };
 
 class Rng {

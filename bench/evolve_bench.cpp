@@ -1,0 +1,136 @@
+// Seconds per Elo-GA generation (method.md section 2): the double round robin of 352 random
+// oe_fmc chromosomes, 123,552 1-ply games from the standard start, as the one Backend::play
+// batch the evolve run hands the backend. CPU backend (all threads, or --threads) and, when a
+// CUDA device is present, the CUDA backend on the same batch, each the median of --repeats
+// runs; their ratio; and a comparison of the two backends' scores game by game. Also the rest
+// of a generation (Elo updates, ranking, next population, Bradley-Terry fit), timed apart.
+//
+// Usage: evolve_bench [--population N] [--threads T] [--repeats R] [--depth D] [--material flips|discs]
+#include <fmt/core.h>
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+#include "eval/feature_weights.hpp"
+#include "evalforge/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/cuda_backend.hpp"
+#include "ga/elo_ga.hpp"
+#include "ga/ratings.hpp"
+#include "play/feature_tournament.hpp"
+
+using namespace ef;
+
+namespace {
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown CPU";
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+template <class F>
+double seconds(F&& f) {
+  const auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int population = 352, threads = 0, repeats = 3, depth = 1;
+  std::string material = "flips";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        fmt::print(stderr, "evolve_bench: {} needs a value\n", a);
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--population") population = std::stoi(value());
+    else if (a == "--threads") threads = std::stoi(value());
+    else if (a == "--repeats") repeats = std::stoi(value());
+    else if (a == "--depth") depth = std::stoi(value());
+    else if (a == "--material") material = value();
+    else {
+      fmt::print(stderr, "usage: evolve_bench [--population N] [--threads T] [--repeats R] [--depth D] [--material flips|discs]\n");
+      return 2;
+    }
+  }
+  try {
+    ga::EloGaParams params;
+    params.population = population;
+    std::vector<ga::GeneRange> ranges;
+    for (const auto& b : features::kGeneBounds) ranges.push_back({b.low, b.high});
+    const ga::EloPopulation pop = ga::initial_population(ranges, params, 1);
+    std::vector<std::vector<int>> genes;
+    for (const auto& m : pop.members) genes.push_back(m.genes);
+    play::FeaturePlayOptions options;
+    options.material = material == "discs" ? features::Material::kDiscs : features::Material::kFlips;
+    options.limits = {depth, -1};
+    const std::size_t games = static_cast<std::size_t>(population) * (population - 1);
+    const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+    fmt::print("Elo-GA generation: {} players, {} games at depth {} ({}), {} repeats\n", population, games, depth,
+               material, repeats);
+    fmt::print("CPU: {} ({} hardware threads)\n", cpu_model(), hw);
+
+    auto cpu = make_backend("cpu", threads);
+    play::FeatureTournament cpu_t(*cpu, options);
+    std::vector<double> cpu_scores;
+    std::vector<double> cpu_times;
+    play::TournamentCounts counts;
+    for (int r = 0; r < repeats; ++r) {
+      cpu_scores = cpu_t.play_round_robin(genes, 1, 0, &counts);
+      cpu_times.push_back(counts.play_seconds);
+    }
+    const double cpu_s = median(cpu_times);
+    fmt::print("{:<10} {:>12} {:>14} {:>12}   black/draw/white {}/{}/{}\n", "backend", "s/generation", "games/s",
+               "nodes/game", counts.black_wins, counts.draws, counts.white_wins);
+    fmt::print("{:<10} {:>12.3f} {:>14.0f} {:>12.1f}   ({})\n", "cpu", cpu_s, games / cpu_s,
+               static_cast<double>(counts.nodes) / games, cpu->name());
+
+    std::string why;
+    if (cuda_device_available(&why)) {
+      auto gpu = make_backend("cuda", threads);
+      play::FeatureTournament gpu_t(*gpu, options);
+      std::vector<double> gpu_scores, gpu_times;
+      for (int r = 0; r < repeats; ++r) {
+        gpu_scores = gpu_t.play_round_robin(genes, 1, 0, &counts);
+        gpu_times.push_back(counts.play_seconds);
+      }
+      const double gpu_s = median(gpu_times);
+      std::size_t differ = 0;
+      for (std::size_t g = 0; g < games; ++g) differ += cpu_scores[g] != gpu_scores[g];
+      fmt::print("{:<10} {:>12.4f} {:>14.0f} {:>12}   ({})\n", "cuda", gpu_s, games / gpu_s, "", gpu->name());
+      fmt::print("GPU/CPU speed-up: {:.1f}x; games whose result differs: {} of {}\n", cpu_s / gpu_s, differ, games);
+    } else {
+      fmt::print("cuda: not measured ({})\n", why);
+    }
+
+    // The rest of a generation, on the host.
+    ga::EloPopulation rated = pop;
+    std::vector<int> order;
+    const double rate_s = seconds([&] { order = ga::rate_tournament(rated, cpu_scores, params); });
+    const double next_s = seconds([&] { ga::next_generation(rated, order, ranges, params, 1); });
+    const auto pairings = ga::round_robin_pairings(population);
+    std::vector<tournament::GameResult> results(games);
+    for (std::size_t g = 0; g < games; ++g) results[g] = {pairings[g].first, pairings[g].second, cpu_scores[g]};
+    const double bt_s = seconds([&] { tournament::fit_bradley_terry(results, population); });
+    fmt::print("host: Elo updates + ranking {:.4f} s, next population {:.4f} s, Bradley-Terry fit {:.3f} s\n", rate_s,
+               next_s, bt_s);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "evolve_bench: {}\n", e.what());
+    return 1;
+  }
+}

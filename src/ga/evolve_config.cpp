@@ -1,0 +1,125 @@
+#include "ga/evolve_config.hpp"
+#include <fmt/format.h>
+#include <filesystem>
+#include <toml++/toml.h>
+#include "core/toml_reader.hpp"
+#include "eval/feature_weights.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/play/play.hpp"
+
+namespace ef::ga {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* chromosome_name(features::Material m) { return m == features::Material::kFlips ? "oe_fmc" : "oe_dmc"; }
+const char* crossover_name(CrossoverKind k) { return k == CrossoverKind::kUniform ? "uniform" : "one-point"; }
+
+}  // namespace
+
+EvolveConfig load_evolve_config(const std::string& file) {
+  const toml::table root = parse_toml_file(file);
+  for (const auto& [k, v] : root) {
+    const std::string key(k.str());
+    if (key != "evolve" && key != "population" && key != "elo" && key != "play" && key != "yardstick" && key != "run")
+      fail("{}: unknown section [{}] (expected evolve, population, elo, play, yardstick, run)", file, key);
+    if (!v.is_table()) fail("{}: '{}' must be a table ([{}])", file, key, key);
+  }
+  const toml::table empty;
+  auto section = [&](const char* name) -> const toml::table& {
+    const auto* t = root[name].as_table();
+    return t ? *t : empty;
+  };
+  EvolveConfig c;
+  EloOthelloConfig& e = c.elo;
+  {
+    TableReader r(section("evolve"), file, "evolve");
+    r.allow({"kind", "generations", "stall_generations", "seed"});
+    r.text("kind", c.kind);
+    if (c.kind != "elo-othello") fail("{}: '{}' (expected elo-othello)", r.where("kind"), c.kind);
+    r.integer("generations", e.generations, 1, 100000000);
+    r.integer("stall_generations", e.stall_generations, 0, 100000000);
+    r.seed("seed", e.seed);
+  }
+  {
+    TableReader r(section("population"), file, "population");
+    r.allow({"size", "chromosome", "parent_fraction", "mutation_rate", "mutation_genes", "crossover"});
+    r.integer("size", e.ga.population, 3, 4096);
+    std::string chromosome = "oe_fmc";
+    r.text("chromosome", chromosome);
+    if (chromosome == "oe_fmc") e.play.material = features::Material::kFlips;
+    else if (chromosome == "oe_dmc") e.play.material = features::Material::kDiscs;
+    else fail("{}: '{}' (expected oe_fmc or oe_dmc)", r.where("chromosome"), chromosome);
+    r.real("parent_fraction", e.ga.parent_fraction, 1e-9, 1.0);
+    r.real("mutation_rate", e.ga.mutation_rate, 0.0, 1.0);
+    r.integer("mutation_genes", e.ga.mutation_genes, 1, features::kGenes);
+    std::string crossover = "uniform";
+    r.text("crossover", crossover);
+    if (crossover == "uniform") e.ga.crossover = CrossoverKind::kUniform;
+    else if (crossover == "one-point") e.ga.crossover = CrossoverKind::kOnePoint;
+    else fail("{}: '{}' (expected uniform or one-point)", r.where("crossover"), crossover);
+  }
+  {
+    TableReader r(section("elo"), file, "elo");
+    r.allow({"k_factor", "initial_rating", "carry_ratings", "bradley_terry"});
+    r.real("k_factor", e.ga.k_factor, 1e-6, 1000.0);
+    r.real("initial_rating", e.ga.initial_rating, -100000.0, 100000.0);
+    r.boolean("carry_ratings", e.ga.carry_ratings);
+    r.boolean("bradley_terry", e.bradley_terry);
+  }
+  {
+    TableReader r(section("play"), file, "play");
+    r.allow({"depth", "exact_empties", "epsilon", "opening_plies"});
+    r.integer("depth", e.play.limits.depth, 1, play::kMaxDepth);
+    r.integer("exact_empties", e.play.limits.exact_empties, -1, play::kMaxExactEmpties);
+    r.real("epsilon", e.play.epsilon, 0.0, 1.0);
+    r.integer("opening_plies", e.play.opening_plies, 0, 20);
+  }
+  {
+    TableReader r(section("yardstick"), file, "yardstick");
+    r.allow({"opponent", "openings", "opening_plies", "every"});
+    r.text("opponent", e.yardstick);
+    if (e.yardstick != "none" && e.yardstick != "swh" && e.yardstick != "random") {
+      fs::path p(e.yardstick);
+      if (p.is_relative()) p = fs::absolute(fs::path(file)).parent_path() / p;
+      if (!fs::is_regular_file(p))
+        fail("{}: '{}' is not none, swh, random or an agent file", r.where("opponent"), e.yardstick);
+      e.yardstick = p.lexically_normal().string();
+    }
+    r.integer("openings", e.yardstick_openings, 1, 1000000);
+    r.integer("opening_plies", e.yardstick_opening_plies, 0, 20);
+    r.integer("every", e.yardstick_every, 1, 100000000);
+  }
+  {
+    TableReader r(section("run"), file, "run");
+    r.allow({"checkpoint_every"});
+    r.integer("checkpoint_every", e.checkpoint_every, 1, 100000000);
+  }
+  std::vector<GeneRange> ranges;
+  for (const auto& b : features::kGeneBounds) ranges.push_back({b.low, b.high});
+  validate(e.ga, ranges, file);
+  return c;
+}
+
+std::string evolve_config_to_toml(const EvolveConfig& c) {
+  const EloOthelloConfig& e = c.elo;
+  std::string t;
+  t += fmt::format("[evolve]\nkind = {}\ngenerations = {}\nstall_generations = {}\nseed = {}\n\n", toml_quote(c.kind),
+                   e.generations, e.stall_generations, e.seed);
+  t += fmt::format(
+      "[population]\nsize = {}\nchromosome = \"{}\"\nparent_fraction = {}\nmutation_rate = {}\nmutation_genes = {}\n"
+      "crossover = \"{}\"\n\n",
+      e.ga.population, chromosome_name(e.play.material), e.ga.parent_fraction, e.ga.mutation_rate, e.ga.mutation_genes,
+      crossover_name(e.ga.crossover));
+  t += fmt::format("[elo]\nk_factor = {}\ninitial_rating = {}\ncarry_ratings = {}\nbradley_terry = {}\n\n",
+                   e.ga.k_factor, e.ga.initial_rating, e.ga.carry_ratings, e.bradley_terry);
+  t += fmt::format("[play]\ndepth = {}\nexact_empties = {}\nepsilon = {}\nopening_plies = {}\n\n", e.play.limits.depth,
+                   e.play.limits.exact_empties, e.play.epsilon, e.play.opening_plies);
+  t += fmt::format("[yardstick]\nopponent = {}\nopenings = {}\nopening_plies = {}\nevery = {}\n\n",
+                   toml_quote(e.yardstick), e.yardstick_openings, e.yardstick_opening_plies, e.yardstick_every);
+  t += fmt::format("[run]\ncheckpoint_every = {}\n", e.checkpoint_every);
+  return t;
+}
+
+}  // namespace ef::ga

@@ -1,0 +1,38 @@
+// Configuration of `evalforge evolve` runs (docs/evolve.md). The [evolve] table's `kind` says
+// which GA the run is; today "elo-othello", the Elo round-robin GA of Othello feature weights
+// (method.md section 2): configs/elo-oe_fmc.toml and configs/elo-oe_dmc.toml hold the blog's
+// settings. Every key is checked (file, table.key and the expected range named) and unknown
+// keys and tables are rejected.
+#pragma once
+#include <string>
+#include "evalforge/core/hd.hpp"
+#include "ga/elo_ga.hpp"
+#include "play/feature_tournament.hpp"
+
+namespace ef::ga {
+
+struct EloOthelloConfig {
+  int generations = 1000;        // at most this many generations
+  int stall_generations = 100;   // stop once the champion's chromosome is unchanged this long (0: never)
+  u64 seed = 1;
+  EloGaParams ga;                // [population] and [elo]
+  bool bradley_terry = true;     // [elo] a whole-tournament fit per generation (reported, not selected on)
+  play::FeaturePlayOptions play; // [play] and [population] chromosome
+  std::string yardstick = "swh"; // [yardstick] opponent: none, swh, random or an agent file (absolute once resolved)
+  int yardstick_openings = 50;   // each played with both colours
+  int yardstick_opening_plies = 6;
+  int yardstick_every = 1;       // generations between yardstick matches (the last one always)
+  int checkpoint_every = 1;      // [run]
+};
+
+struct EvolveConfig {
+  std::string kind = "elo-othello";
+  EloOthelloConfig elo;
+};
+
+// Reads and validates `file`. Relative agent paths resolve against the file's directory.
+EvolveConfig load_evolve_config(const std::string& file);
+// The resolved config as TOML (the run directory's snapshot; loadable again with the same result).
+std::string evolve_config_to_toml(const EvolveConfig& config);
+
+}  // namespace ef::ga

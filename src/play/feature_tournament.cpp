@@ -1,0 +1,117 @@
+#include "play/feature_tournament.hpp"
+#include <chrono>
+#include <fmt/format.h>
+#include "eval/feature_weights.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+#include "ga/elo_ga.hpp"
+
+namespace ef::play {
+
+namespace {
+
+// One key per generation for the games' streams: game ids restart at 0 every generation.
+u64 generation_seed(u64 seed, int generation) {
+  u64 z = seed + 0x9E3779B97F4A7C15ull * (static_cast<u64>(generation) + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// A position after `plies` uniformly random legal moves from the start (stops early at a
+// position without moves, which the first dozen plies never reach).
+othello::Position random_opening(u64 seed, u32 index, int plies) {
+  Rng rng(seed, Purpose::kOpening, index);
+  othello::Position p;
+  for (int i = 0; i < plies; ++i) {
+    const u64 moves = games::Othello::moves(p);
+    if (!moves) break;
+    p = games::Othello::play(p, rng.random_bit(moves));
+  }
+  return p;
+}
+
+}  // namespace
+
+Agent feature_agent(std::span<const int> genes, const FeaturePlayOptions& o, const std::string& name) {
+  Agent a;
+  a.name = name;
+  a.kind = EvaluatorKind::kFeatures;
+  a.limits = o.limits;
+  a.epsilon = o.epsilon;
+  a.features = features::from_genes(genes, o.material, name);
+  return a;
+}
+
+FeatureTournament::FeatureTournament(Backend& backend, FeaturePlayOptions options)
+    : backend_(backend), options_(options) {}
+
+std::vector<double> FeatureTournament::play_round_robin(const std::vector<std::vector<int>>& population, u64 seed,
+                                                        int generation, TournamentCounts* counts) {
+  const int n = static_cast<int>(population.size());
+  for (int i = 0; i < n; ++i) {
+    const Agent a = feature_agent(population[i], options_, fmt::format("member-{}", i));
+    if (i < static_cast<int>(handles_.size())) backend_.update_agent(handles_[i], a);
+    else handles_.push_back(backend_.add_agent(a));
+  }
+  const auto pairings = ga::round_robin_pairings(n);
+  const u64 key = generation_seed(seed, generation);
+  std::vector<GameJob> jobs(pairings.size());
+  for (std::size_t g = 0; g < pairings.size(); ++g) {
+    jobs[g].black = handles_[pairings[g].first];
+    jobs[g].white = handles_[pairings[g].second];
+    if (options_.opening_plies > 0) jobs[g].start = random_opening(key, static_cast<u32>(g / 2), options_.opening_plies);
+    jobs[g].seed = key;
+    jobs[g].game = static_cast<u32>(g);
+  }
+  std::vector<GameRecord> records(jobs.size());
+  const auto t0 = std::chrono::steady_clock::now();
+  backend_.play(jobs, records);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::vector<double> scores(jobs.size());
+  TournamentCounts c;
+  for (std::size_t g = 0; g < jobs.size(); ++g) {
+    const int s = records[g].black_score;
+    scores[g] = s > 0 ? 1.0 : (s < 0 ? 0.0 : 0.5);
+    (s > 0 ? c.black_wins : (s < 0 ? c.white_wins : c.draws))++;
+    c.nodes += records[g].nodes;
+  }
+  c.play_seconds = seconds;
+  if (counts) *counts = c;
+  return scores;
+}
+
+FeatureTournament::Yardstick FeatureTournament::play_yardstick(std::span<const int> genes, const Agent& opponent,
+                                                               int openings, int opening_plies, u64 seed,
+                                                               int generation) {
+  const Agent self = feature_agent(genes, options_, "champion");
+  if (yardstick_self_ < 0) {
+    yardstick_self_ = backend_.add_agent(self);
+    yardstick_opponent_ = backend_.add_agent(opponent);
+  } else {
+    backend_.update_agent(yardstick_self_, self);
+  }
+  // Its own stream keys: apart from the tournament's (generation_seed of a negative generation).
+  const u64 key = generation_seed(seed ^ 0x5941524453544B21ull, generation);
+  std::vector<GameJob> jobs;
+  for (int k = 0; k < openings; ++k)
+    for (int colour = 0; colour < 2; ++colour) {
+      GameJob j;
+      j.black = colour == 0 ? yardstick_self_ : yardstick_opponent_;
+      j.white = colour == 0 ? yardstick_opponent_ : yardstick_self_;
+      j.start = random_opening(key, static_cast<u32>(k), opening_plies);
+      j.seed = key;
+      j.game = static_cast<u32>(jobs.size());
+      jobs.push_back(j);
+    }
+  std::vector<GameRecord> records(jobs.size());
+  backend_.play(jobs, records);
+  Yardstick y;
+  for (std::size_t g = 0; g < jobs.size(); ++g) {
+    const int s = records[g].black_score * (g % 2 == 0 ? 1 : -1);
+    (s > 0 ? y.wins : (s < 0 ? y.losses : y.draws))++;
+  }
+  return y;
+}
+
+}  // namespace ef::play
