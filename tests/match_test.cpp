@@ -53,8 +53,7 @@ class MatchTest : public ::testing::Test {
     o.threads = 2;
     int calls = 0;
     if (stop_after >= 0) o.stop_requested = [&calls, stop_after] { return calls++ == stop_after; };
-    std::ostringstream log;
-    return play::run_match(out, config, o, log);
+    return play::run_match(out, config, o);
   }
 
   fs::path dir_;
@@ -127,6 +126,59 @@ TEST_F(MatchTest, CorruptRoundsCsvIsAnErrorOnResume) {
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("rounds.csv:"), std::string::npos) << e.what();
   }
+}
+
+// Rows are checked in 64-bit arithmetic (an int sum of these counts would overflow into a
+// plausible 8) and for what the match writes: finite scores that match the counts, counts that
+// are not negative, one row per (replicate, round), the cumulative games of the round.
+TEST_F(MatchTest, ImpossibleRoundsRowsAreErrorsWithFileAndLine) {
+  const std::string config = write_config();
+  run(dir_ / "m", config, 3);  // stopped before round 3: rows for rounds 0..2, checkpoint of round 2
+  const fs::path csv = dir_ / "m" / "rounds.csv";
+  const std::string good = read_file(csv);
+  auto message_with_line_4 = [&](const std::string& row) {
+    std::istringstream in(good);
+    std::string out, line;
+    for (int n = 1; std::getline(in, line); ++n) out += (n == 4 ? row : line) + "\n";
+    write_atomically(csv, out);
+    try {
+      run(dir_ / "m", "");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no ef::Error");
+  };
+  const std::string where = csv.string() + ":4: ";
+  // Line 4 is replicate 0, round 1 (lines 2, 3: round 0 of replicates 0 and 1).
+  EXPECT_NE(message_with_line_4("0,1,16,2147483647,2147483647,4,0.5,0.003").find(where + "wins '2147483647'"),
+            std::string::npos);
+  EXPECT_NE(message_with_line_4("0,1,16,4,0,4,nan,0.003").find(where + "score 'nan'"), std::string::npos);
+  EXPECT_NE(message_with_line_4("0,1,16,4,0,4,inf,0.003").find(where + "score 'inf'"), std::string::npos);
+  EXPECT_NE(message_with_line_4("0,1,16,4,0,4,0.9,0.003").find(where + "score 0.9 does not match"), std::string::npos);
+  EXPECT_NE(message_with_line_4("0,1,16,-1,5,4,0.5,0.003").find(where + "wins '-1'"), std::string::npos);
+  EXPECT_NE(message_with_line_4("0,1,16,4,0,3,0.5,0.003").find(where + "wins + draws + losses = 7"),
+            std::string::npos);
+  EXPECT_NE(message_with_line_4("0,1,99,4,0,4,0.5,0.003").find(where + "games_played 99"), std::string::npos);
+  EXPECT_NE(message_with_line_4("0,0,8,4,0,4,0.5,0.003").find(where + "replicate 0 round 0 is already recorded"),
+            std::string::npos);
+  EXPECT_NE(message_with_line_4("0,1,16,4,0,4,0.5,-2").find(where + "seconds '-2'"), std::string::npos);
+  // A missing row before the checkpoint is refused too: the totals would be wrong.
+  {
+    std::istringstream in(good);
+    std::string out, line;
+    for (int n = 1; std::getline(in, line); ++n)
+      if (n != 4) out += line + "\n";
+    write_atomically(csv, out);
+    try {
+      run(dir_ / "m", "");
+      ADD_FAILURE() << "resumed with a row missing";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("rows are missing"), std::string::npos) << e.what();
+    }
+  }
+  // Restored, it resumes to the end.
+  write_atomically(csv, good);
+  EXPECT_EQ(run(dir_ / "m", "").size(), 12u);
 }
 
 TEST_F(MatchTest, AgentNamesWithControlCharactersSurviveTheFiles) {

@@ -82,7 +82,13 @@ std::string metrics_without_time(const fs::path& dir) {
 ga::SearchRunOptions quiet(int threads) {
   ga::SearchRunOptions o;
   o.threads = threads;
-  o.progress = false;
+  return o;
+}
+
+// Options that stop the run (checkpoint and return) after `generations` generations.
+ga::SearchRunOptions stopping_after(int generations, int threads) {
+  ga::SearchRunOptions o = quiet(threads);
+  o.stop_requested = [calls = 0, generations]() mutable { return ++calls >= generations; };
   return o;
 }
 
@@ -151,9 +157,7 @@ TEST(SearchRun, BitIdenticalForOneAndTwoThreads) {
 TEST(SearchRun, ResumeGivesTheSameBitsAsAnUninterruptedRun) {
   const fs::path dir = temp_dir("resume");
   ga::run_search(tiny_config(), dir / "full", quiet(2));
-  auto stop = quiet(2);
-  stop.stop_after_generations = 3;
-  const auto first = ga::run_search(tiny_config(), dir / "cut", stop);
+  const auto first = ga::run_search(tiny_config(), dir / "cut", stopping_after(3, 2));
   EXPECT_TRUE(first.interrupted);
   EXPECT_EQ(first.generations_done, 3);
   const auto second = ga::resume_search(dir / "cut", quiet(1));
@@ -185,9 +189,7 @@ TEST(SearchRun, ExtendingAFinishedRunContinuesIt) {
 
 TEST(SearchRun, CorruptCheckpointIsAClearError) {
   const fs::path dir = temp_dir("corrupt");
-  auto stop = quiet(1);
-  stop.stop_after_generations = 1;
-  ga::run_search(tiny_config(), dir / "r", stop);
+  ga::run_search(tiny_config(), dir / "r", stopping_after(1, 1));
   {
     std::fstream f(dir / "r" / "checkpoint.bin", std::ios::in | std::ios::out | std::ios::binary);
     f.seekp(40);
@@ -198,5 +200,75 @@ TEST(SearchRun, CorruptCheckpointIsAClearError) {
     ADD_FAILURE() << "corrupt checkpoint accepted";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("checkpoint"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SearchRun, ResumeWithoutACheckpointStartsAgainFromGenerationZero) {
+  // A crash before the first checkpoint: config.toml and some metrics rows, no checkpoint.bin.
+  const fs::path dir = temp_dir("nockpt");
+  ga::run_search(tiny_config(), dir / "full", quiet(2));
+  ga::run_search(tiny_config(), dir / "cut", stopping_after(2, 2));
+  fs::remove(dir / "cut" / "checkpoint.bin");
+  const auto out = ga::resume_search(dir / "cut", quiet(2));
+  EXPECT_TRUE(out.complete);
+  EXPECT_EQ(metrics_without_time(dir / "full"), metrics_without_time(dir / "cut"));
+  EXPECT_EQ(read(dir / "full" / "checkpoint.bin"), read(dir / "cut" / "checkpoint.bin"));
+}
+
+// metrics.csv rows are validated on resume: garbage is a clean ef::Error naming file:line (it
+// used to be "internal error: stoi", and a row cut after its first digit was kept).
+TEST(SearchRun, AGarbageMetricsRowIsAnErrorNamingFileAndLine) {
+  const fs::path dir = temp_dir("garbage");
+  ga::run_search(tiny_config(), dir / "r", stopping_after(2, 1));
+  const fs::path metrics = dir / "r" / "metrics.csv";
+  const std::string good = read(metrics);
+  auto message_with_line_4 = [&](const std::string& row) {
+    std::stringstream in(good);
+    std::string out, line;
+    for (int n = 1; std::getline(in, line); ++n) out += (n == 4 ? row : line) + "\n";
+    std::ofstream(metrics, std::ios::trunc) << out;
+    try {
+      ga::resume_search(dir / "r", quiet(1));
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no ef::Error");
+  };
+  const std::string where = metrics.string() + ":4: ";
+  EXPECT_NE(message_with_line_4("garbage").find(where + "expected 8 comma-separated fields"), std::string::npos);
+  EXPECT_NE(message_with_line_4("1").find(where + "expected 8"), std::string::npos);
+  EXPECT_NE(message_with_line_4("x,0,20,0.1,0.2,0.3,,0.5").find(where + "generation 'x'"), std::string::npos);
+  EXPECT_NE(message_with_line_4("0,7,20,0.1,0.2,0.3,,0.5").find(where + "island '7'"), std::string::npos);
+  EXPECT_NE(message_with_line_4("0,2,30,0.1,0.2,0.3,,0.5").find(where + "island 2 optimises move 40"),
+            std::string::npos);
+  EXPECT_NE(message_with_line_4("0,2,40,nan,0.2,0.3,,0.5").find(where + "best 'nan'"), std::string::npos);
+  EXPECT_NE(message_with_line_4("0,0,20,0.1,0.2,0.3,,0.5").find(where + "generation 0 island 0 is already recorded"),
+            std::string::npos);
+  // Restored, the run resumes.
+  std::ofstream(metrics, std::ios::trunc) << good;
+  EXPECT_TRUE(ga::resume_search(dir / "r", quiet(1)).complete);
+}
+
+TEST(SearchRun, ResumeRefusesAMissingMetricsTable) {
+  const fs::path dir = temp_dir("nometrics");
+  ga::run_search(tiny_config(), dir / "r", stopping_after(1, 1));
+  fs::remove(dir / "r" / "metrics.csv");
+  try {
+    ga::resume_search(dir / "r", quiet(1));
+    ADD_FAILURE() << "resumed without metrics.csv";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("metrics.csv: missing"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SearchRun, ACheckpointOfTheOlderFormatIsNamedAsSuch) {
+  const fs::path dir = temp_dir("oldckpt");
+  ga::run_search(tiny_config(), dir / "r", stopping_after(1, 1));
+  std::ofstream(dir / "r" / "checkpoint.bin", std::ios::binary | std::ios::trunc) << "EFCKPT01" << std::string(40, '\0');
+  try {
+    ga::resume_search(dir / "r", quiet(1));
+    ADD_FAILURE() << "resumed from an EFCKPT01 checkpoint";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("older evalforge"), std::string::npos) << e.what();
   }
 }

@@ -81,8 +81,8 @@ class TournamentTest : public ::testing::Test {
     o.threads = 2;
     o.chunk_games = chunk;
     if (stop_after >= 0) o.stop_requested = [calls = 0, stop_after]() mutable { return calls++ == stop_after; };
-    std::ostringstream log;
-    return play::run_tournament(out, config, o, log);
+    o.resume_hint = "evalforge tournament --resume " + out.string();
+    return play::run_tournament(out, config, o);
   }
 
   std::string error_of(const std::function<void()>& f) {

@@ -2,11 +2,10 @@
 // directory (play/match.hpp).
 #include <fmt/chrono.h>
 #include <fmt/core.h>
-#include <atomic>
-#include <csignal>
 #include <ctime>
 #include <iostream>
 #include "app/commands.hpp"
+#include "core/run_dir.hpp"
 #include "evalforge/core/error.hpp"
 #include "ga/ratings.hpp"
 #include "play/match.hpp"
@@ -19,14 +18,6 @@
 namespace ef::app {
 
 namespace {
-
-std::atomic<bool> g_stop{false};
-// The first signal asks for a clean stop at the next checkpoint; a second one (the user is
-// not waiting for the work in flight) gets the default action.
-extern "C" void on_match_stop_signal(int sig) {
-  g_stop.store(true);
-  std::signal(sig, SIG_DFL);
-}
 
 struct MatchArgs {
   std::string config;
@@ -118,24 +109,27 @@ void run_match_command(const MatchArgs& a) {
   play::MatchRunOptions o;
   o.backend = a.backend;
   o.threads = a.threads;
-  o.stop_requested = [] { return g_stop.load(); };
+  o.stop_requested = ef::stop_requested;
+  o.progress = print_progress_line;
   bool stopped = false;
   o.stopped = &stopped;
   // Ctrl-C / SIGTERM: finish the round in flight, write a checkpoint, stop.
-  std::signal(SIGINT, on_match_stop_signal);
-  std::signal(SIGTERM, on_match_stop_signal);
+  install_stop_signals();
   std::string dir;
   std::vector<play::MatchRound> rounds;
   if (!a.resume.empty()) {
     if (!a.config.empty() || !a.out.empty()) fail("--resume DIR takes its config from DIR; drop --config/--out");
     dir = a.resume;
-    rounds = play::run_match(dir, "", o, std::cout);
+    o.resume_hint = fmt::format("evalforge match --resume {}", dir);
+    rounds = play::run_match(dir, "", o);
   } else {
     if (a.config.empty()) fail("match: give --config FILE (e.g. configs/match-2core.toml) or --resume DIR");
     dir = a.out.empty() ? fmt::format("runs/match-{:%Y%m%d-%H%M%S}", fmt::localtime(std::time(nullptr))) : a.out;
-    rounds = play::run_match(dir, a.config, o, std::cout);
+    o.resume_hint = fmt::format("evalforge match --resume {}", dir);
+    rounds = play::run_match(dir, a.config, o);
   }
-  if (stopped) std::exit(130);  // (a signal during the last round lets the match finish: exit 0)
+  // (a signal during the last round lets the match finish: exit 0)
+  if (stopped) throw ExitStatus{kStoppedExitStatus};
   // Summary per replicate: the overall score and that of the last quarter of the rounds, with
   // 95% Wilson intervals (expected_score_interval over the rounds' games).
   int replicates = 0, last_round = 0;

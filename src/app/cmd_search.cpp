@@ -1,24 +1,15 @@
 // evalforge search: the BRKGA-island shape search (method.md 1.2-1.3) as a resumable run.
 #include <fmt/chrono.h>
 #include <fmt/core.h>
-#include <atomic>
-#include <csignal>
 #include <ctime>
 #include "app/commands.hpp"
+#include "core/run_dir.hpp"
 #include "evalforge/core/error.hpp"
 #include "ga/search_run.hpp"
 
 namespace ef::app {
 
 namespace {
-
-std::atomic<bool> g_stop{false};
-// The first signal asks for a clean stop at the next checkpoint; a second one (the user is
-// not waiting for the work in flight) gets the default action.
-extern "C" void on_stop_signal(int sig) {
-  g_stop.store(true);
-  std::signal(sig, SIG_DFL);
-}
 
 struct SearchArgs {
   std::string config;
@@ -35,28 +26,32 @@ void run(const SearchArgs& a) {
   ga::SearchRunOptions o;
   o.backend = a.backend;
   o.threads = a.threads;
-  o.progress = !a.quiet;
-  o.stop = &g_stop;
+  if (!a.quiet) o.progress = print_progress_line;
+  o.stop_requested = ef::stop_requested;
   // Ctrl-C / SIGTERM: finish the generation in flight, write a checkpoint, stop.
-  std::signal(SIGINT, on_stop_signal);
-  std::signal(SIGTERM, on_stop_signal);
+  install_stop_signals();
   ga::SearchOutcome outcome;
+  std::string dir;
   if (!a.resume.empty()) {
     if (!a.config.empty() || !a.data.empty() || !a.out.empty())
       fail("--resume DIR takes its config and data from DIR; drop --config/--data/--out");
-    outcome = ga::resume_search(a.resume, o, a.generations);
-    if (outcome.complete && !outcome.interrupted && o.progress)
-      fmt::print("{}: run complete ({} generations)\n", a.resume, outcome.generations_done);
+    dir = a.resume;
+    o.resume_hint = fmt::format("evalforge search --resume {}", dir);
+    outcome = ga::resume_search(dir, o, a.generations);
   } else {
     if (a.config.empty()) fail("search: give --config FILE (e.g. configs/quick.toml) or --resume DIR");
     ga::SearchConfig c = ga::load_search_config(a.config);
     if (!a.data.empty()) c.data_files = a.data;
+    if (c.data_files.empty()) fail("search: no data (give --data FILE or [data] files in {})", a.config);
     if (a.generations > 0) c.generations = a.generations;
-    std::string out = a.out;
-    if (out.empty()) out = fmt::format("runs/search-{:%Y%m%d-%H%M%S}", fmt::localtime(std::time(nullptr)));
-    outcome = ga::run_search(c, out, o);
+    dir = a.out.empty() ? fmt::format("runs/search-{:%Y%m%d-%H%M%S}", fmt::localtime(std::time(nullptr))) : a.out;
+    o.resume_hint = fmt::format("evalforge search --resume {}", dir);
+    outcome = ga::run_search(c, dir, o);
   }
-  if (outcome.interrupted) std::exit(130);
+  if (outcome.interrupted) throw ExitStatus{kStoppedExitStatus};
+  // The result on stdout (progress went to stderr and log.txt).
+  fmt::print("{}: search complete, {} generations; best shapes in {}/best_shapes.json, metrics in {}/metrics.csv\n",
+             dir, outcome.generations_done, dir, dir);
 }
 
 }  // namespace
@@ -72,7 +67,7 @@ void register_search(CLI::App& app) {
       ->check(CLI::Range(1, 100000000));
   cmd->add_option("--threads", a->threads, "CPU worker threads (0 = all)")->check(CLI::Range(0, 1024));
   cmd->add_option("--backend", a->backend, "cpu, cuda or auto");
-  cmd->add_flag("--quiet", a->quiet, "No progress lines (log.txt still gets them)");
+  cmd->add_flag("--quiet", a->quiet, "No progress lines on stderr (log.txt still gets them)");
   cmd->callback([a] { run(*a); });
 }
 

@@ -3,25 +3,16 @@
 // (play/tournament.hpp).
 #include <fmt/chrono.h>
 #include <fmt/core.h>
-#include <atomic>
-#include <csignal>
+#include <cstdio>
 #include <ctime>
-#include <iostream>
 #include "app/commands.hpp"
+#include "core/run_dir.hpp"
 #include "evalforge/core/error.hpp"
 #include "play/tournament.hpp"
 
 namespace ef::app {
 
 namespace {
-
-std::atomic<bool> g_stop{false};
-// The first signal asks for a clean stop after the chunk in flight; a second one (the user is
-// not waiting for it) gets the default action.
-extern "C" void on_tournament_stop_signal(int sig) {
-  g_stop.store(true);
-  std::signal(sig, SIG_DFL);
-}
 
 struct TournamentArgs {
   std::string config;
@@ -37,7 +28,8 @@ void run_tournament_command(const TournamentArgs& a) {
   o.backend = a.backend;
   o.threads = a.threads;
   o.chunk_games = a.chunk;
-  o.stop_requested = [] { return g_stop.load(); };
+  o.stop_requested = ef::stop_requested;
+  o.progress = print_progress_line;
   std::string dir;
   std::string config;
   if (!a.resume.empty()) {
@@ -49,11 +41,11 @@ void run_tournament_command(const TournamentArgs& a) {
     config = a.config;
     dir = a.out.empty() ? fmt::format("runs/tournament-{:%Y%m%d-%H%M%S}", fmt::localtime(std::time(nullptr))) : a.out;
   }
+  o.resume_hint = fmt::format("evalforge tournament --resume {}", dir);
   // Ctrl-C / SIGTERM: finish the chunk in flight (its games are kept), stop.
-  std::signal(SIGINT, on_tournament_stop_signal);
-  std::signal(SIGTERM, on_tournament_stop_signal);
-  const play::TournamentOutcome r = play::run_tournament(dir, config, o, std::cout);
-  if (!r.complete) std::exit(130);
+  install_stop_signals();
+  const play::TournamentOutcome r = play::run_tournament(dir, config, o);
+  if (!r.complete) throw ExitStatus{kStoppedExitStatus};
   fmt::print("\n{}", r.standings.text);
   fmt::print("\n{}: games.csv, standings.txt, standings.json\n", dir);
   std::fflush(stdout);

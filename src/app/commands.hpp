@@ -1,7 +1,10 @@
 // Each subcommand lives in its own file and registers itself on the CLI11 app here.
 // A command's callback throws ef::Error for user errors; main() prints it and exits 2.
 #pragma once
+#include <fmt/core.h>
 #include <CLI/CLI.hpp>
+#include <cstdio>
+#include <string>
 
 namespace ef::app {
 
@@ -24,5 +27,13 @@ void register_tournament(CLI::App& app);
 struct ExitStatus {
   int code;
 };
+
+// The sink of a run's progress lines (core/run_dir.hpp LineSink): stderr, so that stdout holds
+// only a command's results and can be piped.
+inline void print_progress_line(const std::string& line) { fmt::print(stderr, "{}\n", line); }
+
+// Exit status of a run stopped by SIGINT/SIGTERM after its checkpoint (128 + SIGINT, as a shell
+// reports a Ctrl-C'd command): scripts can tell "stopped, resumable" from done (0) and error (2).
+inline constexpr int kStoppedExitStatus = 130;
 
 }  // namespace ef::app

@@ -1,22 +1,53 @@
 #include "core/files.hpp"
+#include <fcntl.h>
+#include <unistd.h>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include "evalforge/core/error.hpp"
 
 namespace ef {
 
+namespace {
+
+// Writes all of `bytes` to `fd` (write() may write less than asked, or be interrupted).
+bool write_all(int fd, const std::string& bytes) {
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
 void write_atomically(const std::filesystem::path& file, const std::string& bytes) {
   const std::filesystem::path tmp = file.string() + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) fail("{}: cannot write", tmp.string());
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.flush();
-    if (!out) fail("{}: write failed (disk full?)", tmp.string());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) fail("{}: cannot write: {}", tmp.string(), std::strerror(errno));
+  const bool written = write_all(fd, bytes) && ::fsync(fd) == 0;
+  const int saved_errno = errno;
+  ::close(fd);
+  if (!written) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    fail("{}: write failed (disk full?): {}", tmp.string(), std::strerror(saved_errno));
   }
   std::error_code ec;
   std::filesystem::rename(tmp, file, ec);  // atomic on POSIX
   if (ec) fail("{}: cannot rename into place: {}", file.string(), ec.message());
+  sync_directory(file.has_parent_path() ? file.parent_path() : std::filesystem::path("."));
+}
+
+void sync_directory(const std::filesystem::path& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) fail("{}: cannot open the directory: {}", dir.string(), std::strerror(errno));
+  ::fsync(fd);  // EINVAL on filesystems without directory sync: nothing to do about it
+  ::close(fd);
 }
 
 std::string read_file(const std::filesystem::path& file) {

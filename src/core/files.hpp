@@ -5,10 +5,16 @@
 
 namespace ef {
 
-// Writes `bytes` to FILE.tmp, then renames it over `file`: a crash leaves the old file or the
-// new one, never half of either. Throws ef::Error naming the file.
+// Writes `bytes` to FILE.tmp, fsyncs it, renames it over `file` and fsyncs the directory: a
+// crash leaves the old file or the new one, never half of either, and once this returns the
+// new file survives a power cut (run directories rely on that ordering: a checkpoint's parts
+// are on disk before the file that commits them). Throws ef::Error naming the file.
 void write_atomically(const std::filesystem::path& file, const std::string& bytes);
 // The whole file; throws ef::Error naming it when it cannot be read.
 std::string read_file(const std::filesystem::path& file);
+// fsync of a directory, so that a rename or a new file in it is durable. Throws ef::Error
+// naming the directory when it cannot be opened; filesystems that cannot sync a directory are
+// accepted silently (there is nothing better to do).
+void sync_directory(const std::filesystem::path& dir);
 
 }  // namespace ef

@@ -13,11 +13,11 @@
 // overrun the payload) is a miss: the caller parses the source instead.
 #include <fmt/format.h>
 #include <unistd.h>
-#include <zlib.h>
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include "core/bytes.hpp"
 #include "data/readers.hpp"
 
 namespace ef::data::detail {
@@ -27,15 +27,6 @@ constexpr char kMagic[8] = {'E', 'F', 'G', 'A', 'M', 'E', 'S', '\0'};
 // Bump when the payload layout or the readers' output changes: older cache files then miss.
 constexpr std::uint32_t kCacheVersion = 1;
 constexpr std::uint8_t kHasTheoretical = 1, kHasWthorFields = 2;
-
-std::uint64_t fnv1a64(const std::string& text) {
-  std::uint64_t hash = 0xcbf29ce484222325ull;
-  for (const char c : text) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 0x100000001b3ull;
-  }
-  return hash;
-}
 
 struct CacheKey {
   std::string name;  // file name in the cache directory: stable while the source changes
@@ -59,26 +50,8 @@ std::optional<CacheKey> make_key(const std::filesystem::path& source, const Read
   return key;
 }
 
-class Writer {
- public:
-  void u8(std::uint8_t v) { bytes_.push_back(static_cast<char>(v)); }
-  void u32(std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) u8(static_cast<std::uint8_t>(v >> (8 * i)));
-  }
-  void i32(std::int32_t v) { u32(static_cast<std::uint32_t>(v)); }
-  void u64(std::uint64_t v) {
-    for (int i = 0; i < 8; ++i) u8(static_cast<std::uint8_t>(v >> (8 * i)));
-  }
-  void raw(const void* data, std::size_t size) {
-    bytes_.append(static_cast<const char*>(data), size);
-  }
-  std::string& bytes() { return bytes_; }
-
- private:
-  std::string bytes_;
-};
-
-// Bounds-checked reading: any overrun sets `ok` false and returns zeros from then on.
+// Bounds-checked reading: any overrun sets `ok` false and returns zeros from then on. (Not
+// core/bytes.hpp's ByteReader, which throws: here anything unexpected is a cache miss.)
 class Reader {
  public:
   Reader(const char* data, std::size_t size) : data_(data), size_(size) {}
@@ -113,47 +86,36 @@ class Reader {
   bool ok_ = true;
 };
 
-std::uint32_t checksum(const char* data, std::size_t size) {
-  uLong crc = crc32(0L, Z_NULL, 0);
-  while (size > 0) {
-    const uInt chunk = static_cast<uInt>(std::min<std::size_t>(size, 1u << 30));
-    crc = crc32(crc, reinterpret_cast<const Bytef*>(data), chunk);
-    data += chunk;
-    size -= chunk;
-  }
-  return static_cast<std::uint32_t>(crc);
-}
-
 std::string encode_payload(const FileGames& parsed) {
-  Writer w;
-  w.u64(parsed.records_read);
-  w.u64(parsed.games.size());
+  ByteWriter w;
+  w.put<std::uint64_t>(parsed.records_read);
+  w.put<std::uint64_t>(parsed.games.size());
   for (const Game& game : parsed.games) {
     const bool wthor_fields =
         game.black_player != -1 || game.white_player != -1 || game.tournament != -1 || game.year != -1;
     const std::uint8_t flags = static_cast<std::uint8_t>((game.theoretical_score != kNoScore ? kHasTheoretical : 0) |
                                                          (wthor_fields ? kHasWthorFields : 0));
-    w.u8(flags);
-    w.u8(static_cast<std::uint8_t>(game.moves.size()));
-    w.raw(game.moves.data(), game.moves.size());
-    w.i32(game.score);
-    if (flags & kHasTheoretical) w.i32(game.theoretical_score);
+    w.put<std::uint8_t>(flags);
+    w.put<std::uint8_t>(static_cast<std::uint8_t>(game.moves.size()));
+    w.put_array<std::uint8_t>(game.moves);
+    w.put<std::int32_t>(game.score);
+    if (flags & kHasTheoretical) w.put<std::int32_t>(game.theoretical_score);
     if (flags & kHasWthorFields) {
-      w.i32(game.tournament);
-      w.i32(game.black_player);
-      w.i32(game.white_player);
-      w.i32(game.year);
+      w.put<std::int32_t>(game.tournament);
+      w.put<std::int32_t>(game.black_player);
+      w.put<std::int32_t>(game.white_player);
+      w.put<std::int32_t>(game.year);
     }
   }
-  w.u64(parsed.problems.size());
+  w.put<std::uint64_t>(parsed.problems.size());
   for (const Problem& problem : parsed.problems) {
-    w.u64(problem.record);
-    w.u8(static_cast<std::uint8_t>(problem.unit));
-    w.u8(problem.skipped ? 1 : 0);
-    w.u32(static_cast<std::uint32_t>(problem.what.size()));
-    w.raw(problem.what.data(), problem.what.size());
+    w.put<std::uint64_t>(problem.record);
+    w.put<std::uint8_t>(static_cast<std::uint8_t>(problem.unit));
+    w.put<std::uint8_t>(problem.skipped ? 1 : 0);
+    w.put<std::uint32_t>(static_cast<std::uint32_t>(problem.what.size()));
+    w.put_bytes(problem.what);
   }
-  return std::move(w.bytes());
+  return w.take();
 }
 
 std::optional<FileGames> decode_payload(const char* data, std::size_t size, const std::string& display_name) {
@@ -242,7 +204,7 @@ std::optional<FileGames> load_cached(const std::filesystem::path& cache_dir, con
   const std::uint32_t expected_crc = header.u32();
   if (!header.ok() || payload_length != header.remaining()) return std::nullopt;
   const char* payload = header.take(payload_length);
-  if (!payload || checksum(payload, payload_length) != expected_crc) return std::nullopt;
+  if (!payload || crc32_of(std::string_view(payload, payload_length)) != expected_crc) return std::nullopt;
   return decode_payload(payload, payload_length, display_name);
 }
 
@@ -251,13 +213,13 @@ void store_cached(const std::filesystem::path& cache_dir, const std::filesystem:
   const auto key = make_key(source, options);
   if (!key) return;
   const std::string payload = encode_payload(parsed);
-  Writer header;
-  header.raw(kMagic, sizeof kMagic);
-  header.u32(kCacheVersion);
-  header.u32(static_cast<std::uint32_t>(key->text.size()));
-  header.raw(key->text.data(), key->text.size());
-  header.u64(payload.size());
-  header.u32(checksum(payload.data(), payload.size()));
+  ByteWriter header;
+  header.put_bytes(std::string_view(kMagic, sizeof kMagic));
+  header.put<std::uint32_t>(kCacheVersion);
+  header.put<std::uint32_t>(static_cast<std::uint32_t>(key->text.size()));
+  header.put_bytes(key->text);
+  header.put<std::uint64_t>(payload.size());
+  header.put<std::uint32_t>(crc32_of(payload));
 
   // Write beside the target and rename: readers never see a half-written cache file, and
   // concurrent writers (two runs loading the same data) each publish a whole one.

@@ -4,13 +4,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstring>
-#include <fstream>
-#include <numeric>
-#include <sstream>
+#include <map>
+#include <optional>
+#include "core/bytes.hpp"
+#include "core/run_dir.hpp"
 #include "eval/score_table.hpp"
 #include "eval/shape.hpp"
-#include "core/files.hpp"
 #include "evalforge/core/error.hpp"
 #include "ga/decoder.hpp"
 #include "ga/fitness.hpp"
@@ -21,78 +20,69 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr char kMagic[8] = {'E', 'F', 'C', 'K', 'P', 'T', '0', '1'};
+constexpr std::string_view kKind = "search";
+constexpr std::string_view kMetrics = "metrics.csv", kCheckpoint = "checkpoint.bin", kShapes = "best_shapes.json";
+constexpr std::string_view kMetricsHeader = "generation,island,move,best,mean,worst,test_mse,seconds";
+// search.generations' upper limit in the config reader: no row of a run has a larger generation.
+constexpr i64 kMaxGenerations = 100000000;
 
-u64 fnv1a(const std::string& bytes) {
-  u64 h = 1469598103934665603ull;
-  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
-template <typename T>
-void put(std::string& out, const T& v) {
-  out.append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-template <typename T>
-T get(const std::string& in, std::size_t& pos, const fs::path& file) {
-  if (pos + sizeof(T) > in.size()) fail("{}: checkpoint is truncated", file.string());
-  T v;
-  std::memcpy(&v, in.data() + pos, sizeof v);
-  pos += sizeof v;
-  return v;
-}
-
-// Checkpoint: magic, generation, evaluated flag, islands (size, keys, fitness), FNV-1a of all.
+// The state a resume continues from: the populations of one generation, and whether their
+// fitness has been measured (only at the end of a run: a finished run can be extended).
 struct Checkpoint {
   Archipelago archipelago;
   bool evaluated = false;  // fitness of `archipelago.generation` already measured
 };
 
-void save_checkpoint(const fs::path& file, const Checkpoint& c) {
-  std::string b(kMagic, sizeof kMagic);
-  put<i32>(b, c.archipelago.generation);
-  put<std::uint8_t>(b, c.evaluated ? 1 : 0);
-  put<u32>(b, static_cast<u32>(c.archipelago.islands.size()));
+// Payload of checkpoint.bin (RunDir frames and checksums it): i32 generation, u8 evaluated,
+// u32 islands, per island i32 move, i32 size, i32 keys per individual, size x keys doubles,
+// size doubles of fitness (NaN: not evaluated). Doubles are stored bit for bit: a resume
+// must continue with exactly the keys it stopped with.
+std::string encode_checkpoint(const Checkpoint& c) {
+  ByteWriter w;
+  w.put<i32>(c.archipelago.generation);
+  w.put<bool>(c.evaluated);
+  w.put<u32>(static_cast<u32>(c.archipelago.islands.size()));
   for (std::size_t k = 0; k < c.archipelago.islands.size(); ++k) {
     const Population& p = c.archipelago.islands[k];
-    put<i32>(b, c.archipelago.moves[k]);
-    put<i32>(b, p.size);
-    put<i32>(b, p.num_keys);
-    b.append(reinterpret_cast<const char*>(p.keys.data()), p.keys.size() * sizeof(double));
-    b.append(reinterpret_cast<const char*>(p.fitness.data()), p.fitness.size() * sizeof(double));
+    w.put<i32>(c.archipelago.moves[k]);
+    w.put<i32>(p.size);
+    w.put<i32>(p.num_keys);
+    w.put_array<double>(p.keys);
+    w.put_array<double>(p.fitness);
   }
-  put<u64>(b, fnv1a(b));
-  write_atomically(file, b);
+  return w.take();
 }
 
-Checkpoint load_checkpoint(const fs::path& file) {
-  const std::string b = read_file(file);
-  if (b.size() < sizeof kMagic + 8 || std::memcmp(b.data(), kMagic, sizeof kMagic) != 0)
-    fail("{}: not an evalforge checkpoint", file.string());
-  u64 stored;
-  std::memcpy(&stored, b.data() + b.size() - 8, 8);
-  if (fnv1a(b.substr(0, b.size() - 8)) != stored) fail("{}: checkpoint is corrupt (checksum mismatch)", file.string());
-  std::size_t pos = sizeof kMagic;
+// The checkpoint back, checked against the run's config: same islands, population size and
+// key count, or it is not this run's checkpoint.
+Checkpoint decode_checkpoint(const std::string& payload, const fs::path& file, const SearchConfig& config,
+                             int num_keys) {
+  ByteReader r(payload, file.string() + ": payload");
   Checkpoint c;
-  c.archipelago.generation = get<i32>(b, pos, file);
-  c.evaluated = get<std::uint8_t>(b, pos, file) != 0;
-  const u32 n = get<u32>(b, pos, file);
+  c.archipelago.generation = r.get<i32>("generation");
+  if (c.archipelago.generation < 0 || c.archipelago.generation >= kMaxGenerations)
+    r.bad(fmt::format("generation {} (expected 0..{})", c.archipelago.generation, kMaxGenerations - 1));
+  c.evaluated = r.get<bool>("evaluated flag");
+  const u32 n = r.get<u32>("island count");
+  if (n != config.islands.moves.size())
+    fail("{}: {} islands, but config.toml has {}: the checkpoint is not this run's", file.string(), n,
+         config.islands.moves.size());
   for (u32 k = 0; k < n; ++k) {
-    c.archipelago.moves.push_back(get<i32>(b, pos, file));
+    const i32 move = r.get<i32>("island move");
     Population p;
-    p.size = get<i32>(b, pos, file);
-    p.num_keys = get<i32>(b, pos, file);
-    const std::size_t nk = static_cast<std::size_t>(p.size) * p.num_keys;
-    if (p.size <= 0 || p.num_keys <= 0 || pos + (nk + p.size) * sizeof(double) > b.size())
-      fail("{}: checkpoint is truncated", file.string());
-    p.keys.resize(nk);
-    std::memcpy(p.keys.data(), b.data() + pos, nk * sizeof(double));
-    pos += nk * sizeof(double);
-    p.fitness.resize(p.size);
-    std::memcpy(p.fitness.data(), b.data() + pos, p.size * sizeof(double));
-    pos += p.size * sizeof(double);
+    p.size = r.get<i32>("population size");
+    p.num_keys = r.get<i32>("keys per individual");
+    if (move != config.islands.moves[k] || p.size != config.islands.brkga.population_size || p.num_keys != num_keys)
+      fail("{}: island {} is move {}, {} individuals of {} keys; config.toml says move {}, {} of {}: the checkpoint "
+           "is not this run's",
+           file.string(), k, move, p.size, p.num_keys, config.islands.moves[k], config.islands.brkga.population_size,
+           num_keys);
+    p.keys = r.get_array<double>(static_cast<std::size_t>(p.size) * static_cast<std::size_t>(p.num_keys), "keys");
+    p.fitness = r.get_array<double>(static_cast<std::size_t>(p.size), "fitness");
+    c.archipelago.moves.push_back(move);
     c.archipelago.islands.push_back(std::move(p));
   }
+  r.expect_end();
   return c;
 }
 
@@ -101,14 +91,14 @@ struct IslandData {
   std::vector<std::vector<u32>> fitness_ids, test_ids;
 };
 
-IslandData upload_data(const SearchConfig& c, Backend& backend, bool progress) {
+IslandData upload_data(const SearchConfig& c, Backend& backend, RunDir& run) {
   data::ReadOptions ro;
   std::vector<fs::path> files(c.data_files.begin(), c.data_files.end());
   const data::GameDatabase db = data::load_games(files, ro);
   if (db.games.empty()) fail("{}: no usable games", files.empty() ? "(no data)" : files[0].string());
-  if (progress && !db.problems.empty())
-    fmt::print(stderr, "{} record(s) skipped; first: {}:{}: {}\n", db.problems.size(), db.problems[0].file,
-               db.problems[0].record, db.problems[0].what);
+  if (!db.problems.empty())
+    run.log(fmt::format("{} record(s) skipped; first: {}:{}: {}", db.problems.size(), db.problems[0].file,
+                        db.problems[0].record, db.problems[0].what));
   IslandData d;
   const auto options = c.position_options();
   for (int move : c.islands.moves) {
@@ -120,8 +110,7 @@ IslandData upload_data(const SearchConfig& c, Backend& backend, bool progress) {
     d.fitness.push_back({r.handle, static_cast<u32>(split.first.size())});
     d.fitness_ids.push_back(std::move(r.fitness_ids));
     d.test_ids.push_back(std::move(r.test_ids));
-    if (progress)
-      fmt::print("island move {:>2}: {} fitness, {} test positions\n", move, split.first.size(), split.second.size());
+    run.log(fmt::format("island move {:>2}: {} fitness, {} test positions", move, split.first.size(), split.second.size()));
   }
   return d;
 }
@@ -133,50 +122,45 @@ int best_index(const Population& p) {
   return best;
 }
 
-std::string format_duration(double s) {
-  if (!std::isfinite(s) || s < 0) return "?";
-  const long t = std::lround(s);
-  if (t >= 3600) return fmt::format("{}h{:02}m", t / 3600, (t % 3600) / 60);
-  if (t >= 60) return fmt::format("{}m{:02}s", t / 60, t % 60);
-  return fmt::format("{}s", t);
+// Resume: metrics.csv keeps the rows of generations < `keep_below` (the generations the
+// checkpoint has behind it); the run writes the others again. Every row must be one this run
+// could have written: its island and move, numeric fitness, each (generation, island) once,
+// and none of the kept generations missing.
+void resume_metrics(RunDir& run, const SearchConfig& c, int keep_below) {
+  const int n = static_cast<int>(c.islands.moves.size());
+  std::map<std::pair<i64, i64>, std::string> seen;  // (generation, island) -> where
+  const auto kept = run.resume_table(kMetrics, kMetricsHeader, [&](const RunDir::Row& f, const std::string& where) {
+    const i64 g = parse_int_field(f[0], 0, kMaxGenerations - 1, where, "generation");
+    const i64 k = parse_int_field(f[1], 0, n - 1, where, "island");
+    const i64 move = parse_int_field(f[2], 0, 60, where, "move");
+    if (move != c.islands.moves[k])
+      fail("{}: island {} optimises move {}, but the row says move {}", where, k, c.islands.moves[k], move);
+    parse_real_field(f[3], where, "best");
+    parse_real_field(f[4], where, "mean");
+    parse_real_field(f[5], where, "worst");
+    if (!f[6].empty()) parse_real_field(f[6], where, "test_mse");
+    if (parse_real_field(f[7], where, "seconds") < 0) fail("{}: seconds '{}' (expected at least 0)", where, f[7]);
+    const auto [it, fresh] = seen.emplace(std::make_pair(g, k), where);
+    if (!fresh) fail("{}: generation {} island {} is already recorded at {}", where, g, k, it->second);
+    return g < keep_below;
+  });
+  if (kept.size() != static_cast<std::size_t>(keep_below) * n)
+    fail("{}: {} rows for generations 0..{}, expected {} ({} islands): rows are missing", run.file(kMetrics).string(),
+         kept.size(), keep_below - 1, static_cast<std::size_t>(keep_below) * n, n);
 }
 
-// Keeps the rows of metrics.csv for generations < `generation` (a resumed run rewrites the rest).
-void truncate_metrics(const fs::path& file, int generation) {
-  std::ifstream in(file);
-  std::string line, kept;
-  bool header = true;
-  while (std::getline(in, line)) {
-    if (header) {
-      kept += line + "\n";
-      header = false;
-      continue;
-    }
-    if (!line.empty() && std::stoi(line.substr(0, line.find(','))) < generation) kept += line + "\n";
-  }
-  write_atomically(file, kept);
-}
-
-SearchOutcome run_loop(const SearchConfig& c, const fs::path& dir, Checkpoint state, const SearchRunOptions& o) {
+SearchOutcome run_loop(const SearchConfig& c, RunDir& run, Checkpoint state, const SearchRunOptions& o) {
   auto backend = make_backend(o.backend, o.threads);
   const Decoder decoder(c.region, c.tuple_sizes);
-  const IslandData data = upload_data(c, *backend, o.progress);
+  const IslandData data = upload_data(c, *backend, run);
   FitnessOptions fo;
   fo.train = c.train;
   fo.validation_fraction = c.validation_fraction;
   const u64 seed = c.islands.seed;
   const int n = static_cast<int>(c.islands.moves.size());
 
-  std::ofstream metrics(dir / "metrics.csv", std::ios::app);
-  std::ofstream log(dir / "log.txt", std::ios::app);
-  if (!metrics || !log) fail("{}: cannot write the run files", dir.string());
-  auto say = [&](const std::string& line) {
-    log << line << "\n";
-    log.flush();
-    if (o.progress) fmt::print("{}\n", line);
-  };
-  say(fmt::format("backend {}, {} islands x {}, {} generations, starting at generation {}", backend->name(), n,
-                  c.islands.brkga.population_size, c.generations, state.archipelago.generation));
+  run.log(fmt::format("backend {}, {} islands x {}, {} generations, starting at generation {}", backend->name(), n,
+                      c.islands.brkga.population_size, c.generations, state.archipelago.generation));
 
   SearchOutcome out;
   Archipelago& a = state.archipelago;
@@ -188,8 +172,8 @@ SearchOutcome run_loop(const SearchConfig& c, const fs::path& dir, Checkpoint st
     }
     advance_generation(a, c.islands);
   }
-  double total_s = 0;
-  int timed = 0, ran = 0;
+  // Units: evaluated generations; those before this process do not count toward the rate.
+  const ProgressMeter meter(static_cast<u64>(c.generations), static_cast<u64>(a.generation));
   while (true) {
     const int g = a.generation;
     const auto t0 = std::chrono::steady_clock::now();
@@ -226,6 +210,7 @@ SearchOutcome run_loop(const SearchConfig& c, const fs::path& dir, Checkpoint st
     }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::string line = fmt::format("gen {:>5}/{} best", g, c.generations);
+    std::string rows;
     for (int k = 0; k < n; ++k) {
       const Population& p = a.islands[k];
       double sum = 0, worst = p.fitness[0];
@@ -234,34 +219,32 @@ SearchOutcome run_loop(const SearchConfig& c, const fs::path& dir, Checkpoint st
         worst = std::max(worst, f);
       }
       const double best = p.fitness[best_index(p)];
-      metrics << fmt::format("{},{},{},{:.6f},{:.6f},{:.6f},{},{:.3f}\n", g, k, a.moves[k], best, sum / p.size, worst,
-                             std::isnan(test[k]) ? std::string() : fmt::format("{:.6f}", test[k]), secs);
+      rows += fmt::format("{},{},{},{:.6f},{:.6f},{:.6f},{},{:.3f}\n", g, k, a.moves[k], best, sum / p.size, worst,
+                          std::isnan(test[k]) ? std::string() : fmt::format("{:.6f}", test[k]), secs);
       line += fmt::format(" {}:{:.2f}", a.moves[k], best);
     }
-    metrics.flush();
-    total_s += secs;
-    ++timed;
-    ++ran;
-    line += fmt::format(" | {:.2f} s/gen, ETA {}", secs, format_duration(total_s / timed * (c.generations - g - 1)));
-    say(line);
-    save_shapes_json(dir / "best_shapes.json", best_shapes);
+    // The rows are on disk before any checkpoint that has their generation behind it.
+    run.append_rows(kMetrics, rows);
+    run.log(fmt::format("{} | {:.2f} s/gen | {}", line, secs, meter.status(static_cast<u64>(g) + 1)));
+    save_shapes_json(run.file(kShapes), best_shapes);
 
-    const bool stop = (o.stop && o.stop->load()) || (o.stop_after_generations >= 0 && ran >= o.stop_after_generations);
+    const bool stop = o.stop_requested && o.stop_requested();
     if (last) {
-      save_checkpoint(dir / "checkpoint.bin", {a, true});
+      run.write_checkpoint(kCheckpoint, encode_checkpoint({a, true}));
       out.generations_done = g + 1;
       out.complete = true;
-      say(fmt::format("search complete: {} generations; best shapes in {}", g + 1, (dir / "best_shapes.json").string()));
+      run.log(fmt::format("search complete: {} generations; best shapes in {}", g + 1, run.file(kShapes).string()));
       return out;
     }
     advance_generation(a, c.islands);
     if (stop || (c.checkpoint_every > 0 && a.generation % c.checkpoint_every == 0))
-      save_checkpoint(dir / "checkpoint.bin", {a, false});
+      run.write_checkpoint(kCheckpoint, encode_checkpoint({a, false}));
     if (stop) {
       out.generations_done = a.generation;
       out.interrupted = true;
-      say(fmt::format("stopped after generation {}; checkpoint written; continue with: evalforge search --resume {}",
-                      g, dir.string()));
+      run.log(fmt::format("stopped after generation {}; checkpoint written; {}", g,
+                          o.resume_hint.empty() ? fmt::format("resume the run in {} to continue", run.path().string())
+                                                : "continue with: " + o.resume_hint));
       return out;
     }
   }
@@ -270,33 +253,43 @@ SearchOutcome run_loop(const SearchConfig& c, const fs::path& dir, Checkpoint st
 }  // namespace
 
 SearchOutcome run_search(const SearchConfig& config, const fs::path& dir, const SearchRunOptions& options) {
-  if (config.data_files.empty()) fail("search: no data (give --data FILE or [data] files in the config)");
+  if (config.data_files.empty()) fail("search: no data (give the data files in the config's [data] files)");
   SearchConfig c = config;
   for (auto& f : c.data_files) {
     if (!fs::exists(f)) fail("{}: no such data file", f);
     f = fs::absolute(f).lexically_normal().string();
   }
-  if (fs::exists(dir / "checkpoint.bin") || fs::exists(dir / "metrics.csv"))
-    fail("{}: already holds a run (use --resume {} to continue it, or another --out)", dir.string(), dir.string());
-  fs::create_directories(dir);
-  if (options.progress) fmt::print("run directory: {}\n", dir.string());
-  write_atomically(dir / "config.toml", search_config_to_toml(c));
-  write_atomically(dir / "metrics.csv", "generation,island,move,best,mean,worst,test_mse,seconds\n");
+  RunDir run = RunDir::create(dir, kKind, options.resume_hint, {{std::string(kMetrics), std::string(kMetricsHeader)}});
+  run.set_sink(options.progress);
+  // No initial checkpoint: generation 0 is a pure function of the config, and a resume that
+  // finds no checkpoint.bin starts there.
+  run.commit_config(search_config_to_toml(c));
+  run.log(fmt::format("run directory: {}", dir.string()));
   Checkpoint start;
   start.archipelago = make_archipelago(c.islands, Decoder(c.region, c.tuple_sizes).num_keys());
-  save_checkpoint(dir / "checkpoint.bin", start);
-  return run_loop(c, dir, std::move(start), options);
+  return run_loop(c, run, std::move(start), options);
 }
 
 SearchOutcome resume_search(const fs::path& dir, const SearchRunOptions& options, int generations) {
-  if (!fs::exists(dir / "config.toml") || !fs::exists(dir / "checkpoint.bin"))
-    fail("{}: not a search run directory (no config.toml / checkpoint.bin)", dir.string());
-  SearchConfig c = load_search_config((dir / "config.toml").string());
+  RunDir run = RunDir::open(dir, kKind);
+  run.set_sink(options.progress);
+  SearchConfig c = load_search_config(run.file("config.toml").string());
   if (generations > 0) c.generations = generations;
-  Checkpoint state = load_checkpoint(dir / "checkpoint.bin");
-  if (state.archipelago.moves != c.islands.moves) fail("{}: checkpoint does not match config.toml", dir.string());
-  truncate_metrics(dir / "metrics.csv", state.archipelago.generation + (state.evaluated ? 1 : 0));
-  return run_loop(c, dir, std::move(state), options);
+  const int num_keys = Decoder(c.region, c.tuple_sizes).num_keys();
+  if (run.has(kCheckpoint) && run.read_file(kCheckpoint).starts_with("EFCKPT01"))
+    fail("{}: a checkpoint of an older evalforge (format EFCKPT01), which this version does not resume; start the "
+         "search again in a new directory",
+         run.file(kCheckpoint).string());
+  Checkpoint state;
+  if (const std::optional<std::string> payload = run.read_checkpoint(kCheckpoint)) {
+    state = decode_checkpoint(*payload, run.file(kCheckpoint), c, num_keys);
+  } else {
+    // Stopped (or crashed) before the first checkpoint: generation 0 again, the same bits.
+    run.log(fmt::format("{}: no checkpoint yet; starting again from generation 0", dir.string()));
+    state.archipelago = make_archipelago(c.islands, num_keys);
+  }
+  resume_metrics(run, c, state.archipelago.generation + (state.evaluated ? 1 : 0));
+  return run_loop(c, run, std::move(state), options);
 }
 
 }  // namespace ef::ga

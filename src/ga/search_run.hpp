@@ -1,18 +1,25 @@
-// A shape-search run: a directory that holds everything about one search.
-//   config.toml       the resolved configuration (data paths absolute)
+// A shape-search run: a run directory (core/run_dir.hpp, kind "search") that holds everything
+// about one search.
+//   run.toml          kind = "search" and the evalforge version
+//   config.toml       the resolved configuration (data paths absolute); written last at
+//                     creation: its presence marks the run
 //   metrics.csv       generation, island, move, best, mean, worst fitness, test MSE (when
-//                     measured), wall seconds of the generation
+//                     measured), wall seconds of the generation; appended (with fsync) after
+//                     every generation
 //   best_shapes.json  the best shape of every island in the latest generation (loadable by
 //                     `evalforge score --shapes`)
-//   checkpoint.bin    populations and generation, written atomically (temp file + rename)
-//   log.txt           the progress lines
-// Resuming continues from the checkpoint and produces the same bits as an uninterrupted run:
-// every random number is keyed by (seed, purpose, island, generation, ...), nothing else
-// carries state.
+//   checkpoint.bin    populations and generation, framed and checksummed by RunDir, written
+//                     atomically every checkpoint_every generations, on a stop and at the end
+//   log.txt           the progress lines (also passed to SearchRunOptions::progress)
+// Resuming continues from the checkpoint (from generation 0 when there is none yet): the
+// metrics.csv rows of the generations behind it are validated and kept, later ones are
+// dropped and written again. The result is the same bits as an uninterrupted run: every random
+// number is keyed by (seed, purpose, island, generation, ...), nothing else carries state.
 #pragma once
-#include <atomic>
 #include <filesystem>
+#include <functional>
 #include <string>
+#include "core/run_dir.hpp"
 #include "data/games.hpp"
 #include "ga/search_config.hpp"
 
@@ -21,9 +28,10 @@ namespace ef::ga {
 struct SearchRunOptions {
   std::string backend = "cpu";
   int threads = 0;
-  bool progress = true;                        // print a line per generation
-  const std::atomic<bool>* stop = nullptr;     // set by a signal: checkpoint and return
-  int stop_after_generations = -1;             // tests: behave as if stopped after this many more generations
+  LineSink progress;                     // progress lines (log.txt gets them anyway); empty: quiet
+  std::function<bool()> stop_requested;  // asked after every generation: true = checkpoint and return
+  std::string resume_hint;               // how the user continues the run, named in messages
+                                         // (the app: "evalforge search --resume DIR"); may be empty
 };
 
 struct SearchOutcome {

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <zlib.h>
 #include <cstring>
+#include "core/bytes.hpp"
 #include "core/files.hpp"
 #include "core/toml_reader.hpp"
 #include "eval/feature_weights.hpp"
@@ -28,40 +29,6 @@ const char* kind_name(EvaluatorKind k) {
     default: return "ntuple";
   }
 }
-
-template <class T>
-void put(std::string& b, T v) {
-  char raw[sizeof v];
-  std::memcpy(raw, &v, sizeof v);
-  b.append(raw, sizeof v);
-}
-
-// Reads the network bytes with the file's name and the byte offset in every error.
-class Cursor {
- public:
-  Cursor(const std::string& bytes, const fs::path& file) : b_(bytes), file_(file.string()) {}
-  template <class T>
-  T get(const char* what) {
-    if (pos_ + sizeof(T) > b_.size()) fail("{}: truncated at byte {} (reading {})", file_, pos_, what);
-    T v;
-    std::memcpy(&v, b_.data() + pos_, sizeof v);
-    pos_ += sizeof v;
-    return v;
-  }
-  std::string bytes(std::size_t n, const char* what) {
-    if (pos_ + n > b_.size()) fail("{}: truncated at byte {} (reading {})", file_, pos_, what);
-    std::string s = b_.substr(pos_, n);
-    pos_ += n;
-    return s;
-  }
-  std::size_t pos() const { return pos_; }
-  [[noreturn]] void bad(const std::string& what) const { fail("{}: byte {}: {}", file_, pos_, what); }
-
- private:
-  const std::string& b_;
-  std::string file_;
-  std::size_t pos_ = 0;
-};
 
 std::string gunzip_file(const fs::path& file) {
   gzFile in = gzopen(file.c_str(), "rb");
@@ -102,26 +69,26 @@ ntuple::Geometry geometry_from_masks(const std::vector<u64>& masks, const std::s
 
 void save_networks(const Agent& agent, const fs::path& file) {
   agent.validate();
-  std::string b(kMagic, sizeof kMagic);
-  put<u32>(b, static_cast<u32>(agent.geometries.size()));
+  // The .efnet layout (agent_file.hpp) is what files users have hold: ByteWriter writes it
+  // little-endian, byte for byte what the memcpy-based writer before it wrote on x86/ARM.
+  ByteWriter w;
+  w.put_bytes(std::string_view(kMagic, sizeof kMagic));
+  w.put<u32>(static_cast<u32>(agent.geometries.size()));
   for (std::size_t g = 0; g < agent.geometries.size(); ++g) {
-    const std::string name = g < agent.geometry_names.size() ? agent.geometry_names[g] : "";
-    put<u32>(b, static_cast<u32>(name.size()));
-    b += name;
+    w.put_string(g < agent.geometry_names.size() ? agent.geometry_names[g] : "");
     const ntuple::Geometry& geo = agent.geometries[g];
-    put<u32>(b, static_cast<u32>(geo.num_tuples));
-    for (int i = 0; i < geo.num_tuples; ++i) put<u64>(b, geo.mask[i]);
+    w.put<u32>(static_cast<u32>(geo.num_tuples));
+    for (int i = 0; i < geo.num_tuples; ++i) w.put<u64>(geo.mask[i]);
   }
-  put<u32>(b, static_cast<u32>(agent.networks.size()));
+  w.put<u32>(static_cast<u32>(agent.networks.size()));
   for (const Network& n : agent.networks) {
-    put<u32>(b, static_cast<u32>(n.geometry));
-    put<u32>(b, static_cast<u32>(n.weights.size()));
-    const std::size_t at = b.size();
-    b.resize(at + n.weights.size() * sizeof(i32));
-    std::memcpy(b.data() + at, n.weights.data(), n.weights.size() * sizeof(i32));
+    w.put<u32>(static_cast<u32>(n.geometry));
+    w.put<u32>(static_cast<u32>(n.weights.size()));
+    w.put_array<i32>(n.weights);
   }
-  for (int t = 0; t < ntuple::kMoveNumbers; ++t) put<u32>(b, static_cast<u32>(agent.network_of_move[t]));
-  put<u32>(b, static_cast<u32>(crc32(0L, reinterpret_cast<const Bytef*>(b.data()), static_cast<uInt>(b.size()))));
+  for (int t = 0; t < ntuple::kMoveNumbers; ++t) w.put<u32>(static_cast<u32>(agent.network_of_move[t]));
+  w.put<u32>(crc32_of(w.bytes()));
+  std::string b = w.take();
   // Compress in memory, then write atomically.
   uLongf packed_size = compressBound(static_cast<uLong>(b.size())) + 64;
   std::string packed;
@@ -146,15 +113,11 @@ void load_networks(Agent& agent, const fs::path& file) {
   const std::string b = gunzip_file(file);
   if (b.size() < sizeof kMagic + 4 || std::memcmp(b.data(), kMagic, sizeof kMagic) != 0)
     fail("{}: not an evalforge network file (expected EFNET001 after decompression)", file.string());
-  const u32 want_crc = [&] {
-    u32 v;
-    std::memcpy(&v, b.data() + b.size() - 4, 4);
-    return v;
-  }();
-  const u32 got_crc = static_cast<u32>(crc32(0L, reinterpret_cast<const Bytef*>(b.data()), static_cast<uInt>(b.size() - 4)));
-  if (want_crc != got_crc) fail("{}: checksum mismatch (the file is corrupt)", file.string());
-  Cursor c(b, file);
+  ByteReader c(b, file.string());
   c.bytes(sizeof kMagic, "magic");
+  const u32 want_crc = ByteReader(std::string_view(b).substr(b.size() - 4), file.string()).get<u32>("checksum");
+  if (want_crc != crc32_of(std::string_view(b).substr(0, b.size() - 4)))
+    fail("{}: checksum mismatch (the file is corrupt)", file.string());
   const u32 geometries = c.get<u32>("geometry count");
   if (geometries == 0 || geometries > 1024) c.bad(fmt::format("{} geometries (expected 1..1024)", geometries));
   agent.geometries.clear();
@@ -162,7 +125,7 @@ void load_networks(Agent& agent, const fs::path& file) {
   for (u32 g = 0; g < geometries; ++g) {
     const u32 len = c.get<u32>("name length");
     if (len > 4096) c.bad("geometry name too long");
-    agent.geometry_names.push_back(c.bytes(len, "geometry name"));
+    agent.geometry_names.emplace_back(c.bytes(len, "geometry name"));
     const u32 tuples = c.get<u32>("tuple count");
     if (tuples == 0 || tuples > static_cast<u32>(ntuple::kMaxTuples))
       c.bad(fmt::format("geometry {} has {} tuples (expected 1..{})", g, tuples, ntuple::kMaxTuples));
@@ -181,9 +144,7 @@ void load_networks(Agent& agent, const fs::path& file) {
     const u32 count = c.get<u32>("weight count");
     if (count != agent.geometries[g].num_weights())
       c.bad(fmt::format("network {} has {} weights, its geometry {}", n, count, agent.geometries[g].num_weights()));
-    const std::string raw = c.bytes(std::size_t{count} * sizeof(i32), "weights");
-    net.weights.resize(count);
-    std::memcpy(net.weights.data(), raw.data(), raw.size());
+    net.weights = c.get_array<i32>(count, "weights");
     agent.networks.push_back(std::move(net));
   }
   for (int t = 0; t < ntuple::kMoveNumbers; ++t) {
@@ -191,7 +152,7 @@ void load_networks(Agent& agent, const fs::path& file) {
     if (n >= networks) c.bad(fmt::format("move {} names network {} of {}", t, n, networks));
     agent.network_of_move[t] = static_cast<int>(n);
   }
-  if (c.pos() + 4 != b.size()) c.bad("trailing bytes before the checksum");
+  if (c.remaining() != 4) c.bad("trailing bytes before the checksum");
 }
 
 Agent load_agent(const std::string& spec) {

@@ -1,15 +1,15 @@
 #include "play/match.hpp"
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <cstdio>
 #include <optional>
 #include <thread>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <fstream>
-#include <sstream>
-#include "core/files.hpp"
+#include <cmath>
+#include <limits>
+#include <map>
+#include "core/run_dir.hpp"
 #include "core/toml_reader.hpp"
 #include "data/games.hpp"
 #include "eval/shape.hpp"
@@ -185,7 +185,56 @@ std::string checkpoint_agent(int replicate, int agent, int round) {
   return fmt::format("r{}-agent{}-round{}.toml", replicate, agent + 1, round);
 }
 
-constexpr const char* kRoundsHeader = "replicate,round,games_played,wins,draws,losses,score,seconds\n";
+constexpr std::string_view kKind = "match";
+constexpr const char* kRounds = "rounds.csv";
+constexpr const char* kRoundsHeader = "replicate,round,games_played,wins,draws,losses,score,seconds";
+constexpr std::string_view kCheckpointDir = "checkpoint";
+constexpr std::string_view kState = "checkpoint/state.toml";
+
+// Resume: rounds.csv keeps the rows of rounds < `next_round` (the checkpoint's); the match plays
+// the others again and writes them anew. Every row must be one this match could have written,
+// checked in 64-bit arithmetic so that no field can overflow its way into a plausible value:
+// replicate and round in range, counts that are not negative and add up to a round, the
+// cumulative games of its round, a finite score equal to its counts, each (replicate, round)
+// once, and no round before the checkpoint missing. Returns the kept rounds, in file order.
+std::vector<MatchRound> resume_rounds(RunDir& run, const MatchConfig& c, int next_round) {
+  const i64 per_round = c.games_per_round;
+  std::vector<MatchRound> kept;
+  std::map<std::pair<i64, i64>, std::string> seen;  // (replicate, round) -> where
+  run.resume_table(kRounds, kRoundsHeader, [&](const RunDir::Row& f, const std::string& where) {
+    const i64 p = parse_int_field(f[0], 0, c.replicates - 1, where, "replicate");
+    const i64 r = parse_int_field(f[1], 0, c.rounds() - 1, where, "round");
+    const i64 games = parse_int_field(f[2], 0, std::numeric_limits<i64>::max(), where, "games_played");
+    const i64 w = parse_int_field(f[3], 0, per_round, where, "wins");
+    const i64 d = parse_int_field(f[4], 0, per_round, where, "draws");
+    const i64 l = parse_int_field(f[5], 0, per_round, where, "losses");
+    if (w + d + l != per_round)
+      fail("{}: wins + draws + losses = {} (expected the {} games of a round)", where, w + d + l, per_round);
+    if (games != (r + 1) * per_round)
+      fail("{}: games_played {} (after round {} a replicate has played {})", where, games, r, (r + 1) * per_round);
+    const double score = parse_real_field(f[6], where, "score");
+    const double expected = (static_cast<double>(w) + 0.5 * static_cast<double>(d)) / static_cast<double>(per_round);
+    if (std::fabs(score - expected) > 1e-6)
+      fail("{}: score {} does not match its wins and draws ({:.6f})", where, f[6], expected);
+    if (parse_real_field(f[7], where, "seconds") < 0) fail("{}: seconds '{}' (expected at least 0)", where, f[7]);
+    const auto [it, fresh] = seen.emplace(std::make_pair(p, r), where);
+    if (!fresh) fail("{}: replicate {} round {} is already recorded at {}", where, p, r, it->second);
+    if (r >= next_round) return false;
+    MatchRound m;
+    m.replicate = static_cast<int>(p);
+    m.round = static_cast<int>(r);
+    m.wins = static_cast<int>(w);
+    m.draws = static_cast<int>(d);
+    m.losses = static_cast<int>(l);
+    kept.push_back(m);
+    return true;
+  });
+  const std::size_t expected = static_cast<std::size_t>(next_round) * static_cast<std::size_t>(c.replicates);
+  if (kept.size() != expected)
+    fail("{}: {} rows for rounds 0..{}, expected {} ({} replicates): rows are missing", run.file(kRounds).string(),
+         kept.size(), next_round - 1, expected, c.replicates);
+  return kept;
+}
 
 }  // namespace
 
@@ -249,20 +298,19 @@ MatchConfig load_match_config(const std::string& file) {
   return c;
 }
 
-std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config_file, const MatchRunOptions& options,
-                                  std::ostream& log) {
+std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config_file, const MatchRunOptions& options) {
   const bool resume = config_file.empty();
-  const fs::path config_path = dir / "config.toml", rounds_path = dir / "rounds.csv", ckpt = dir / "checkpoint";
   MatchConfig c;
+  std::optional<RunDir> opened;
   if (resume) {
-    if (!fs::is_regular_file(config_path)) fail("{}: not a match directory (no config.toml)", dir.string());
-    c = load_match_config(config_path.string());
+    opened = RunDir::open(dir, kKind);
+    opened->set_sink(options.progress);
+    c = load_match_config(opened->file("config.toml").string());
   } else {
     c = load_match_config(config_file);
-    if (fs::exists(config_path))
-      fail("{}: already holds a match; resume it with --resume {} or choose another --out", dir.string(), dir.string());
-    fs::create_directories(dir);
+    RunDir::check_creatable(dir, kKind, options.resume_hint);  // before the data and agents are loaded
   }
+  const std::string config_name = resume ? opened->file("config.toml").string() : config_file;
 
   // Start positions: the position at start_move of every dataset game long enough to have one.
   const data::GameDatabase db = data::load_games(std::vector<fs::path>(c.data_files.begin(), c.data_files.end()));
@@ -271,68 +319,56 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
     if (auto p = position_at(g, c.start_move); p && !p->board.game_over()) starts.push_back(*p);
   if (starts.empty()) fail("{}: no game reaches move {}", fmt::join(c.data_files, ", "), c.start_move);
 
+  const int rounds = c.rounds();
   // Agents: 2 per replicate; from zero, or from the checkpoint.
   int next_round = 0;
   std::vector<Agent> agents;
-  if (resume && fs::exists(ckpt / "state.toml")) {
-    const toml::table st = parse_toml_file((ckpt / "state.toml").string());
-    TableReader r(st, (ckpt / "state.toml").string(), "");
+  if (resume && opened->has(kState)) {
+    const std::string state_file = opened->file(kState).string();
+    const toml::table st = parse_toml_file(state_file);
+    TableReader r(st, state_file, "");
     r.allow({"next_round"});
-    r.integer("next_round", next_round, 0, 100000000);
-    for (int p = 0; p < c.replicates; ++p)
-      for (int a = 0; a < 2; ++a) agents.push_back(load_agent((ckpt / checkpoint_agent(p, a, next_round)).string()));
-  } else {
+    if (!r.has("next_round")) fail("{}: next_round is required", state_file);
+    r.integer("next_round", next_round, 0, rounds);
     for (int p = 0; p < c.replicates; ++p)
       for (int a = 0; a < 2; ++a)
-        agents.push_back(initial_agent(c.agents[a], c.start_move, resume ? config_path.string() : config_file));
-  }
-  if (!resume) {
-    // config.toml marks a match directory, so it is written last.
-    write_atomically(rounds_path, kRoundsHeader);
-    write_atomically(config_path, config_to_toml(c));
+        agents.push_back(load_agent((opened->file(kCheckpointDir) / checkpoint_agent(p, a, next_round)).string()));
   } else {
-    // Rounds after the checkpoint are played again (with the same bits): drop their rows.
-    // Every row must be one this match wrote.
-    std::istringstream in(fs::exists(rounds_path) ? read_file(rounds_path) : std::string(kRoundsHeader));
-    std::string line, kept = kRoundsHeader;
-    std::getline(in, line);
-    for (std::size_t lineno = 2; std::getline(in, line); ++lineno) {
-      if (line.empty()) continue;
-      int p = 0, r = 0, games = 0, w = 0, d = 0, l = 0;
-      double score = 0, seconds = 0;
-      const int fields = std::sscanf(line.c_str(), "%d,%d,%d,%d,%d,%d,%lf,%lf", &p, &r, &games, &w, &d, &l, &score, &seconds);
-      if (fields != 8 || p < 0 || p >= c.replicates || r < 0 || w < 0 || d < 0 || l < 0 ||
-          w + d + l != c.games_per_round)
-        fail("{}:{}: not a row of this match: {}", rounds_path.string(), lineno, line);
-      if (r < next_round) kept += line + "\n";
-    }
-    write_atomically(rounds_path, kept);
+    for (int p = 0; p < c.replicates; ++p)
+      for (int a = 0; a < 2; ++a) agents.push_back(initial_agent(c.agents[a], c.start_move, config_name));
   }
 
-  // Progress goes to `log` and to DIR/log.txt.
-  auto say = [&](const std::string& line) {
-    log << line << std::flush;
-    std::ofstream(dir / "log.txt", std::ios::app) << line;
-  };
+  std::vector<MatchRound> results;
+  if (!resume) {
+    opened = RunDir::create(dir, kKind, options.resume_hint, {{kRounds, kRoundsHeader}});
+    opened->set_sink(options.progress);
+    opened->commit_config(config_to_toml(c));  // last: its presence marks a match directory
+  } else {
+    results = resume_rounds(*opened, c, next_round);
+  }
+  RunDir& run = *opened;
+
   auto backend = make_backend(options.backend, options.threads);
   std::vector<int> handles;
   for (const Agent& a : agents) handles.push_back(backend->add_agent(a));
-  say(fmt::format("match: {} vs {}, {} games per replicate in rounds of {}, {} replicate(s), from move {} of {} "
-                  "dataset games, backend {}{}\n",
-             c.agents[0].name, c.agents[1].name, c.games, c.games_per_round, c.replicates, c.start_move,
-             starts.size(), backend->name(), next_round ? fmt::format(", resuming at round {}", next_round) : ""));
+  run.log(fmt::format("match: {} vs {}, {} games per replicate in rounds of {}, {} replicate(s), from move {} of {} "
+                      "dataset games, backend {}{}",
+                      c.agents[0].name, c.agents[1].name, c.games, c.games_per_round, c.replicates, c.start_move,
+                      starts.size(), backend->name(),
+                      next_round ? fmt::format(", resuming at round {}", next_round) : ""));
 
   // The agents of a checkpoint are written under names that carry the round, and state.toml,
   // written last and atomically, names the round: a crash anywhere in between leaves the
   // previous checkpoint whole. The files of older rounds go once the new state is in place.
+  const fs::path ckpt = run.file(kCheckpointDir);
   auto save_checkpoint = [&](int round) {
     fs::create_directories(ckpt);
     for (int p = 0; p < c.replicates; ++p)
       for (int a = 0; a < 2; ++a) save_agent(agents[2 * p + a], ckpt / checkpoint_agent(p, a, round));
-    write_atomically(ckpt / "state.toml", fmt::format("next_round = {}\n", round));
+    run.write_file(kState, fmt::format("next_round = {}\n", round));
+    const std::string suffix = fmt::format("-round{}", round);
     for (const auto& entry : fs::directory_iterator(ckpt)) {
       const std::string name = entry.path().filename().string();
-      const std::string suffix = fmt::format("-round{}", round);
       if (name != "state.toml" && entry.path().stem().string().find(suffix) == std::string::npos) {
         std::error_code ec;
         fs::remove(entry.path(), ec);
@@ -340,20 +376,6 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
     }
   };
 
-  std::vector<MatchRound> results;
-  {  // rows kept from before the checkpoint
-    std::istringstream in(read_file(rounds_path));
-    std::string line;
-    std::getline(in, line);
-    while (std::getline(in, line)) {
-      MatchRound m;
-      int games = 0;
-      if (std::sscanf(line.c_str(), "%d,%d,%d,%d,%d,%d", &m.replicate, &m.round, &games, &m.wins, &m.draws,
-                      &m.losses) == 6)
-        results.push_back(m);
-    }
-  }
-  const int rounds = c.rounds();
   const int pairs = c.games_per_round / 2;
   std::vector<double> total_score(c.replicates, 0.0);
   std::vector<int> total_games(c.replicates, 0);
@@ -361,12 +383,14 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
     total_score[m.replicate] += m.wins + 0.5 * m.draws;
     total_games[m.replicate] += m.wins + m.draws + m.losses;
   }
-  const auto t_start = std::chrono::steady_clock::now();
+  const ProgressMeter meter(static_cast<u64>(rounds), static_cast<u64>(next_round));
   for (int round = next_round; round < rounds; ++round) {
     if (options.stop_requested && options.stop_requested()) {
       if (options.stopped) *options.stopped = true;
       save_checkpoint(round);
-      say(fmt::format("stopped before round {}: checkpoint written; resume with --resume {}\n", round, dir.string()));
+      run.log(fmt::format("stopped before round {}: checkpoint written; {}", round,
+                          options.resume_hint.empty() ? fmt::format("resume the run in {} to continue", dir.string())
+                                                      : "continue with: " + options.resume_hint));
       return results;
     }
     const auto t0 = std::chrono::steady_clock::now();
@@ -426,34 +450,27 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
       });
       for (std::size_t i = 0; i < agents.size(); ++i) backend->update_agent(handles[i], agents[i]);
     }
-    {
-      std::ofstream out(rounds_path, std::ios::app);
-      out << rows;
-      if (!out) fail("{}: write failed", rounds_path.string());
-    }
+    run.append_rows(kRounds, rows);  // on disk before the checkpoint that has this round behind it
     const bool last = round + 1 == rounds;
     if ((round + 1) % c.checkpoint_every == 0 || last) save_checkpoint(round + 1);
     if (last || (round + 1) % std::max(1, rounds / 20) == 0) {
       double sum = 0;
       for (int p = 0; p < c.replicates; ++p) sum += total_score[p] / total_games[p];
-      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-      say(fmt::format("round {}/{}: {} games per replicate, agent 1 scores {:.3f} overall, {:.3f} this round; {:.0f} s\n",
-                 round + 1, rounds, total_games[0], sum / c.replicates,
-                 [&] {
-                   double s = 0;
-                   for (int p = 0; p < c.replicates; ++p) s += results[results.size() - c.replicates + p].score();
-                   return s / c.replicates;
-                 }(),
-                 elapsed));
+      double this_round = 0;
+      for (int p = 0; p < c.replicates; ++p) this_round += results[results.size() - c.replicates + p].score();
+      run.log(fmt::format("round {}/{}: {} games per replicate, agent 1 scores {:.3f} overall, {:.3f} this round; "
+                          "rounds {}",
+                          round + 1, rounds, total_games[0], sum / c.replicates, this_round / c.replicates,
+                          meter.status(static_cast<u64>(round) + 1)));
     }
   }
   // Final agents, ready to play.
-  fs::create_directories(dir / "agents");
+  fs::create_directories(run.file("agents"));
   for (int p = 0; p < c.replicates; ++p)
     for (int a = 0; a < 2; ++a) {
       Agent agent = agents[2 * p + a];
       const std::string stem = c.replicates == 1 ? fmt::format("agent{}", a + 1) : fmt::format("r{}-agent{}", p, a + 1);
-      save_agent(agent, dir / "agents" / (stem + ".toml"));
+      save_agent(agent, run.file("agents") / (stem + ".toml"));
     }
   return results;
 }

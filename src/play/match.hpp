@@ -11,17 +11,23 @@
 // side (one backend batch per round: the GPU needs more than 64 games at a time, and the spread
 // between replicates shows how much of a curve is noise).
 //
-// Run directory: config.toml (as given), rounds.csv (one row per replicate and round),
-// checkpoint/ (both agents of every replicate and the next round, written atomically every
-// checkpoint_every rounds and at the end), agents/ (the final agents, playable with league,
-// tournament and gtp), log.txt. A resumed match produces the same bits as an uninterrupted one:
-// openings and sample orders are Philox streams keyed by (seed, round, replicate).
+// Run directory (core/run_dir.hpp, kind "match"): run.toml; config.toml (the resolved config,
+// written last at creation: its presence marks the match); rounds.csv (one row per replicate
+// and round, appended with an fsync after every round); checkpoint/ (both agents of every
+// replicate under names that carry the round, then checkpoint/state.toml naming the next round,
+// written atomically last: it is the checkpoint's commit point; every checkpoint_every rounds,
+// on a stop and at the end); agents/ (the final agents, playable with league, tournament and
+// gtp); log.txt. A resume starts from state.toml (from round 0 without one), keeps the
+// validated rounds.csv rows before its round and plays the later rounds again: the same bits as
+// an uninterrupted match, since openings and sample orders are Philox streams keyed by
+// (seed, round, replicate).
 #pragma once
 #include <filesystem>
 #include <functional>
 #include <string>
 #include <utility>
 #include <vector>
+#include "core/run_dir.hpp"
 #include "evalforge/backend.hpp"
 
 namespace ef::play {
@@ -66,11 +72,14 @@ struct MatchRunOptions {
   int threads = 0;
   std::function<bool()> stop_requested;  // checked between rounds (Ctrl-C): checkpoint and return
   bool* stopped = nullptr;               // set when the match returned early because of it
+  LineSink progress;                     // progress lines (log.txt gets them anyway); empty: quiet
+  std::string resume_hint;               // how the user continues the match, named in messages
+                                         // (the app: "evalforge match --resume DIR"); may be empty
 };
 
-// Starts a match in `dir` (which must not hold one) from `config_file`, or resumes the match
+// Starts a match in `dir` (which must not hold a run) from `config_file`, or resumes the match
 // in `dir` when config_file is empty. Returns every round's result (resumed ones included).
 std::vector<MatchRound> run_match(const std::filesystem::path& dir, const std::string& config_file,
-                                  const MatchRunOptions& options, std::ostream& log);
+                                  const MatchRunOptions& options);
 
 }  // namespace ef::play

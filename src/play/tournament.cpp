@@ -5,13 +5,12 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
-#include <cstring>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <ostream>
+#include "core/bytes.hpp"
 #include "core/files.hpp"
+#include "core/run_dir.hpp"
 #include "core/toml_reader.hpp"
 #include "data/games.hpp"
 #include "evalforge/core/error.hpp"
@@ -30,6 +29,9 @@ namespace {
 // 20 and 21). Counter (i, attempt, 0): random openings; (i, 0, 1): dataset picks.
 constexpr Purpose kTournamentOpeningPurpose = static_cast<Purpose>(22);
 
+constexpr std::string_view kKind = "tournament";
+constexpr const char* kGames = "games.csv";
+constexpr const char* kSource = "source.toml";
 constexpr const char* kGamesHeader = "game,black,white,opening,black_score,result,moves";
 constexpr int kMaxOpeningAttempts = 1000;
 
@@ -47,49 +49,36 @@ std::string resolve(const std::string& spec, const std::vector<fs::path>& base_d
   return spec;
 }
 
-// FNV-1a over everything that decides how an agent plays (its name excepted).
-class Fingerprint {
- public:
-  template <class T>
-  void add(const T& v) {
-    unsigned char raw[sizeof v];
-    std::memcpy(raw, &v, sizeof v);
-    for (unsigned char b : raw) h_ = (h_ ^ b) * 0x100000001b3ull;
-  }
-  u64 value() const { return h_; }
-
- private:
-  u64 h_ = 0xcbf29ce484222325ull;
-};
-
+// FNV-1a (core/bytes.hpp) over everything that decides how an agent plays (its name excepted),
+// value by value: the fingerprints in existing source.toml files stay valid.
 std::string agent_fingerprint(const Agent& a) {
-  Fingerprint f;
-  f.add(static_cast<u32>(a.kind));
-  f.add(a.limits.depth);
-  f.add(a.limits.exact_empties);
-  f.add(a.epsilon_ppm());
+  Fnv1a f;
+  f.add_value(static_cast<u32>(a.kind));
+  f.add_value(a.limits.depth);
+  f.add_value(a.limits.exact_empties);
+  f.add_value(a.epsilon_ppm());
   if (a.kind == EvaluatorKind::kFeatures) {  // field by field: the struct may have padding
     const features::Weights& w = a.features;
-    f.add(w.o);
-    f.add(w.e);
+    f.add_value(w.o);
+    f.add_value(w.e);
     for (int k = 0; k < 3; ++k) {
-      f.add(w.material[k]);
-      f.add(w.mobility[k]);
-      f.add(w.corners[k]);
+      f.add_value(w.material[k]);
+      f.add_value(w.mobility[k]);
+      f.add_value(w.corners[k]);
     }
-    f.add(static_cast<int>(w.kind));
+    f.add_value(static_cast<int>(w.kind));
   }
   if (a.kind == EvaluatorKind::kNtuple) {
     for (const auto& g : a.geometries) {
-      f.add(g.num_tuples);
-      for (int i = 0; i < g.num_tuples; ++i) f.add(g.mask[i]);
+      f.add_value(g.num_tuples);
+      for (int i = 0; i < g.num_tuples; ++i) f.add_value(g.mask[i]);
     }
     for (const auto& n : a.networks) {
-      f.add(n.geometry);
-      f.add(n.weights.size());
-      for (const i32 w : n.weights) f.add(w);
+      f.add_value(n.geometry);
+      f.add_value(n.weights.size());
+      for (const i32 w : n.weights) f.add_value(w);
     }
-    for (const int m : a.network_of_move) f.add(m);
+    for (const int m : a.network_of_move) f.add_value(m);
   }
   return fmt::format("{:016x}", f.value());
 }
@@ -123,23 +112,12 @@ std::optional<T> parse_int(std::string_view s) {
   return v;
 }
 
-std::vector<std::string_view> split(std::string_view line, char sep) {
-  std::vector<std::string_view> out;
-  for (;;) {
-    const std::size_t k = line.find(sep);
-    out.push_back(line.substr(0, k));
-    if (k == std::string_view::npos) return out;
-    line.remove_prefix(k + 1);
-  }
-}
-
-// One games.csv row, checked against the tournament (players and opening of its id) and replayed
-// from its opening; returns the game or throws ef::Error "file:line: what".
-TournamentGame parse_row(std::string_view line, const std::string& where,
-                         const std::vector<std::pair<int, int>>& pairs, std::size_t total,
-                         const std::vector<std::string>& names, const std::vector<othello::Position>& openings) {
-  const auto f = split(line, ',');
-  if (f.size() != 7) fail("{}: expected 7 comma-separated fields ({}), found {}", where, kGamesHeader, f.size());
+// One games.csv row (its 7 fields, counted by RunDir::resume_table), checked against the
+// tournament (players and opening of its id) and replayed from its opening; returns the game or
+// throws ef::Error "file:line: what".
+TournamentGame parse_row(const RunDir::Row& f, const std::string& where, const std::vector<std::pair<int, int>>& pairs,
+                         std::size_t total, const std::vector<std::string>& names,
+                         const std::vector<othello::Position>& openings) {
   const auto id = parse_int<u32>(f[0]);
   if (!id || *id >= total) fail("{}: game id '{}' (expected 0..{})", where, f[0], total - 1);
   TournamentGame g = game_of(pairs, *id);
@@ -489,28 +467,28 @@ Standings compute_standings(const TournamentConfig& c, const std::vector<std::st
 }
 
 TournamentOutcome run_tournament(const fs::path& dir, const std::string& config_file,
-                                 const TournamentRunOptions& options, std::ostream& log) {
+                                 const TournamentRunOptions& options) {
   const bool resume = config_file.empty();
-  const fs::path config_path = dir / "config.toml", source_path = dir / "source.toml", games_path = dir / "games.csv";
   if (options.chunk_games < 1) fail("tournament: chunk size {} (expected at least 1 game)", options.chunk_games);
   TournamentConfig c;
   std::vector<std::string> fingerprints;
+  std::optional<RunDir> opened;
   if (resume) {
-    if (!fs::is_regular_file(config_path)) fail("{}: not a tournament directory (no config.toml)", dir.string());
-    const toml::table src = parse_toml_file(source_path.string());
-    TableReader r(src, source_path.string(), "");
+    opened = RunDir::open(dir, kKind);
+    opened->set_sink(options.progress);
+    const std::string source_path = opened->file(kSource).string();
+    const toml::table src = parse_toml_file(source_path);
+    TableReader r(src, source_path, "");
     r.allow({"config_dir", "cwd", "agents"});
     std::string config_dir, cwd;
     r.text("config_dir", config_dir);
     r.text("cwd", cwd);
     r.strings("agents", fingerprints);
-    if (config_dir.empty() || cwd.empty()) fail("{}: config_dir and cwd are required", source_path.string());
-    c = load_tournament_config(config_path.string(), {fs::path(config_dir), fs::path(cwd)});
+    if (config_dir.empty() || cwd.empty()) fail("{}: config_dir and cwd are required", source_path);
+    c = load_tournament_config(opened->file("config.toml").string(), {fs::path(config_dir), fs::path(cwd)});
   } else {
     c = load_tournament_config(config_file);
-    if (fs::exists(config_path))
-      fail("{}: already holds a tournament; resume it with --resume {} or choose another --out", dir.string(),
-           dir.string());
+    RunDir::check_creatable(dir, kKind, options.resume_hint);  // before the agents are loaded
   }
   const std::vector<Agent> agents = load_tournament_agents(c);
   std::vector<std::string> names, prints;
@@ -523,7 +501,7 @@ TournamentOutcome run_tournament(const fs::path& dir, const std::string& config_
       if (k >= prints.size() || k >= fingerprints.size() || prints[k] != fingerprints[k])
         fail("{}: agent[{}] ({}) is not the agent the tournament started with: its file or the config changed "
              "(fingerprints '{}' then, '{}' now); start a new tournament",
-             source_path.string(), k, k < names.size() ? names[k] : "removed",
+             opened->file(kSource).string(), k, k < names.size() ? names[k] : "removed",
              k < fingerprints.size() ? fingerprints[k] : "none", k < prints.size() ? prints[k] : "none");
   }
   const std::vector<othello::Position> openings = tournament_openings(c);
@@ -532,57 +510,32 @@ TournamentOutcome run_tournament(const fs::path& dir, const std::string& config_
 
   std::vector<TournamentGame> played;
   std::vector<char> done(total, 0);
-  std::string note;
   if (!resume) {
-    fs::create_directories(dir);
+    opened = RunDir::create(dir, kKind, options.resume_hint, {{kGames, kGamesHeader}});
+    opened->set_sink(options.progress);
     std::vector<std::string> quoted;
     for (const auto& p : prints) quoted.push_back(toml_quote(p));
-    write_atomically(source_path,
-                     fmt::format("# where the relative paths of config.toml resolve, and the agents it started with\n"
-                                 "config_dir = {}\ncwd = {}\nagents = [{}]\n",
-                                 toml_quote(fs::absolute(fs::path(config_file)).parent_path().lexically_normal().string()),
-                                 toml_quote(fs::current_path().string()), fmt::join(quoted, ", ")));
-    write_atomically(games_path, std::string(kGamesHeader) + "\n");
-    write_atomically(config_path, read_file(config_file));  // last: its presence marks a tournament
+    opened->write_file(
+        kSource, fmt::format("# where the relative paths of config.toml resolve, and the agents it started with\n"
+                             "config_dir = {}\ncwd = {}\nagents = [{}]\n",
+                             toml_quote(fs::absolute(fs::path(config_file)).parent_path().lexically_normal().string()),
+                             toml_quote(fs::current_path().string()), fmt::join(quoted, ", ")));
+    opened->commit_config(read_file(config_file));  // last: its presence marks a tournament
   } else {
-    std::string content = read_file(games_path);
-    std::size_t end = content.size();
-    if (!content.empty() && content.back() != '\n') {
-      // A last line without its newline: a write cut short. Its game is played again.
-      end = content.rfind('\n');
-      end = end == std::string::npos ? 0 : end + 1;
-      note = fmt::format("{}: dropped an incomplete last line (an interrupted write); its game is played again\n",
-                         games_path.string());
-      content.resize(end);
-      if (content.empty()) content = std::string(kGamesHeader) + "\n";
-      write_atomically(games_path, content);
-    }
-    std::size_t pos = 0, line_no = 0;
-    std::vector<std::size_t> line_of(total, 0);
-    while (pos < content.size()) {
-      const std::size_t nl = content.find('\n', pos);
-      const std::string_view line(content.data() + pos, nl - pos);
-      pos = nl + 1;
-      ++line_no;
-      const std::string where = fmt::format("{}:{}", games_path.string(), line_no);
-      if (line_no == 1) {
-        if (line != kGamesHeader) fail("{}: expected the header '{}'", where, kGamesHeader);
-        continue;
-      }
-      TournamentGame g = parse_row(line, where, pairs, total, names, openings);
-      if (done[g.id]) fail("{}: game {} is already recorded on line {}", where, g.id, line_of[g.id]);
+    // Every row is kept (games are independent: no row is past a checkpoint), and checked: its
+    // players and opening are those of its id, its moves replay to its score, each id once.
+    std::vector<std::string> where_of(total);
+    opened->resume_table(kGames, kGamesHeader, [&](const RunDir::Row& f, const std::string& where) {
+      const TournamentGame g = parse_row(f, where, pairs, total, names, openings);
+      if (done[g.id]) fail("{}: game {} is already recorded on line {}", where, g.id, where_of[g.id]);
       done[g.id] = 1;
-      line_of[g.id] = line_no;
+      where_of[g.id] = where.substr(where.rfind(':') + 1);
       played.push_back(g);
-    }
-    if (line_no == 0) fail("{}: empty (expected the header '{}')", games_path.string(), kGamesHeader);
+      return true;
+    });
   }
+  RunDir& run = *opened;
 
-  auto say = [&](const std::string& line) {
-    log << line << std::flush;
-    std::ofstream(dir / "log.txt", std::ios::app) << line;
-  };
-  if (!note.empty()) say(note);
   std::vector<u32> pending;
   for (std::size_t id = 0; id < total; ++id)
     if (!done[id]) pending.push_back(static_cast<u32>(id));
@@ -594,15 +547,16 @@ TournamentOutcome run_tournament(const fs::path& dir, const std::string& config_
     auto backend = make_backend(options.backend, options.threads);
     std::vector<int> handles;
     for (const Agent& a : agents) handles.push_back(backend->add_agent(a));
-    say(fmt::format("tournament: {}, {} agents ({}), {} openings ({}, {} moves), {} games, backend {}{}\n",
-                    format_name(c.format), agents.size(), fmt::join(names, ", "), c.openings,
-                    source_name(c.opening_source), c.opening_moves, total, backend->name(),
-                    played.empty() ? "" : fmt::format(", resuming with {} games to play", pending.size())));
-    const auto t0 = std::chrono::steady_clock::now();
-    std::size_t played_now = 0;
+    run.log(fmt::format("tournament: {}, {} agents ({}), {} openings ({}, {} moves), {} games, backend {}{}",
+                        format_name(c.format), agents.size(), fmt::join(names, ", "), c.openings,
+                        source_name(c.opening_source), c.opening_moves, total, backend->name(),
+                        played.empty() ? "" : fmt::format(", resuming with {} games to play", pending.size())));
+    const ProgressMeter meter(total, played.size());
     for (std::size_t next = 0; next < pending.size();) {
       if (options.stop_requested && options.stop_requested()) {
-        say(fmt::format("stopped after {} of {} games; resume with --resume {}\n", played.size(), total, dir.string()));
+        run.log(fmt::format("stopped after {} of {} games; {}", played.size(), total,
+                            options.resume_hint.empty() ? fmt::format("resume the run in {} to continue", dir.string())
+                                                        : "continue with: " + options.resume_hint));
         return outcome;
       }
       const std::size_t n = std::min<std::size_t>(options.chunk_games, pending.size() - next);
@@ -625,25 +579,17 @@ TournamentOutcome run_tournament(const fs::path& dir, const std::string& config_
                             chunk[k].opening, chunk[k].black_score, format_result(chunk[k].black_score),
                             transcript(records[k]));
       }
-      {
-        std::ofstream out(games_path, std::ios::app | std::ios::binary);
-        out << rows;
-        out.flush();
-        if (!out) fail("{}: write failed", games_path.string());
-      }
+      run.append_rows(kGames, rows);
       played.insert(played.end(), chunk.begin(), chunk.end());
       next += n;
-      played_now += n;
       outcome.games_played = played.size();
-      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      say(fmt::format("{}/{} games ({:.1f}%), {:.1f} s, {:.0f} games/s\n", played.size(), total,
-                      100.0 * played.size() / total, seconds, seconds > 0 ? played_now / seconds : 0.0));
+      run.log(fmt::format("games {}, {:.0f} games/s", meter.status(played.size()), meter.rate(played.size())));
     }
   }
   outcome.complete = true;
   outcome.standings = compute_standings(c, names, played);
-  write_atomically(dir / "standings.txt", outcome.standings.text);
-  write_atomically(dir / "standings.json", outcome.standings.json);
+  run.write_file("standings.txt", outcome.standings.text);
+  run.write_file("standings.json", outcome.standings.json);
   return outcome;
 }
 

@@ -28,27 +28,32 @@
 // ids of existing games do not change when `openings` is raised. Games are played in id order,
 // in chunks of RunOptions::chunk_games per Backend::play batch.
 //
-// Run directory:
-//   config.toml     the config file, byte for byte as given
+// Run directory (core/run_dir.hpp, kind "tournament"):
+//   run.toml        kind = "tournament" and the evalforge version
+//   config.toml     the config file, byte for byte as given; written last at creation: its
+//                   presence marks the tournament
 //   source.toml     where relative paths in it resolve (the config's directory and the working
 //                   directory at the start) and a fingerprint of every agent: a resume with an
 //                   agent file that has changed since is refused
 //   games.csv       game,black,white,opening,black_score,result,moves -- one row per game, in id
-//                   order, appended (and flushed) after every chunk. black_score: final disc
+//                   order, appended (with an fsync) after every chunk. black_score: final disc
 //                   difference black - white with the empties to the winner; result: black's
 //                   score, 1, 0.5 or 0; moves: the transcript from the opening position ("f5d6c3"),
 //                   squares only -- passes are omitted, as in the transcript files of data/games.hpp.
 //   standings.txt   the standings (also printed), written when every game has been played
 //   standings.json  the same numbers as JSON
 //   log.txt         progress
-// A resumed tournament gives byte-identical games.csv and standings to an uninterrupted one.
+// games.csv is the checkpoint: a resume validates every row (players and opening of its id, the
+// moves replayed to its score, each id once), drops a torn last line, and plays the games that
+// have no row. A resumed tournament gives byte-identical games.csv and standings to an
+// uninterrupted one.
 #pragma once
 #include <filesystem>
 #include <functional>
-#include <iosfwd>
 #include <string>
 #include <utility>
 #include <vector>
+#include "core/run_dir.hpp"
 #include "evalforge/backend.hpp"
 
 namespace ef::play {
@@ -130,6 +135,9 @@ struct TournamentRunOptions {
   int threads = 0;
   int chunk_games = 4096;                // games per Backend::play batch (progress, checkpoints)
   std::function<bool()> stop_requested;  // checked between chunks (Ctrl-C): return after the chunk
+  LineSink progress;                     // progress lines (log.txt gets them anyway); empty: quiet
+  std::string resume_hint;               // how the user continues the tournament, named in messages
+                                         // (the app: "evalforge tournament --resume DIR"); may be empty
 };
 
 struct TournamentOutcome {
@@ -138,10 +146,10 @@ struct TournamentOutcome {
   Standings standings;         // when complete
 };
 
-// Starts a tournament in `dir` (which must not hold one) from `config_file`, or resumes the one
-// in `dir` when config_file is empty. Progress goes to `log` and DIR/log.txt; the standings are
-// written to DIR when complete (and returned, not printed).
+// Starts a tournament in `dir` (which must not hold a run) from `config_file`, or resumes the
+// one in `dir` when config_file is empty. Progress goes to DIR/log.txt and options.progress; the
+// standings are written to DIR when complete (and returned, not printed).
 TournamentOutcome run_tournament(const std::filesystem::path& dir, const std::string& config_file,
-                                 const TournamentRunOptions& options, std::ostream& log);
+                                 const TournamentRunOptions& options);
 
 }  // namespace ef::play
