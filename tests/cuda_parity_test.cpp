@@ -20,6 +20,8 @@
 #include "evalforge/games/othello_game.hpp"
 #include "eval/feature_weights.hpp"
 #include "play/agent_file.hpp"
+#include "ga/elo_ga.hpp"
+#include "play/feature_tournament.hpp"
 
 using namespace ef;
 using namespace ef::ntuple;
@@ -673,3 +675,24 @@ TEST(CudaParity, VerifyCommandWithTheCpuUnderTest) {
   EXPECT_NE(report.str().find("\"games\": 64"), std::string::npos) << report.str();
 }
 #endif
+
+// One Elo-GA generation (a double round robin of feature-weight chromosomes, 1 ply) as the one
+// batch the evolve run plays: the CUDA backend's scores are the CPU's, game by game.
+TEST(CudaParityGames, EloGaGenerationScoresAreTheCpus) {
+  REQUIRE_CUDA_DEVICE();
+  ga::EloGaParams params;
+  params.population = 48;
+  std::vector<ga::GeneRange> ranges;
+  for (const auto& b : features::kGeneBounds) ranges.push_back({b.low, b.high});
+  const ga::EloPopulation pop = ga::initial_population(ranges, params, 2);
+  std::vector<std::vector<int>> genes;
+  for (const auto& m : pop.members) genes.push_back(m.genes);
+  auto cpu = make_backend("cpu", 2), gpu = make_backend("cuda", 2);
+  for (int opening_plies : {0, 4}) {
+    play::FeaturePlayOptions o;
+    o.opening_plies = opening_plies;
+    o.epsilon = opening_plies ? 0.05 : 0.0;
+    play::FeatureTournament a(*cpu, o), b(*gpu, o);
+    EXPECT_EQ(a.play_round_robin(genes, 3, 1), b.play_round_robin(genes, 3, 1)) << "opening plies " << opening_plies;
+  }
+}

@@ -6,6 +6,8 @@
 #include "eval/feature_weights.hpp"
 #include "evalforge/backend.hpp"
 #include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/games/othello_game.hpp"
 #include "ga/elo_ga.hpp"
 #include "play/feature_tournament.hpp"
 
@@ -221,4 +223,23 @@ TEST(FeatureTournament, YardstickPlaysBothColoursOfEveryOpening) {
   EXPECT_EQ(y.wins + y.draws + y.losses, 40);
   EXPECT_GT(y.score(), 0.6);  // a searched evaluator beats random play
   EXPECT_THROW(play::feature_agent(std::vector<int>{0, 42, 0, 0, 4, 0, 4, 10, 2, 7, 9}, {}, "bad"), Error);
+}
+
+// The search's leaf shortcut (alphabeta.hpp leaf_value_of) must value a leaf exactly as eval().
+TEST(FeatureEvaluator, EvalGivenMovesEqualsEvalOnRandomPositions) {
+  features::Evaluator e;
+  e.weights = features::parse_chromosome("8:47:5:3:2:2:4:8:1:4:2", features::Material::kDiscs, "test");
+  for (u32 game = 0; game < 50; ++game) {
+    Rng rng(3, Purpose::kDatagen, game);
+    othello::Position p;
+    while (!p.board.game_over()) {
+      const u64 moves = games::Othello::moves(p);
+      if (!moves) {
+        p = games::Othello::pass(p);
+        continue;
+      }
+      EXPECT_EQ(e.eval_given_moves(p, moves), e.eval(p));
+      p = games::Othello::play(p, rng.random_bit(moves));
+    }
+  }
 }

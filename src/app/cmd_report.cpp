@@ -17,6 +17,7 @@
 #include <map>
 #include <sstream>
 #include "app/commands.hpp"
+#include "app/report.hpp"
 #include "eval/shape.hpp"
 #include "evalforge/core/error.hpp"
 
@@ -81,13 +82,6 @@ std::vector<std::pair<int, double>> ratio_series(const Series& s, const std::vec
   return out;
 }
 
-void run_gnuplot(const fs::path& script) {
-  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
-    fail("gnuplot not found: install Debian's gnuplot-nox (scripts/setup.sh does)");
-  const std::string cmd = fmt::format("gnuplot '{}'", script.string());
-  if (std::system(cmd.c_str()) != 0) fail("{}: gnuplot failed", script.string());
-}
-
 // A match run: rounds.csv (replicate,round,games_played,wins,draws,losses,score,seconds).
 void report_match(const fs::path& dir, int window_arg) {
   const fs::path file = dir / "rounds.csv";
@@ -138,8 +132,16 @@ void report_match(const fs::path& dir, int window_arg) {
   fmt::print("report written to {} (win_rate.png)\n", dir.string());
 }
 
+bool is_evolve_run(const fs::path& dir) {
+  std::ifstream in(dir / "run.toml");
+  for (std::string line; std::getline(in, line);)
+    if (line == "kind = \"evolve\"") return true;
+  return false;
+}
+
 void report(const fs::path& dir, int window_arg) {
   if (!fs::exists(dir / "metrics.csv") && fs::exists(dir / "rounds.csv")) return report_match(dir, window_arg);
+  if (is_evolve_run(dir)) return report_evolve(dir);
   const auto series = read_metrics(dir / "metrics.csv");
   int max_gen = 0;
   for (const auto& [m, s] : series) max_gen = std::max(max_gen, s.generation.back());
@@ -201,10 +203,17 @@ void report(const fs::path& dir, int window_arg) {
 
 }  // namespace
 
+void run_gnuplot(const fs::path& script) {
+  if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
+    fail("gnuplot not found: install Debian's gnuplot-nox (scripts/setup.sh does)");
+  const std::string cmd = fmt::format("gnuplot '{}'", script.string());
+  if (std::system(cmd.c_str()) != 0) fail("{}: gnuplot failed", script.string());
+}
+
 void register_report(CLI::App& app) {
   auto dir = std::make_shared<std::string>();
   auto window = std::make_shared<int>(0);
-  auto* cmd = app.add_subcommand("report", "Draw a search or match run's figures (PNG, via gnuplot) into its directory");
+  auto* cmd = app.add_subcommand("report", "Draw a search, match or evolve run's figures (PNG, via gnuplot) into its directory");
   cmd->add_option("dir", *dir, "Run directory")->required();
   cmd->add_option("--window", *window, "Moving-average window in generations (default: min(250, generations/10)) or match rounds (rounds/20)")
       ->check(CLI::Range(1, 1000000));

@@ -41,12 +41,16 @@ struct Weights {
 
 // The mover's value of a position reached by a move: `mover` just moved (flipping `flips`
 // discs), `to_move` is to reply. `step` is the move number.
-EF_HD_INLINE int mover_value(const Weights& w, u64 mover, u64 to_move, int flips, int step) {
+// `replies` is the reply count when the caller has it (the opponent's legal moves, popcounted).
+EF_HD_INLINE int mover_value_given_replies(const Weights& w, u64 mover, u64 to_move, int flips, int step,
+                                           int replies) {
   const int p = w.phase(step);
   const int material = w.kind == Material::kFlips ? flips : popcount64(mover) - popcount64(to_move);
-  const int replies = popcount64(othello::legal_moves(to_move, mover));
   const int corners = popcount64(mover & kCorners) - popcount64(to_move & kCorners);
   return w.material[p] * material - w.mobility[p] * replies + w.corners[p] * corners;
+}
+EF_HD_INLINE int mover_value(const Weights& w, u64 mover, u64 to_move, int flips, int step) {
+  return mover_value_given_replies(w, mover, to_move, flips, step, popcount64(othello::legal_moves(to_move, mover)));
 }
 
 struct Evaluator {
@@ -54,6 +58,11 @@ struct Evaluator {
   i32 exact_scale = 1000;
   EF_HD i32 eval(const othello::Position& s) const {
     return -mover_value(weights, s.board.opponent, s.board.player, s.last_flips, s.move_number());
+  }
+  // eval(s) when `moves` are the side to move's legal moves (alphabeta.hpp's leaf_value_of).
+  EF_HD i32 eval_given_moves(const othello::Position& s, u64 moves) const {
+    return -mover_value_given_replies(weights, s.board.opponent, s.board.player, s.last_flips, s.move_number(),
+                                      popcount64(moves));
   }
   EF_HD i32 exact(int score) const { return score * exact_scale; }
 };

@@ -62,6 +62,17 @@ struct AlphaBetaFrame {
   u8 moves[G::kMaxMoves];
 };
 
+// A leaf's value. An evaluator that needs the side to move's legal moves (mobility) may offer
+// eval_given_moves(state, moves), which must equal eval(state): the search has the moves at
+// hand, and generating them twice is most of a 1-ply search's work.
+template <class E, class State>
+EF_HD_INLINE i32 leaf_value_of(const E& evaluator, const State& state, u64 moves) {
+  if constexpr (requires { evaluator.eval_given_moves(state, moves); })
+    return static_cast<i32>(evaluator.eval_given_moves(state, moves));
+  else
+    return static_cast<i32>(evaluator.eval(state));
+}
+
 // Sets up a frame for `state`, or returns false with the value of a leaf (depth 0 or a
 // finished game) in `leaf_value`.
 template <class G, class E>
@@ -95,7 +106,7 @@ EF_HD_INLINE bool enter_node(AlphaBetaFrame<G>& f, const typename G::State& stat
     }
   }
   if (depth == 0) {
-    leaf_value = static_cast<i32>(evaluator.eval(state));
+    leaf_value = leaf_value_of(evaluator, state, moves);
     return false;
   }
   if (!f.passed) f.state = state;

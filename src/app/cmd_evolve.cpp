@@ -1,0 +1,71 @@
+// evalforge evolve: the GA runs (ga/evolve_run.hpp); the config's [evolve] kind says which.
+// Today the Elo round-robin GA of Othello feature weights (configs/elo-oe_fmc.toml,
+// configs/elo-oe_dmc.toml), a resumable run directory.
+#include <fmt/chrono.h>
+#include <fmt/core.h>
+#include <ctime>
+#include "app/commands.hpp"
+#include "core/run_dir.hpp"
+#include "evalforge/core/error.hpp"
+#include "ga/evolve_run.hpp"
+
+namespace ef::app {
+
+namespace {
+
+struct EvolveArgs {
+  std::string config;
+  std::string out;
+  std::string resume;
+  std::string backend = "cpu";
+  int threads = 0;
+  int generations = 0;
+  bool quiet = false;
+};
+
+void run(const EvolveArgs& a) {
+  ga::EvolveRunOptions o;
+  o.backend = a.backend;
+  o.threads = a.threads;
+  if (!a.quiet) o.progress = print_progress_line;
+  o.stop_requested = ef::stop_requested;
+  // Ctrl-C / SIGTERM: finish the generation in flight, write a checkpoint, stop.
+  install_stop_signals();
+  ga::EvolveOutcome outcome;
+  std::string dir;
+  if (!a.resume.empty()) {
+    if (!a.config.empty() || !a.out.empty()) fail("--resume DIR takes its config from DIR; drop --config/--out");
+    dir = a.resume;
+    o.resume_hint = fmt::format("evalforge evolve --resume {}", dir);
+    outcome = ga::resume_evolve(dir, o, a.generations);
+  } else {
+    if (a.config.empty()) fail("evolve: give --config FILE (e.g. configs/elo-oe_fmc.toml) or --resume DIR");
+    ga::EvolveConfig c = ga::load_evolve_config(a.config);
+    if (a.generations > 0) c.elo.generations = a.generations;
+    dir = a.out.empty() ? fmt::format("runs/evolve-{:%Y%m%d-%H%M%S}", fmt::localtime(std::time(nullptr))) : a.out;
+    o.resume_hint = fmt::format("evalforge evolve --resume {}", dir);
+    outcome = ga::run_evolve(c, dir, o);
+  }
+  if (outcome.interrupted) throw ExitStatus{kStoppedExitStatus};
+  fmt::print("{}: evolve complete, {} generations{}; champion in {}/champion.toml, metrics in {}/metrics.csv, "
+             "champions in {}/hall_of_fame/\n",
+             dir, outcome.generations_done, outcome.stalled ? " (the champion stopped changing)" : "", dir, dir, dir);
+}
+
+}  // namespace
+
+void register_evolve(CLI::App& app) {
+  auto a = std::make_shared<EvolveArgs>();
+  auto* cmd = app.add_subcommand("evolve", "Run a GA whose fitness is played out (Elo round-robin GA; resumable run directory)");
+  cmd->add_option("--config", a->config, "Evolve config (TOML), e.g. configs/elo-oe_fmc.toml");
+  cmd->add_option("--out", a->out, "Run directory (default runs/evolve-DATE-TIME)");
+  cmd->add_option("--resume", a->resume, "Continue the run in this directory");
+  cmd->add_option("--generations", a->generations, "Override the generation limit (also extends a resumed run)")
+      ->check(CLI::Range(1, 100000000));
+  cmd->add_option("--threads", a->threads, "CPU worker threads (0 = all)")->check(CLI::Range(0, 1024));
+  cmd->add_option("--backend", a->backend, "cpu, cuda or auto");
+  cmd->add_flag("--quiet", a->quiet, "No progress lines on stderr (log.txt still gets them)");
+  cmd->callback([a] { run(*a); });
+}
+
+}  // namespace ef::app

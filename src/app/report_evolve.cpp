@@ -1,0 +1,105 @@
+// `evalforge report` for evolve runs: the champion's ratings and weights over generations.
+#include <fmt/format.h>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+#include "app/report.hpp"
+#include "core/run_dir.hpp"
+#include "eval/feature_weights.hpp"
+#include "evalforge/core/error.hpp"
+
+namespace ef::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct EvolveRow {
+  int generation = 0;
+  std::array<int, features::kGenes> genes{};
+  double elo = 0, bt = NAN, bt_margin = NAN, mean_elo = 0, yardstick = NAN;
+};
+
+std::vector<EvolveRow> read_evolve_metrics(const fs::path& file) {
+  std::ifstream in(file);
+  if (!in) fail("{}: cannot read", file.string());
+  std::vector<EvolveRow> rows;
+  std::string line;
+  std::getline(in, line);  // header
+  for (std::size_t lineno = 2; std::getline(in, line); ++lineno) {
+    if (line.empty()) continue;
+    const std::string where = fmt::format("{}:{}", file.string(), lineno);
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    if (line.back() == ',') f.push_back("");
+    if (f.size() != 20) fail("{}: expected 20 columns, found {}", where, f.size());
+    EvolveRow r;
+    r.generation = static_cast<int>(parse_int_field(f[0], 0, 100000000, where, "generation"));
+    r.genes = features::to_genes(features::parse_chromosome(f[1], features::Material::kFlips, where));
+    r.elo = parse_real_field(f[2], where, "champion_elo");
+    if (!f[3].empty()) r.bt = parse_real_field(f[3], where, "champion_bt");
+    if (!f[4].empty()) r.bt_margin = parse_real_field(f[4], where, "champion_bt_margin95");
+    r.mean_elo = parse_real_field(f[6], where, "elo_mean");
+    if (!f[17].empty()) r.yardstick = parse_real_field(f[17], where, "yardstick_score");
+    rows.push_back(r);
+  }
+  if (rows.empty()) fail("{}: no generations recorded yet", file.string());
+  return rows;
+}
+
+std::string yardstick_name(const fs::path& dir) {
+  std::ifstream in(dir / "config.toml");
+  bool in_section = false;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty() && line[0] == '[') in_section = line == "[yardstick]";
+    if (in_section && line.rfind("opponent = ", 0) == 0) return fs::path(line.substr(12, line.size() - 13)).stem().string();
+  }
+  return "yardstick";
+}
+
+}  // namespace
+
+void report_evolve(const fs::path& dir) {
+  const std::vector<EvolveRow> rows = read_evolve_metrics(dir / "metrics.csv");
+  std::ostringstream gp;
+  gp << "set terminal pngcairo size 1000,600\nset grid\nset xlabel 'generation'\nset key outside right\n";
+  gp << "$r << EOD\n";
+  for (const EvolveRow& r : rows) {
+    gp << r.generation << " " << r.elo << " " << (std::isnan(r.bt) ? std::string("NaN") : fmt::format("{}", r.bt))
+       << " " << (std::isnan(r.bt_margin) ? std::string("NaN") : fmt::format("{}", r.bt_margin)) << " " << r.mean_elo
+       << " " << (std::isnan(r.yardstick) ? std::string("NaN") : fmt::format("{}", r.yardstick));
+    for (int g : r.genes) gp << " " << g;
+    gp << "\n";
+  }
+  gp << "EOD\n";
+  gp << fmt::format("set output '{}'\n", (dir / "champion_rating.png").string());
+  gp << "set title \"each generation's champion: Elo, and Bradley-Terry with 95% margin\"\nset ylabel 'rating (Elo scale)'\nset y2label 'score vs " << yardstick_name(dir)
+     << "'\nset y2range [0:1]\nset y2tics\nset ytics nomirror\n";
+  gp << "plot $r using 1:3:4 with yerrorbars pt 7 ps 0.3 lc 'light-blue' title 'Bradley-Terry (95%)', "
+        "$r using 1:2 with lines lw 2 lc 'dark-blue' title 'sequential Elo', "
+        "$r using 1:5 with lines lw 1 lc 'gray' title 'population mean Elo', "
+        "$r using 1:6 axes x1y2 with lines lw 1 lc 'dark-red' title 'score vs "
+     << yardstick_name(dir) << "'\nunset output\nunset y2tics\nunset y2label\nset ytics mirror\n";
+  gp << fmt::format("set output '{}'\n", (dir / "champion_weights.png").string());
+  gp << "set terminal pngcairo size 1000,900\nset multiplot layout 4,1 title \"the champion's chromosome "
+        "o:e:wf1:wm1:wc1:wf2:wm2:wc2:wf3:wm3:wc3\"\nset key outside right\nunset xlabel\n";
+  gp << "set title 'phase bounds'\nset ylabel 'move'\nset yrange [0:61]\n"
+        "plot $r using 1:7 with steps lw 2 title 'o', $r using 1:8 with steps lw 2 title 'e'\n";
+  gp << "set yrange [-0.5:10.5]\nset ylabel 'weight'\n";
+  for (int p = 0; p < 3; ++p) {
+    if (p == 2) gp << "set xlabel 'generation'\n";
+    gp << fmt::format("set title 'phase {}'\nplot $r using 1:{} with steps lw 2 title 'material', $r using 1:{} with "
+                      "steps lw 2 title 'mobility', $r using 1:{} with steps lw 2 title 'corners'\n",
+                      p + 1, 9 + 3 * p, 10 + 3 * p, 11 + 3 * p);
+  }
+  gp << "unset multiplot\nunset output\n";
+  const fs::path script = dir / "report.gp";
+  std::ofstream(script) << gp.str();
+  run_gnuplot(script);
+  fmt::print("report written to {} (champion_rating.png, champion_weights.png)\n", dir.string());
+}
+
+}  // namespace ef::app

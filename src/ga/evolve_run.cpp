@@ -1,0 +1,279 @@
+#include "ga/evolve_run.hpp"
+#include <fmt/format.h>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include "core/bytes.hpp"
+#include "eval/feature_weights.hpp"
+#include "evalforge/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "ga/ratings.hpp"
+#include "play/agent_file.hpp"
+
+namespace ef::ga {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kKind = "evolve";
+constexpr const char* kMetrics = "metrics.csv";
+constexpr const char* kCheckpoint = "checkpoint.bin";
+constexpr const char* kMetricsHeader =
+    "generation,champion,champion_elo,champion_bt,champion_bt_margin95,champion_born,elo_mean,elo_sd,elo_min,"
+    "elo_max,distinct,gene_distance,unchanged,black_wins,draws,white_wins,yardstick_games,yardstick_score,"
+    "play_seconds,seconds";
+constexpr u32 kCheckpointVersion = 1;
+
+// Where a run stands between two generations.
+struct State {
+  EloPopulation population;          // the members of generation population.generation, to play next
+  int unchanged = 0;                 // generations the last champion had been champion in a row, minus one
+  std::vector<int> last_champion;    // empty before generation 0
+  bool finished = false;
+};
+
+std::string encode(const State& s) {
+  ByteWriter w;
+  w.put<u32>(kCheckpointVersion);
+  w.put<i32>(s.population.generation);
+  w.put<bool>(s.finished);
+  w.put<i32>(s.unchanged);
+  w.put<u32>(static_cast<u32>(s.last_champion.size()));
+  w.put_array<int>(s.last_champion);
+  w.put<u32>(static_cast<u32>(s.population.members.size()));
+  for (const Member& m : s.population.members) {
+    w.put<u32>(static_cast<u32>(m.genes.size()));
+    w.put_array<int>(m.genes);
+    w.put<double>(m.rating);
+    w.put<i32>(m.born);
+    w.put<u64>(m.wins);
+    w.put<u64>(m.draws);
+    w.put<u64>(m.losses);
+  }
+  return w.take();
+}
+
+// Decodes and checks a checkpoint against the config it must continue: a population of the
+// configured size, chromosomes of 11 genes in their ranges, finite ratings.
+State decode(const std::string& payload, const std::string& file, const EloOthelloConfig& c,
+             std::span<const GeneRange> ranges) {
+  ByteReader r(payload, file);
+  if (r.get<u32>("the version") != kCheckpointVersion) r.bad("checkpoint version (expected 1)");
+  State s;
+  s.population.generation = r.get<i32>("the generation");
+  if (s.population.generation < 0 || s.population.generation > 100000000) r.bad("generation out of range");
+  s.finished = r.get<bool>("the finished flag");
+  s.unchanged = r.get<i32>("the unchanged count");
+  if (s.unchanged < 0 || s.unchanged > s.population.generation) r.bad("unchanged count out of range");
+  auto genes = [&](const char* what) {
+    const u32 n = r.get<u32>(what);
+    if (n != ranges.size() && !(n == 0 && std::string(what) == "the last champion"))
+      r.bad(fmt::format("{} has {} genes ({} expected)", what, n, ranges.size()));
+    std::vector<int> g = r.get_array<int>(n, what);
+    for (std::size_t k = 0; k < g.size(); ++k)
+      if (g[k] < ranges[k].low || g[k] > ranges[k].high) r.bad(fmt::format("{}: gene {} out of range", what, k + 1));
+    return g;
+  };
+  s.last_champion = genes("the last champion");
+  const u32 n = r.get<u32>("the population size");
+  if (static_cast<int>(n) != c.ga.population)
+    r.bad(fmt::format("a population of {} (the config says {})", n, c.ga.population));
+  for (u32 i = 0; i < n; ++i) {
+    Member m;
+    m.genes = genes("a member");
+    m.rating = r.get<double>("a rating");
+    if (!std::isfinite(m.rating)) r.bad("a rating is not finite");
+    m.born = r.get<i32>("a birth generation");
+    if (m.born < 0 || m.born > s.population.generation) r.bad("a birth generation out of range");
+    m.wins = r.get<u64>("a record");
+    m.draws = r.get<u64>("a record");
+    m.losses = r.get<u64>("a record");
+    s.population.members.push_back(std::move(m));
+  }
+  r.expect_end();
+  return s;
+}
+
+std::string chromosome_text(std::span<const int> genes) {
+  return features::format_chromosome(features::from_genes(genes, features::Material::kFlips, "chromosome"));
+}
+
+play::Agent yardstick_agent(const EloOthelloConfig& c) {
+  if (c.yardstick == "swh") return play::swh_agent(c.play.limits);
+  if (c.yardstick == "random") return play::random_agent();
+  return play::load_agent(c.yardstick);
+}
+
+std::vector<GeneRange> gene_ranges() {
+  std::vector<GeneRange> ranges;
+  for (const auto& b : features::kGeneBounds) ranges.push_back({b.low, b.high});
+  return ranges;
+}
+
+std::string hall_of_fame_file(int generation) { return fmt::format("hall_of_fame/gen-{:05}.toml", generation); }
+
+EvolveOutcome run_loop(RunDir& run, const EloOthelloConfig& c, State state, const EvolveRunOptions& o) {
+  const std::vector<GeneRange> ranges = gene_ranges();
+  EvolveOutcome out;
+  if (state.finished && state.population.generation >= c.generations) {
+    out.generations_done = state.population.generation;
+    out.complete = true;
+    return out;
+  }
+  state.finished = false;
+  auto backend = make_backend(o.backend, o.threads);
+  play::FeatureTournament tournament(*backend, c.play);
+  const bool yardstick = c.yardstick != "none";
+  const play::Agent opponent = yardstick ? yardstick_agent(c) : play::Agent{};
+  const int n = c.ga.population;
+  run.log(fmt::format("evolve elo-othello: {} players ({}), {} games a generation, backend {}, generations {}..{}{}",
+                      n, c.play.material == features::Material::kFlips ? "oe_fmc" : "oe_dmc",
+                      static_cast<u64>(n) * (n - 1), backend->name(), state.population.generation,
+                      c.generations - 1,
+                      c.stall_generations > 0 ? fmt::format(" (or until the champion is unchanged for {})",
+                                                            c.stall_generations)
+                                              : ""));
+  ProgressMeter meter(static_cast<u64>(c.generations), static_cast<u64>(state.population.generation));
+  while (true) {
+    const auto t0 = std::chrono::steady_clock::now();
+    EloPopulation& pop = state.population;
+    const int g = pop.generation;
+    std::vector<std::vector<int>> genes;
+    for (const Member& m : pop.members) genes.push_back(m.genes);
+    play::TournamentCounts counts;
+    const std::vector<double> scores = tournament.play_round_robin(genes, c.seed, g, &counts);
+    const std::vector<int> order = rate_tournament(pop, scores, c.ga);
+    const Member& champion = pop.members[order[0]];
+
+    double bt = std::nan(""), bt_margin = std::nan("");
+    if (c.bradley_terry) {
+      const auto pairings = round_robin_pairings(n);
+      std::vector<tournament::GameResult> results(scores.size());
+      for (std::size_t k = 0; k < scores.size(); ++k) results[k] = {pairings[k].first, pairings[k].second, scores[k]};
+      const tournament::BradleyTerryFit fit = tournament::fit_bradley_terry(results, n);
+      bt = fit.ratings[order[0]];
+      bt_margin = fit.margins95[order[0]];
+    }
+    const bool last_allowed = g + 1 >= c.generations;
+    int yard_games = 0;
+    double yard_score = std::nan("");
+    if (yardstick && (g % c.yardstick_every == 0 || last_allowed)) {
+      const auto y = tournament.play_yardstick(champion.genes, opponent, c.yardstick_openings,
+                                               c.yardstick_opening_plies, c.seed, g);
+      yard_games = y.wins + y.draws + y.losses;
+      yard_score = y.score();
+    }
+    const bool same_champion = !state.last_champion.empty() && champion.genes == state.last_champion;
+    state.unchanged = same_champion ? state.unchanged + 1 : 0;
+    if (!same_champion) {
+      play::Agent a = play::feature_agent(champion.genes, c.play, fmt::format("elo-gen-{}", g));
+      fs::create_directories(run.file("hall_of_fame"));
+      play::save_agent(a, run.file(hall_of_fame_file(g)));
+    }
+    state.last_champion = champion.genes;
+
+    double sum = 0, lo = champion.rating, hi = champion.rating;
+    for (const Member& m : pop.members) {
+      sum += m.rating;
+      lo = std::min(lo, m.rating);
+      hi = std::max(hi, m.rating);
+    }
+    const double mean = sum / n;
+    double var = 0;
+    for (const Member& m : pop.members) var += (m.rating - mean) * (m.rating - mean);
+    const Diversity div = diversity(pop);
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    auto real = [](double v) { return std::isnan(v) ? std::string() : fmt::format("{:.3f}", v); };
+    run.append_rows(kMetrics,
+                    fmt::format("{},{},{:.3f},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{},{:.4f},{},{},{},{},{},{},{:.3f},{:.3f}\n",
+                                g, chromosome_text(champion.genes), champion.rating, real(bt), real(bt_margin),
+                                champion.born, mean, std::sqrt(var / n), lo, hi, div.distinct,
+                                div.mean_gene_distance, state.unchanged, counts.black_wins, counts.draws,
+                                counts.white_wins, yard_games, std::isnan(yard_score) ? "" : fmt::format("{:.4f}", yard_score),
+                                counts.play_seconds, secs));
+    const bool stalled = c.stall_generations > 0 && state.unchanged >= c.stall_generations;
+    const bool finished = last_allowed || stalled;
+    run.log(fmt::format("gen {:>5} champion {} elo {:.0f}{}{} unchanged {} | {:.2f} s/gen | {}", g,
+                        chromosome_text(champion.genes), champion.rating,
+                        std::isnan(bt) ? "" : fmt::format(" bt {:.0f}+-{:.0f}", bt, bt_margin),
+                        std::isnan(yard_score) ? "" : fmt::format(" vs {} {:.3f}", opponent.name, yard_score),
+                        state.unchanged, secs, meter.status(static_cast<u64>(g + 1))));
+
+    const Member champion_copy = champion;
+    state.population = next_generation(pop, order, ranges, c.ga, c.seed);
+    state.finished = finished;
+    const bool stop = o.stop_requested && o.stop_requested();
+    if (finished || stop || state.population.generation % c.checkpoint_every == 0)
+      run.write_checkpoint(kCheckpoint, encode(state));
+    if (finished) {
+      play::save_agent(play::feature_agent(champion_copy.genes, c.play, "elo-champion"), run.file("champion.toml"));
+      out.generations_done = g + 1;
+      out.complete = true;
+      out.stalled = stalled && !last_allowed;
+      run.log(fmt::format("evolve complete after {} generations ({}); champion {} in {}", g + 1,
+                          out.stalled ? fmt::format("champion unchanged for {}", state.unchanged)
+                                      : "generation limit",
+                          chromosome_text(champion_copy.genes), run.file("champion.toml").string()));
+      return out;
+    }
+    if (stop) {
+      out.generations_done = g + 1;
+      out.interrupted = true;
+      run.log(fmt::format("stopped after generation {}; checkpoint written{}", g,
+                          o.resume_hint.empty() ? "" : "; continue with: " + o.resume_hint));
+      return out;
+    }
+  }
+}
+
+}  // namespace
+
+EvolveOutcome run_evolve(const EvolveConfig& config, const fs::path& dir, const EvolveRunOptions& options) {
+  const EloOthelloConfig& c = config.elo;
+  RunDir::check_creatable(dir, kKind, options.resume_hint);
+  RunDir run = RunDir::create(dir, kKind, options.resume_hint, {{kMetrics, kMetricsHeader}});
+  if (options.progress) run.set_sink(options.progress);
+  State start;
+  start.population = initial_population(gene_ranges(), c.ga, c.seed);
+  run.write_checkpoint(kCheckpoint, encode(start));
+  run.commit_config(evolve_config_to_toml(config));
+  return run_loop(run, c, std::move(start), options);
+}
+
+EvolveOutcome resume_evolve(const fs::path& dir, const EvolveRunOptions& options, int generations) {
+  RunDir run = RunDir::open(dir, kKind);
+  if (options.progress) run.set_sink(options.progress);
+  EvolveConfig config = load_evolve_config(run.file("config.toml").string());
+  EloOthelloConfig& c = config.elo;
+  if (generations > 0) {
+    c.generations = generations;
+    run.commit_config(evolve_config_to_toml(config));
+  }
+  const std::vector<GeneRange> ranges = gene_ranges();
+  const auto payload = run.read_checkpoint(kCheckpoint);
+  State state;
+  if (payload) {
+    state = decode(*payload, run.file(kCheckpoint).string(), c, ranges);
+  } else {
+    state.population = initial_population(ranges, c.ga, c.seed);  // a crash before the first checkpoint
+  }
+  // A longer limit reopens a run that ended at its limit (not one that stalled: its champion
+  // has stopped changing, which more generations of the same GA do not undo).
+  const int next = state.population.generation;
+  int previous = -1;
+  run.resume_table(kMetrics, kMetricsHeader, [&](const RunDir::Row& f, const std::string& where) {
+    const i64 g = parse_int_field(f[0], 0, 100000000, where, "generation");
+    if (g != previous + 1) fail("{}: generation {} follows generation {}", where, g, previous);
+    previous = static_cast<int>(g);
+    features::parse_chromosome(f[1], features::Material::kFlips, where);
+    for (int k : {2, 6, 7, 8, 9, 18, 19}) parse_real_field(f[k], where, "a number");
+    return g < next;
+  });
+  if (previous + 1 < next)
+    fail("{}: rows end at generation {} but the checkpoint is at generation {}", run.file(kMetrics).string(),
+         previous, next);
+  return run_loop(run, c, std::move(state), options);
+}
+
+}  // namespace ef::ga

@@ -1,0 +1,48 @@
+// An `evalforge evolve` run: a GA whose fitness work goes to a backend, as a run directory
+// (core/run_dir.hpp) that resumes bit for bit. Today one kind, "elo-othello", the Elo
+// round-robin GA of Othello feature weights (ga/elo_ga.hpp, play/feature_tournament.hpp):
+//   config.toml        the resolved configuration (evolve_config.hpp)
+//   metrics.csv        one row per generation: the champion (best Elo) and its chromosome,
+//                      Elo, Bradley-Terry rating with its 95% margin, birth generation; the
+//                      population's Elo mean, spread, minimum and maximum; distinct chromosomes
+//                      and mean gene distance; generations the champion has been unchanged;
+//                      black wins, draws and white wins of the tournament; the champion's
+//                      score against the yardstick agent; seconds in play and in all
+//   hall_of_fame/      gen-G.toml: an agent file for every chromosome that became champion
+//                      (generation G first), playable by tournament, league and gtp
+//   champion.toml      the final champion, when the run is complete
+//   checkpoint.bin     the population to play next, with ratings and records (RunDir framing)
+//   log.txt            the progress lines
+// Resuming continues from the checkpoint with the same bits as an uninterrupted run: every
+// random number is keyed by (seed, purpose, generation, ...), and the checkpoint holds the
+// population exactly (ratings as their bits).
+#pragma once
+#include <filesystem>
+#include <functional>
+#include <string>
+#include "core/run_dir.hpp"
+#include "ga/evolve_config.hpp"
+
+namespace ef::ga {
+
+struct EvolveRunOptions {
+  std::string backend = "cpu";
+  int threads = 0;
+  LineSink progress;                         // progress lines (besides log.txt); none: quiet
+  std::function<bool()> stop_requested;      // checked after each generation: checkpoint and return
+  std::string resume_hint;                   // how the user resumes ("evalforge evolve --resume DIR")
+};
+
+struct EvolveOutcome {
+  int generations_done = 0;  // generations played in the run so far
+  bool complete = false;     // finished: generation limit reached or the champion stalled
+  bool stalled = false;      // finished because the champion stopped changing
+  bool interrupted = false;  // stopped early; resume continues it
+};
+
+// Starts a new run in `dir` (created; must not hold a run already).
+EvolveOutcome run_evolve(const EvolveConfig& config, const std::filesystem::path& dir, const EvolveRunOptions& options);
+// Continues the run in `dir`; `generations` > 0 changes the generation limit (extends a finished run).
+EvolveOutcome resume_evolve(const std::filesystem::path& dir, const EvolveRunOptions& options, int generations = 0);
+
+}  // namespace ef::ga

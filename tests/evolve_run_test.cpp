@@ -1,0 +1,247 @@
+// `evalforge evolve` runs of the Elo GA (ga/evolve_run.hpp): the run directory, bit-identity
+// across thread counts and across an interruption + resume, the stall criterion, hall-of-fame
+// agents that play, and clear errors for bad configs, checkpoints and metrics rows.
+#include <gtest/gtest.h>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include "evalforge/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "ga/evolve_run.hpp"
+#include "play/agent_file.hpp"
+#include "test_support.hpp"
+
+using namespace ef;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path temp_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("ef_evolve_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::string read(const fs::path& f) {
+  std::ifstream in(f, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A small GA: 10 players (90 games a generation), 8 generations, random openings and epsilon so
+// that every random stream is exercised.
+const char* kSmall = R"(
+[evolve]
+kind = "elo-othello"
+generations = 8
+stall_generations = 0
+seed = 5
+[population]
+size = 10
+chromosome = "oe_dmc"
+mutation_rate = 0.3
+[play]
+opening_plies = 2
+epsilon = 0.05
+[yardstick]
+opponent = "random"
+openings = 4
+every = 3
+)";
+
+fs::path write_config(const std::string& name, const std::string& text) {
+  const fs::path f = temp_dir("cfg_" + name) / "c.toml";
+  std::ofstream(f) << text;
+  return f;
+}
+
+ga::EvolveConfig small_config() { return ga::load_evolve_config(write_config("small", kSmall).string()); }
+
+ga::EvolveRunOptions threads(int t) {
+  ga::EvolveRunOptions o;
+  o.threads = t;
+  return o;
+}
+
+ga::EvolveRunOptions stopping_after(int generations, int t) {
+  ga::EvolveRunOptions o = threads(t);
+  o.stop_requested = [calls = 0, generations]() mutable { return ++calls >= generations; };
+  return o;
+}
+
+// metrics.csv without the two time columns.
+std::string metrics_without_time(const fs::path& dir) {
+  std::stringstream in(read(dir / "metrics.csv")), out;
+  for (std::string line; std::getline(in, line);) {
+    line = line.substr(0, line.rfind(','));
+    out << line.substr(0, line.rfind(',')) << "\n";
+  }
+  return out.str();
+}
+
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no ef::Error was thrown";
+  return "";
+}
+
+}  // namespace
+
+TEST(EvolveConfig, ShippedConfigsHoldTheBlogsSettings) {
+  for (const char* name : {"elo-oe_fmc.toml", "elo-oe_dmc.toml"}) {
+    const auto c = ga::load_evolve_config(std::string(EF_SOURCE_DIR "/configs/") + name);
+    EXPECT_EQ(c.elo.ga.population, 352);
+    EXPECT_DOUBLE_EQ(c.elo.ga.parent_fraction, 0.35);
+    EXPECT_DOUBLE_EQ(c.elo.ga.mutation_rate, 0.083);
+    EXPECT_EQ(c.elo.play.limits.depth, 1);
+    EXPECT_EQ(c.elo.play.opening_plies, 0);
+    // The snapshot loads back to the same config.
+    const fs::path f = write_config("snap", ga::evolve_config_to_toml(c));
+    EXPECT_EQ(ga::evolve_config_to_toml(ga::load_evolve_config(f.string())), ga::evolve_config_to_toml(c));
+  }
+  EXPECT_EQ(ga::load_evolve_config(EF_SOURCE_DIR "/configs/elo-oe_dmc.toml").elo.play.material,
+            features::Material::kDiscs);
+}
+
+TEST(EvolveConfig, ErrorsNameFileAndKey) {
+  auto expect = [](const std::string& text, const std::string& needle) {
+    const fs::path f = write_config("bad", text);
+    const std::string m = error_of([&] { ga::load_evolve_config(f.string()); });
+    EXPECT_NE(m.find(f.string()), std::string::npos) << m;
+    EXPECT_NE(m.find(needle), std::string::npos) << m;
+  };
+  expect("[evolve]\nkind = \"hex\"\n", "evolve.kind");
+  expect("[population]\nsize = 2\n", "population.size");
+  expect("[population]\nchromosome = \"oe_xyz\"\n", "population.chromosome");
+  expect("[population]\nmutation_rate = 1.5\n", "population.mutation_rate");
+  expect("[elo]\nk = 16\n", "unknown key elo.k");
+  expect("[play]\ndepth = 11\n", "play.depth");
+  expect("[yardstick]\nopponent = \"no-such-agent.toml\"\n", "yardstick.opponent");
+  expect("[selection]\n", "unknown section [selection]");
+}
+
+TEST(EvolveRun, WritesTheRunDirectoryAndPlayableChampions) {
+  const fs::path dir = temp_dir("run") / "r";
+  const auto out = ga::run_evolve(small_config(), dir, threads(2));
+  EXPECT_TRUE(out.complete);
+  EXPECT_EQ(out.generations_done, 8);
+  for (const char* f : {"config.toml", "run.toml", "metrics.csv", "checkpoint.bin", "log.txt", "champion.toml"})
+    EXPECT_TRUE(fs::exists(dir / f)) << f;
+  const std::string m = read(dir / "metrics.csv");
+  EXPECT_EQ(std::count(m.begin(), m.end(), '\n'), 1 + 8);
+  // Generation 0's champion is in the hall of fame; every entry is an agent that plays.
+  EXPECT_TRUE(fs::exists(dir / "hall_of_fame" / "gen-00000.toml"));
+  auto cpu = make_backend("cpu", 1);
+  int agents = 0;
+  for (const auto& e : fs::directory_iterator(dir / "hall_of_fame")) {
+    if (e.path().extension() != ".toml") continue;
+    const play::Agent a = play::load_agent(e.path().string());
+    EXPECT_EQ(a.kind, play::EvaluatorKind::kFeatures);
+    EXPECT_EQ(a.features.kind, features::Material::kDiscs);
+    cpu->add_agent(a);
+    ++agents;
+  }
+  std::vector<GameJob> jobs(1);
+  jobs[0].black = 0;
+  jobs[0].white = agents - 1;
+  std::vector<play::GameRecord> r(1);
+  cpu->play(jobs, r);
+  EXPECT_GT(r[0].plies, 50);
+  // A finished run resumes as finished; a second run into the directory is refused.
+  EXPECT_TRUE(ga::resume_evolve(dir, threads(1)).complete);
+  EXPECT_NE(error_of([&] { ga::run_evolve(small_config(), dir, threads(1)); }).find(dir.string()), std::string::npos);
+}
+
+TEST(EvolveRun, BitIdenticalForOneAndTwoThreads) {
+  const fs::path dir = temp_dir("threads");
+  ga::run_evolve(small_config(), dir / "one", threads(1));
+  ga::run_evolve(small_config(), dir / "two", threads(2));
+  EXPECT_EQ(metrics_without_time(dir / "one"), metrics_without_time(dir / "two"));
+  EXPECT_EQ(read(dir / "one" / "checkpoint.bin"), read(dir / "two" / "checkpoint.bin"));
+  EXPECT_EQ(read(dir / "one" / "champion.toml"), read(dir / "two" / "champion.toml"));
+}
+
+TEST(EvolveRun, ResumeGivesTheSameBitsAsAnUninterruptedRun) {
+  const fs::path dir = temp_dir("resume");
+  ga::run_evolve(small_config(), dir / "full", threads(2));
+  const auto first = ga::run_evolve(small_config(), dir / "cut", stopping_after(3, 2));
+  EXPECT_TRUE(first.interrupted);
+  EXPECT_EQ(first.generations_done, 3);
+  const auto second = ga::resume_evolve(dir / "cut", threads(1));
+  EXPECT_TRUE(second.complete);
+  EXPECT_EQ(metrics_without_time(dir / "full"), metrics_without_time(dir / "cut"));
+  EXPECT_EQ(read(dir / "full" / "checkpoint.bin"), read(dir / "cut" / "checkpoint.bin"));
+  EXPECT_EQ(read(dir / "full" / "champion.toml"), read(dir / "cut" / "champion.toml"));
+  // Extending the finished run continues it.
+  const auto longer = ga::resume_evolve(dir / "cut", threads(2), 10);
+  EXPECT_TRUE(longer.complete);
+  EXPECT_EQ(longer.generations_done, 10);
+  // Another seed is another run: the comparisons above can fail.
+  ga::EvolveConfig other = small_config();
+  other.elo.seed = 6;
+  ga::run_evolve(other, dir / "other", threads(2));
+  EXPECT_NE(metrics_without_time(dir / "full"), metrics_without_time(dir / "other"));
+}
+
+TEST(EvolveRun, StopsWhenTheChampionStopsChanging) {
+  ga::EvolveConfig c = small_config();
+  c.elo.generations = 200;
+  c.elo.stall_generations = 2;
+  c.elo.ga.mutation_rate = 0;
+  c.elo.play.epsilon = 0;
+  c.elo.play.opening_plies = 0;
+  const fs::path dir = temp_dir("stall") / "r";
+  const auto out = ga::run_evolve(c, dir, threads(2));
+  EXPECT_TRUE(out.complete);
+  EXPECT_TRUE(out.stalled);
+  EXPECT_LT(out.generations_done, 200);
+  // The last rows say the champion was unchanged for 2 generations.
+  std::stringstream in(read(dir / "metrics.csv"));
+  std::string line, last;
+  while (std::getline(in, line)) last = line;
+  std::vector<std::string> f;
+  std::stringstream row(last);
+  for (std::string x; std::getline(row, x, ',');) f.push_back(x);
+  EXPECT_EQ(f[12], "2");
+}
+
+TEST(EvolveRun, CorruptCheckpointsAndMetricsRowsAreErrorsNamingTheFile) {
+  const fs::path dir = temp_dir("corrupt");
+  ga::run_evolve(small_config(), dir / "a", stopping_after(2, 2));
+  const fs::path ckpt = dir / "a" / "checkpoint.bin";
+  std::string b = read(ckpt);
+  b[b.size() / 2] ^= 0x20;
+  std::ofstream(ckpt, std::ios::binary) << b;
+  EXPECT_NE(error_of([&] { ga::resume_evolve(dir / "a", threads(1)); }).find(ckpt.string()), std::string::npos);
+
+  ga::run_evolve(small_config(), dir / "b", stopping_after(3, 2));
+  const fs::path metrics = dir / "b" / "metrics.csv";
+  std::string m = read(metrics);
+  m.insert(m.find('\n') + 1, "x,1:41:0:0:0:0:0:0:0:0:0,1,,,0,0,0,0,0,1,0,0,0,0,0,0,,0,0\n");
+  std::ofstream(metrics, std::ios::binary) << m;
+  const std::string e = error_of([&] { ga::resume_evolve(dir / "b", threads(1)); });
+  EXPECT_NE(e.find(metrics.string() + ":2"), std::string::npos) << e;
+}
+
+TEST(EvolveCommand, RunsAndResumesFromTheCommandLine) {
+  const fs::path dir = temp_dir("cmd");
+  const std::string cfg = write_config("cmd", kSmall).string();
+  const auto [rc, out] = test::run_command(std::string(EF_EVALFORGE_BIN) + " evolve --config " + cfg + " --out " +
+                                           (dir / "r").string() + " --generations 3 --quiet 2>&1");
+  EXPECT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("evolve complete, 3 generations"), std::string::npos) << out;
+  const auto [rc2, out2] = test::run_command(std::string(EF_EVALFORGE_BIN) + " evolve --resume " +
+                                             (dir / "r").string() + " --generations 4 --quiet 2>&1");
+  EXPECT_EQ(rc2, 0) << out2;
+  EXPECT_NE(out2.find("4 generations"), std::string::npos) << out2;
+  const auto [rc3, out3] = test::run_command(std::string(EF_EVALFORGE_BIN) + " evolve --config /no/such.toml 2>&1");
+  EXPECT_NE(rc3, 0);
+  EXPECT_NE(out3.find("/no/such.toml"), std::string::npos) << out3;
+}
