@@ -6,11 +6,13 @@
 // of a generation (Elo updates, ranking, next population, Bradley-Terry fit), timed apart.
 //
 // Usage: evolve_bench [--population N] [--threads T] [--repeats R] [--depth D] [--material flips|discs]
+//                     [--json FILE]
 #include <fmt/core.h>
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include "eval/feature_weights.hpp"
@@ -48,7 +50,7 @@ double seconds(F&& f) {
 
 int main(int argc, char** argv) {
   int population = 352, threads = 0, repeats = 3, depth = 1;
-  std::string material = "flips";
+  std::string material = "flips", json_file;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> std::string {
@@ -63,6 +65,7 @@ int main(int argc, char** argv) {
     else if (a == "--repeats") repeats = std::stoi(value());
     else if (a == "--depth") depth = std::stoi(value());
     else if (a == "--material") material = value();
+    else if (a == "--json") json_file = value();
     else {
       fmt::print(stderr, "usage: evolve_bench [--population N] [--threads T] [--repeats R] [--depth D] [--material flips|discs]\n");
       return 2;
@@ -100,6 +103,9 @@ int main(int argc, char** argv) {
     fmt::print("{:<10} {:>12.3f} {:>14.0f} {:>12.1f}   ({})\n", "cpu", cpu_s, games / cpu_s,
                static_cast<double>(counts.nodes) / games, cpu->name());
 
+    nlohmann::json j{{"cpu_model", cpu_model()}, {"players", population}, {"games", games}, {"depth", depth},
+                     {"material", material}, {"repeats", repeats}, {"cpu_backend", cpu->name()},
+                     {"cpu_seconds", cpu_s}, {"cpu_games_per_s", games / cpu_s}};
     std::string why;
     if (cuda_device_available(&why)) {
       auto gpu = make_backend("cuda", threads);
@@ -114,6 +120,10 @@ int main(int argc, char** argv) {
       for (std::size_t g = 0; g < games; ++g) differ += cpu_scores[g] != gpu_scores[g];
       fmt::print("{:<10} {:>12.4f} {:>14.0f} {:>12}   ({})\n", "cuda", gpu_s, games / gpu_s, "", gpu->name());
       fmt::print("GPU/CPU speed-up: {:.1f}x; games whose result differs: {} of {}\n", cpu_s / gpu_s, differ, games);
+      j["gpu_backend"] = gpu->name();
+      j["gpu_seconds"] = gpu_s;
+      j["gpu_over_cpu"] = cpu_s / gpu_s;
+      j["differing_games"] = differ;
     } else {
       fmt::print("cuda: not measured ({})\n", why);
     }
@@ -129,6 +139,10 @@ int main(int argc, char** argv) {
     const double bt_s = seconds([&] { tournament::fit_bradley_terry(results, population); });
     fmt::print("host: Elo updates + ranking {:.4f} s, next population {:.4f} s, Bradley-Terry fit {:.3f} s\n", rate_s,
                next_s, bt_s);
+    j["host_seconds"] = {{"elo_and_ranking", rate_s}, {"next_population", next_s}, {"bradley_terry", bt_s}};
+    if (!json_file.empty()) std::ofstream(json_file) << j.dump(2) << "\n";
+    if (j.contains("differing_games") && j["differing_games"].get<std::size_t>() > 0) return 1;  // a parity failure
+
   } catch (const std::exception& e) {
     fmt::print(stderr, "evolve_bench: {}\n", e.what());
     return 1;

@@ -92,7 +92,7 @@ build() {  # build <build-dir> <prefix> <extra cmake args...>
     -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" $(cmake_dep_args "$prefix") "$@" 2>&1 | tee "$configure_log"
   [[ ${PIPESTATUS[0]} == 0 ]] || return 1
   grep -q 'evalforge: CUDA backend ON' "$configure_log" || { echo "CUDA was not enabled (see above)"; return 1; }
-  ninja -C "$dir" evalforge evalforge_tests gpu_bench || return 1
+  ninja -C "$dir" evalforge evalforge_tests gpu_bench evolve_bench || return 1
 }
 
 prove_here() {
@@ -167,7 +167,7 @@ data_args=()
 [[ -f $carry/data/logbook.gam.gz ]] && data_args=(--data "$carry/data/logbook.gam.gz")
 
 say "parity tests"
-"$dir/tests/evalforge_tests" --gtest_filter='*Cuda*:GenerationBatch*:NTuple*:Backend*:Play*' \
+"$dir/tests/evalforge_tests" --gtest_filter='*Cuda*:GenerationBatch*:NTuple*:Backend*:Play*:EloGa*:FeatureTournament*' \
   --gtest_output="json:$out/gpu-check-tests.json" || fail "parity tests"
 
 say "evalforge verify"
@@ -186,6 +186,9 @@ fi
 say "benchmark: CPU vs GPU, one paper-size generation, then self-play games/s"
 "$dir/bench/gpu_bench" "${data_args[@]}" --repeats 3 --l2-experiment --json "$out/gpu-bench.json" || fail "gpu_bench"
 
+say "benchmark: seconds per Elo-GA generation (123,552 1-ply games), CPU vs GPU"
+"$dir/bench/evolve_bench" --repeats 3 --json "$out/evolve-bench.json" | tee "$out/evolve-bench.txt" || fail "evolve_bench"
+
 say "full test suite (informational)"
 timeout 300 "$dir/tests/evalforge_tests" --gtest_brief=1 || fail "full test suite"
 
@@ -201,9 +204,10 @@ def load(name):
 tests = load("gpu-check-tests.json")
 summary = {"status": "ok" if status == 0 else "failed",
            "tests": {k: tests.get(k) for k in ("tests", "failures", "disabled", "errors")},
-           "verify": {n: {k: load(n).get(k) for k in ("identical", "training_identical", "jobs", "reference_seconds", "tested_seconds", "first_difference", "games")}
+           "verify": {n: {k: load(n).get(k) for k in ("identical", "training_identical", "jobs", "reference_seconds", "tested_seconds", "first_difference", "games", "tictactoe", "elo_generation")}
                       for n in ("verify-quick.json", "verify-quick-g3-b16.json", "verify-paper.json")},
-           "bench": load("gpu-bench.json")}
+           "bench": load("gpu-bench.json"),
+           "evolve_bench": load("evolve-bench.json")}
 with open(os.path.join(out, "gpu-check-summary.json"), "w") as f: json.dump(summary, f, indent=2)
 b = summary["bench"]; g = b.get("gpu") or {}; c = b.get("cpu") or {}
 print(f"tests: {summary['tests']}")
@@ -212,6 +216,8 @@ print(f"CPU: {c.get('seconds_per_generation')} s/generation (extrapolated from {
 print(f"GPU: {g.get('seconds_per_generation')} s/generation, {g.get('training_samples_per_s')} samples/s, ratio {b.get('gpu_over_cpu')}")
 print(f"GPU bound: {g.get('bound_seconds_4byte')} s (4-byte) / {g.get('bound_seconds_sectors')} s (sectors) at {g.get('memory_bandwidth_bytes_per_s')} B/s")
 print(f"L2 experiment: {b.get('l2_experiment')}")
+e = summary["evolve_bench"]
+print(f"Elo-GA generation ({e.get('games')} games): CPU {e.get('cpu_seconds')} s, GPU {e.get('gpu_seconds')} s, ratio {e.get('gpu_over_cpu')}, differing games {e.get('differing_games')}")
 for n, v in summary["verify"].items():
     gm = v.get("games") or {}
     if gm: print(f"{n} games: {gm.get('games')} identical={gm.get('identical')} cpu {gm.get('reference_seconds')} s, cuda {gm.get('tested_seconds')} s {gm.get('first_difference', '')}")

@@ -15,6 +15,9 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include "app/commands.hpp"
+#include "eval/feature_weights.hpp"
+#include "ga/elo_ga.hpp"
+#include "play/feature_tournament.hpp"
 #include "app/options.hpp"
 #include "data/generate.hpp"
 #include "eval/shape.hpp"
@@ -136,10 +139,11 @@ struct GameDifference {
   std::string what;
 };
 
-std::optional<GameDifference> first_game_difference(const std::vector<play::GameRecord>& cpu,
-                                                    const std::vector<play::GameRecord>& cuda) {
+template <class G>
+std::optional<GameDifference> first_game_difference(const std::vector<play::GameRecordOf<G>>& cpu,
+                                                    const std::vector<play::GameRecordOf<G>>& cuda) {
   for (std::size_t k = 0; k < cpu.size(); ++k) {
-    const play::GameRecord &a = cpu[k], &b = cuda[k];
+    const play::GameRecordOf<G> &a = cpu[k], &b = cuda[k];
     const int common = std::min(a.plies, b.plies);
     for (int i = 0; i < common; ++i)
       if (a.moves[i] != b.moves[i])
@@ -182,7 +186,7 @@ GamesOutcome verify_games_on(Backend& cpu, Backend& tested, int n) {
   for (const auto& r : on_tested) o.tested_nodes += r.nodes;
   fmt::print("  {}: {:.3f} s ({} nodes)\n  {}: {:.3f} s ({} nodes)\n", cpu.name(), o.reference_seconds,
              o.reference_nodes, tested.name(), o.tested_seconds, o.tested_nodes);
-  o.diff = first_game_difference(on_cpu, on_tested);
+  o.diff = first_game_difference<games::Othello>(on_cpu, on_tested);
   if (o.diff) {
     const GameJob& j = jobs[o.diff->game];
     fmt::print("DIFFERENT: game {} ({} black): {} ({} vs {})\n", o.diff->game, j.black == handles[0] ? "swh" : "ntuple",
@@ -190,6 +194,68 @@ GamesOutcome verify_games_on(Backend& cpu, Backend& tested, int n) {
   } else {
     fmt::print("games: {} identical (move lists, plies and scores)\n", n);
   }
+  return o;
+}
+
+// The other playout game and the Elo GA's batch: Tic-Tac-Toe minimax at depths 1, 4 and 9 with
+// epsilon and random players from either side to move, and one generation of a 64-player Elo
+// round robin (4,032 1-ply games of feature-weight chromosomes). Returns whether both agree.
+struct OtherGamesOutcome {
+  std::optional<GameDifference> tictactoe;
+  std::optional<std::size_t> elo_game;  // first game whose score differs
+  std::size_t tictactoe_games = 0, elo_games = 0;
+};
+
+OtherGamesOutcome verify_other_games_on(Backend& cpu, Backend& tested) {
+  OtherGamesOutcome o;
+  std::vector<play::TicTacToeAgent> agents(4);
+  agents[0].params = {play::TicTacToeEvaluator::kStatic, 1, 0};
+  agents[1].params = {play::TicTacToeEvaluator::kStatic, 4, 100000};
+  agents[2].params = {play::TicTacToeEvaluator::kStatic, 9, 0};
+  agents[3].params = {play::TicTacToeEvaluator::kRandom, 1, 0};
+  std::vector<int> handles;
+  for (const auto& a : agents) {
+    const int h = cpu.add_agent(a);
+    if (tested.add_agent(a) != h) fail("verify: the backends numbered an agent differently");
+    handles.push_back(h);
+  }
+  std::vector<GameJobOf<games::TicTacToe>> jobs;
+  for (int x : handles)
+    for (int y : handles)
+      for (int k = 0; k < 64; ++k) {
+        GameJobOf<games::TicTacToe> j;
+        j.black = x;
+        j.white = y;
+        if (k % 3 == 1) j.start = tictactoe::Board{}.play(k % 9);
+        j.seed = 2;
+        j.game = static_cast<u32>(jobs.size());
+        jobs.push_back(j);
+      }
+  std::vector<play::TicTacToeRecord> a(jobs.size()), b(jobs.size());
+  cpu.play(jobs, a);
+  tested.play(jobs, b);
+  o.tictactoe_games = jobs.size();
+  o.tictactoe = first_game_difference<games::TicTacToe>(a, b);
+  if (o.tictactoe)
+    fmt::print("DIFFERENT: Tic-Tac-Toe game {}: {}\n", o.tictactoe->game, o.tictactoe->what);
+  else
+    fmt::print("tictactoe: {} games identical\n", jobs.size());
+
+  ga::EloGaParams params;
+  params.population = 64;
+  std::vector<ga::GeneRange> ranges;
+  for (const auto& g : features::kGeneBounds) ranges.push_back({g.low, g.high});
+  std::vector<std::vector<int>> genes;
+  for (const auto& m : ga::initial_population(ranges, params, 1).members) genes.push_back(m.genes);
+  play::FeatureTournament on_cpu(cpu, {}), on_tested(tested, {});
+  const auto sa = on_cpu.play_round_robin(genes, 1, 0), sb = on_tested.play_round_robin(genes, 1, 0);
+  o.elo_games = sa.size();
+  for (std::size_t k = 0; k < sa.size() && !o.elo_game; ++k)
+    if (sa[k] != sb[k]) o.elo_game = k;
+  if (o.elo_game)
+    fmt::print("DIFFERENT: Elo-GA game {}: score {} vs {}\n", *o.elo_game, sa[*o.elo_game], sb[*o.elo_game]);
+  else
+    fmt::print("elo generation: {} games (64 feature-weight chromosomes, 1 ply) identical\n", sa.size());
   return o;
 }
 
@@ -293,8 +359,13 @@ void run_verify(const VerifyArgs& a) {
                on_cpu.back().epoch_loss.size(), on_cpu.back().weights.size());
 
   std::optional<GamesOutcome> games_outcome;
-  if (a.play_games > 0) games_outcome = verify_games_on(*cpu, *cuda, a.play_games);
-  const bool games_identical = !games_outcome || !games_outcome->diff;
+  std::optional<OtherGamesOutcome> other;
+  if (a.play_games > 0) {
+    games_outcome = verify_games_on(*cpu, *cuda, a.play_games);
+    other = verify_other_games_on(*cpu, *cuda);
+  }
+  const bool games_identical =
+      (!games_outcome || !games_outcome->diff) && (!other || (!other->tictactoe && !other->elo_game));
 
   if (!a.json.empty()) {
     nlohmann::json j{{"config", a.config},
@@ -322,6 +393,10 @@ void run_verify(const VerifyArgs& a) {
                     {"reference_nodes", g.reference_nodes},
                     {"tested_nodes", g.tested_nodes}};
       if (g.diff) j["games"]["first_difference"] = {{"game", g.diff->game}, {"what", g.diff->what}};
+    }
+    if (other) {
+      j["tictactoe"] = {{"games", other->tictactoe_games}, {"identical", !other->tictactoe.has_value()}};
+      j["elo_generation"] = {{"games", other->elo_games}, {"identical", !other->elo_game.has_value()}};
     }
     std::ofstream(a.json) << j.dump(2) << "\n";
   }
