@@ -162,10 +162,8 @@ std::vector<GameJob> bench_games(std::size_t n, int handle) {
   std::vector<GameJob> jobs(n);
   for (std::size_t k = 0; k < n; ++k) {
     Rng rng(2024, Purpose::kGame, static_cast<u32>(k));
-    othello::Position p;
-    for (int i = 0; i < 8; ++i) p = games::Othello::play(p, rng.random_bit(games::Othello::moves(p)));
     jobs[k].black = jobs[k].white = handle;
-    jobs[k].start = p;
+    jobs[k].start = othello::random_opening(rng, 8);
     jobs[k].seed = 1;
     jobs[k].game = static_cast<u32>(k);
   }

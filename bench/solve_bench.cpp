@@ -89,13 +89,7 @@ void solve_positions(benchmark::State& state, const std::vector<data::ObfPositio
 // A position after `plies` uniformly random moves from the start (game `index`).
 othello::Position random_opening(u32 index, int plies) {
   Rng rng(2024, Purpose::kGame, index);
-  othello::Position p;
-  for (int i = 0; i < plies; ++i) {
-    u64 moves = games::Othello::moves(p);
-    if (!moves) break;  // does not happen this early
-    p = games::Othello::play(p, rng.random_bit(moves));
-  }
-  return p;
+  return othello::random_opening(rng, plies);
 }
 
 // Plays one game to the end with both sides searching `depth` plies with `evaluator`.

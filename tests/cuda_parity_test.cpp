@@ -369,13 +369,7 @@ namespace {
 // A position after `plies` uniformly random moves from the start (odd plies: white to move).
 othello::Position random_start(u32 index, int plies) {
   Rng rng(4242, Purpose::kDatagen, index);
-  othello::Position p;
-  for (int i = 0; i < plies; ++i) {
-    const u64 moves = games::Othello::moves(p);
-    if (!moves) break;
-    p = games::Othello::play(p, rng.random_bit(moves));
-  }
-  return p;
+  return othello::random_opening(rng, plies);
 }
 
 // An Edax-shape n-tuple agent with one network per move number, small nonzero pseudo-random

@@ -12,6 +12,7 @@
 #include "test_support.hpp"
 
 using namespace ef;
+using ef::test::error_of;
 namespace fs = std::filesystem;
 
 namespace {
@@ -81,16 +82,6 @@ std::string metrics_without_time(const fs::path& dir) {
   return out.str();
 }
 
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no ef::Error was thrown";
-  return "";
-}
 
 }  // namespace
 

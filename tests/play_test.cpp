@@ -14,8 +14,10 @@
 #include "evalforge/games/othello_game.hpp"
 #include "eval/feature_weights.hpp"
 #include "play/agent_file.hpp"
+#include "test_support.hpp"
 
 using namespace ef;
+using ef::test::error_of;
 namespace fs = std::filesystem;
 
 namespace {
@@ -24,13 +26,7 @@ namespace {
 // from the games' kGame streams). Odd plies leave white to move.
 othello::Position random_start(u32 index, int plies) {
   Rng rng(4242, Purpose::kDatagen, index);
-  othello::Position p;
-  for (int i = 0; i < plies; ++i) {
-    const u64 moves = games::Othello::moves(p);
-    if (!moves) break;  // does not happen this early
-    p = games::Othello::play(p, rng.random_bit(moves));
-  }
-  return p;
+  return othello::random_opening(rng, plies);
 }
 
 // An n-tuple agent: `networks` networks of a small two-tuple geometry (or per move when 61),
@@ -167,18 +163,6 @@ std::string read_bytes(const fs::path& f) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 void write_bytes(const fs::path& f, const std::string& b) { std::ofstream(f, std::ios::binary) << b; }
-
-// The message of the ef::Error that `f` throws ("" and a test failure when none is thrown).
-template <class F>
-std::string error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no ef::Error was thrown";
-  return "";
-}
 
 }  // namespace
 

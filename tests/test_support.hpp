@@ -7,7 +7,9 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <gtest/gtest.h>
 #include "data/games.hpp"
+#include "evalforge/core/error.hpp"
 
 namespace ef::test {
 
@@ -20,6 +22,18 @@ inline std::pair<int, std::string> run_command(const std::string& command) {
   while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
   const int status = pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+// The message of the ef::Error that `f` throws ("" and a test failure when none is thrown).
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no ef::Error was thrown";
+  return "";
 }
 
 inline const data::GameDatabase* shared_logbook() {

@@ -126,7 +126,7 @@ std::vector<GameJob> verify_games(int n, int a, int b) {
     j.black = k % 2 ? b : a;
     j.white = k % 2 ? a : b;
     Rng rng(1, Purpose::kDatagen, 0x6A3E, static_cast<u32>(k));
-    for (int i = 0; i < 4 + k % 2; ++i) j.start = games::Othello::play(j.start, rng.random_bit(games::Othello::moves(j.start)));
+    j.start = othello::random_opening(rng, 4 + k % 2);
     j.seed = 1;
     j.game = static_cast<u32>(k);
     jobs.push_back(j);

@@ -18,23 +18,14 @@ Weights parse_chromosome(std::string_view text, Material kind, const std::string
     const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), v);
     if (ec != std::errc{} || end != token.data() + token.size())
       fail("{}: chromosome field {} ({}) is \"{}\", an integer expected", where, field + 1, kNames[field], token);
-    const int lo = field == 0 ? 1 : (field == 1 ? 41 : 0), hi = field == 0 ? 20 : (field == 1 ? 60 : 10);
+    const int lo = kGeneBounds[field].low, hi = kGeneBounds[field].high;
     if (v < lo || v > hi) fail("{}: chromosome field {} ({}) is {}, expected {}..{}", where, field + 1, kNames[field], v, lo, hi);
     values[field] = v;
     if (colon == std::string_view::npos) break;
     rest = rest.substr(colon + 1);
   }
   if (field != 10) fail("{}: chromosome \"{}\" has {} fields, 11 expected (o:e:wf1:wm1:wc1:...:wc3)", where, text, field + 1);
-  Weights w;
-  w.o = values[0];
-  w.e = values[1];
-  for (int p = 0; p < 3; ++p) {
-    w.material[p] = values[2 + 3 * p];
-    w.mobility[p] = values[3 + 3 * p];
-    w.corners[p] = values[4 + 3 * p];
-  }
-  w.kind = kind;
-  return w;
+  return from_genes(values, kind, where);
 }
 
 std::array<int, kGenes> to_genes(const Weights& w) {

@@ -18,17 +18,10 @@ u64 generation_seed(u64 seed, int generation) {
   return z ^ (z >> 31);
 }
 
-// A position after `plies` uniformly random legal moves from the start (stops early at a
-// position without moves, which the first dozen plies never reach).
+// A random opening of its own stream per index.
 othello::Position random_opening(u64 seed, u32 index, int plies) {
   Rng rng(seed, Purpose::kOpening, index);
-  othello::Position p;
-  for (int i = 0; i < plies; ++i) {
-    const u64 moves = games::Othello::moves(p);
-    if (!moves) break;
-    p = games::Othello::play(p, rng.random_bit(moves));
-  }
-  return p;
+  return othello::random_opening(rng, plies);
 }
 
 }  // namespace

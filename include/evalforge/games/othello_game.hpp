@@ -5,6 +5,7 @@
 // count, and it cannot be recovered from the board alone. It is 0 at a root and after a pass.
 #pragma once
 #include "evalforge/core/hd.hpp"
+#include "evalforge/core/rng.hpp"
 #include "evalforge/games/game.hpp"
 #include "evalforge/games/othello.hpp"
 
@@ -67,3 +68,19 @@ struct Othello {
 static_assert(Game<Othello>);
 
 }  // namespace ef::games
+
+namespace ef::othello {
+
+// The position after `plies` uniformly random legal moves from `start` (one rng.random_bit per
+// move), stopping early at a position whose side to move has no move (which the first dozen
+// plies from the start never reach). Openings for tournaments, yardsticks, tests, benchmarks.
+EF_HD_INLINE Position random_opening(Rng& rng, int plies, Position start = {}) {
+  for (int i = 0; i < plies; ++i) {
+    const u64 moves = games::Othello::moves(start);
+    if (!moves) break;
+    start = games::Othello::play(start, rng.random_bit(moves));
+  }
+  return start;
+}
+
+}  // namespace ef::othello
