@@ -3,7 +3,9 @@
 // batch the evolve run hands the backend. CPU backend (all threads, or --threads) and, when a
 // CUDA device is present, the CUDA backend on the same batch, each the median of --repeats
 // runs; their ratio; and a comparison of the two backends' scores game by game. Also the rest
-// of a generation (Elo updates, ranking, next population, Bradley-Terry fit), timed apart.
+// of a generation (Elo updates, ranking, next population, Bradley-Terry fit), timed apart, and
+// the 1-ply leaf shortcut (features::Evaluator::eval_given_moves) against the same evaluator
+// without it, on one thread in the same run: games/s of each, their ratio, same moves checked.
 //
 // Usage: evolve_bench [--population N] [--threads T] [--repeats R] [--depth D] [--material flips|discs]
 //                     [--json FILE]
@@ -19,6 +21,7 @@
 #include "evalforge/backend.hpp"
 #include "evalforge/core/error.hpp"
 #include "evalforge/cuda_backend.hpp"
+#include "evalforge/search/othello_search.hpp"
 #include "ga/elo_ga.hpp"
 #include "ga/ratings.hpp"
 #include "play/feature_tournament.hpp"
@@ -37,6 +40,34 @@ std::string cpu_model() {
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+// The feature evaluator without eval_given_moves: what the search did before the shortcut.
+struct PlainFeatures {
+  features::Evaluator e;
+  i32 eval(const othello::Position& s) const { return e.eval(s); }
+  i32 exact(int score) const { return e.exact(score); }
+};
+
+// Self-play of `e` against itself at 1 ply from the start and from `openings` random openings:
+// a hash of the move lists (to check two evaluators play the same moves).
+template <class E>
+u64 self_play(const E& e, int openings) {
+  u64 h = 1469598103934665603ull;
+  for (int k = 0; k < openings; ++k) {
+    Rng rng(7, Purpose::kOpening, static_cast<u32>(k));
+    othello::Position p = othello::random_opening(rng, k % 7);
+    while (!p.board.game_over()) {
+      if (!games::Othello::moves(p)) {
+        p = games::Othello::pass(p);
+        continue;
+      }
+      const int sq = search::search_othello<E>(p, {1, -1}, e).best_move;
+      h = (h ^ static_cast<u64>(sq + 1)) * 1099511628211ull;
+      p = games::Othello::play(p, sq);
+    }
+  }
+  return h;
 }
 
 template <class F>
@@ -140,6 +171,24 @@ int main(int argc, char** argv) {
     fmt::print("host: Elo updates + ranking {:.4f} s, next population {:.4f} s, Bradley-Terry fit {:.3f} s\n", rate_s,
                next_s, bt_s);
     j["host_seconds"] = {{"elo_and_ranking", rate_s}, {"next_population", next_s}, {"bradley_terry", bt_s}};
+    {
+      features::Evaluator with;
+      with.weights = features::from_genes(genes[0], options.material, "bench");
+      const PlainFeatures without{with};
+      constexpr int kGames = 3000;
+      std::vector<double> tw, to;
+      u64 hw = 0, ho = 0;
+      for (int r = 0; r < repeats; ++r) {
+        tw.push_back(seconds([&] { hw = self_play(with, kGames); }));
+        to.push_back(seconds([&] { ho = self_play(without, kGames); }));
+      }
+      const double a = median(tw), b = median(to);
+      fmt::print("1-ply leaf shortcut, 1 thread, {} games: {:.0f} games/s with, {:.0f} without, {:.2f}x; same moves: {}\n",
+                 kGames, kGames / a, kGames / b, b / a, hw == ho ? "yes" : "NO");
+      j["leaf_shortcut"] = {{"games", kGames}, {"with_games_per_s", kGames / a}, {"without_games_per_s", kGames / b},
+                            {"speedup", b / a}, {"same_moves", hw == ho}};
+      if (hw != ho) return 1;
+    }
     if (!json_file.empty()) std::ofstream(json_file) << j.dump(2) << "\n";
     if (j.contains("differing_games") && j["differing_games"].get<std::size_t>() > 0) return 1;  // a parity failure
 
