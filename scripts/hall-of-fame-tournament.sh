@@ -24,10 +24,10 @@ trap 'rm -f "$config"' EXIT
   echo "opening_moves = $moves"
   echo "seed = 1"
   for g in "$@"; do
-    entry=""
+    entry="" best=-1
     for f in "$run"/hall_of_fame/gen-*.toml; do
       n=$((10#$(basename "$f" .toml | sed 's/gen-//')))
-      ((n <= g)) && entry=$f
+      if ((n <= g && n > best)); then entry=$f best=$n; fi
     done
     [[ -n $entry ]] || { echo "$run: no champion at or before generation $g" >&2; exit 2; }
     echo ""

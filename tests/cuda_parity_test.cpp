@@ -687,6 +687,8 @@ TEST(CudaParityGames, EloGaGenerationScoresAreTheCpus) {
     o.opening_plies = opening_plies;
     o.epsilon = opening_plies ? 0.05 : 0.0;
     play::FeatureTournament a(*cpu, o), b(*gpu, o);
-    EXPECT_EQ(a.play_round_robin(genes, 3, 1), b.play_round_robin(genes, 3, 1)) << "opening plies " << opening_plies;
+    play::TournamentCounts ca, cb;
+    EXPECT_EQ(a.play_round_robin(genes, 3, 1, &ca), b.play_round_robin(genes, 3, 1, &cb)) << "opening plies " << opening_plies;
+    EXPECT_EQ(ca.move_lists_hash, cb.move_lists_hash) << "opening plies " << opening_plies;
   }
 }

@@ -183,7 +183,7 @@ TEST(EloGa, DiversityCountsDistinctChromosomesAndGeneDistance) {
   EXPECT_NEAR(d.mean_gene_distance, (0 + 1 + 1) / 3.0 / 11.0, 1e-12);
 }
 
-TEST(FeatureTournament, RoundRobinScoresAreTheGamesOfTheChromosomesWithEitherBackendThreadCount) {
+TEST(FeatureTournament, RoundRobinScoresAreTheGamesOfTheChromosomesForAnyThreadCount) {
   const auto ranges = feature_ranges();
   const EloPopulation pop = initial_population(ranges, small_params(12), 3);
   std::vector<std::vector<int>> genes;
@@ -195,6 +195,7 @@ TEST(FeatureTournament, RoundRobinScoresAreTheGamesOfTheChromosomesWithEitherBac
   const auto s1 = t1.play_round_robin(genes, 5, 0, &c1);
   const auto s2 = t2.play_round_robin(genes, 5, 0, &c2);
   EXPECT_EQ(s1, s2);
+  EXPECT_EQ(c1.move_lists_hash, c2.move_lists_hash);
   ASSERT_EQ(s1.size(), 132u);
   EXPECT_EQ(c1.black_wins + c1.draws + c1.white_wins, 132u);
   // Game 2k+1 of a pair is game 2k with colours swapped: replay one pair through the agents.
@@ -242,4 +243,41 @@ TEST(FeatureEvaluator, EvalGivenMovesEqualsEvalOnRandomPositions) {
       p = games::Othello::play(p, rng.random_bit(moves));
     }
   }
+}
+
+// With openings, both games of a pair start from the pair's own opening; different pairs
+// (almost always) from different ones.
+TEST(FeatureTournament, BothColoursOfAPairShareItsOpening) {
+  const auto ranges = feature_ranges();
+  const EloPopulation pop = initial_population(ranges, small_params(4), 8);
+  std::vector<std::vector<int>> genes;
+  for (const auto& m : pop.members) genes.push_back(m.genes);
+  // A backend that keeps the jobs it is given.
+  struct Recording final : ForwardingBackend {
+    using ForwardingBackend::ForwardingBackend;
+    using ForwardingBackend::play;
+    void play(std::span<const GameJob> jobs, std::span<play::GameRecord> results) override {
+      seen.assign(jobs.begin(), jobs.end());
+      inner_.play(jobs, results);
+    }
+    std::vector<GameJob> seen;
+  };
+  auto cpu = make_backend("cpu", 1);
+  Recording rec(*cpu);
+  play::FeaturePlayOptions o;
+  o.opening_plies = 4;
+  play::FeatureTournament t(rec, o);
+  t.play_round_robin(genes, 2, 3);
+  ASSERT_EQ(rec.seen.size(), 12u);
+  std::set<std::pair<u64, u64>> openings;
+  for (std::size_t g = 0; g < rec.seen.size(); g += 2) {
+    const auto& a = rec.seen[g].start;
+    const auto& b = rec.seen[g + 1].start;
+    EXPECT_EQ(a.board.black(), b.board.black());
+    EXPECT_EQ(a.board.white(), b.board.white());
+    EXPECT_EQ(a.board.discs(), 8);  // 4 plies from the start
+    EXPECT_EQ(rec.seen[g].black, rec.seen[g + 1].white);
+    openings.insert({a.board.black(), a.board.white()});
+  }
+  EXPECT_GT(openings.size(), 3u);
 }

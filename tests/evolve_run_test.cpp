@@ -8,6 +8,7 @@
 #include "evalforge/backend.hpp"
 #include "evalforge/core/error.hpp"
 #include "ga/evolve_run.hpp"
+#include "core/run_dir.hpp"
 #include "play/agent_file.hpp"
 #include "test_support.hpp"
 
@@ -203,6 +204,83 @@ TEST(EvolveRun, StopsWhenTheChampionStopsChanging) {
   EXPECT_EQ(f[12], "2");
 }
 
+TEST(EvolveRun, AStalledRunStaysFinishedOnResumeAndWithALongerLimit) {
+  ga::EvolveConfig c = small_config();
+  c.elo.generations = 200;
+  c.elo.stall_generations = 2;
+  c.elo.ga.mutation_rate = 0;
+  c.elo.play.epsilon = 0;
+  c.elo.play.opening_plies = 0;
+  const fs::path dir = temp_dir("stall_resume") / "r";
+  const auto out = ga::run_evolve(c, dir, threads(2));
+  ASSERT_TRUE(out.stalled);
+  const std::string metrics = read(dir / "metrics.csv"), ckpt = read(dir / "checkpoint.bin");
+  for (int generations : {0, 500}) {
+    const auto again = ga::resume_evolve(dir, threads(1), generations);
+    EXPECT_TRUE(again.complete);
+    EXPECT_TRUE(again.stalled);
+    EXPECT_EQ(again.generations_done, out.generations_done);
+    EXPECT_EQ(read(dir / "metrics.csv"), metrics);  // nothing played
+    EXPECT_EQ(read(dir / "checkpoint.bin"), ckpt);
+  }
+}
+
+TEST(EvolveRun, ALimitBelowTheGenerationsPlayedIsRefusedAndChangesNothing) {
+  const fs::path dir = temp_dir("limit");
+  ga::run_evolve(small_config(), dir / "r", stopping_after(5, 2));
+  const std::string config = read(dir / "r" / "config.toml");
+  const std::string e = error_of([&] { ga::resume_evolve(dir / "r", threads(1), 3); });
+  EXPECT_NE(e.find((dir / "r").string()), std::string::npos) << e;
+  EXPECT_NE(e.find("5 generations are played"), std::string::npos) << e;
+  EXPECT_EQ(read(dir / "r" / "config.toml"), config);
+  // A limit equal to the generations played finishes the run without playing: champion.toml
+  // from the checkpoint's last champion.
+  const std::string metrics = read(dir / "r" / "metrics.csv");
+  const auto done = ga::resume_evolve(dir / "r", threads(1), 5);
+  EXPECT_TRUE(done.complete);
+  EXPECT_EQ(done.generations_done, 5);
+  EXPECT_EQ(read(dir / "r" / "metrics.csv"), metrics);
+  EXPECT_TRUE(fs::exists(dir / "r" / "champion.toml"));
+}
+
+TEST(EvolveRun, AnExtendedRunEqualsOneStartedWithTheLongerLimit) {
+  ga::EvolveConfig c = small_config();
+  c.elo.yardstick_every = 1;  // (with a sparser schedule the last generation's extra yardstick differs)
+  const fs::path dir = temp_dir("extend");
+  ga::run_evolve(c, dir / "short", threads(2));
+  ga::resume_evolve(dir / "short", threads(1), 11);
+  c.elo.generations = 11;
+  ga::run_evolve(c, dir / "long", threads(2));
+  EXPECT_EQ(metrics_without_time(dir / "short"), metrics_without_time(dir / "long"));
+  EXPECT_EQ(read(dir / "short" / "checkpoint.bin"), read(dir / "long" / "checkpoint.bin"));
+  EXPECT_EQ(read(dir / "short" / "champion.toml"), read(dir / "long" / "champion.toml"));
+}
+
+TEST(EvolveRun, SetupErrorsLeaveNoRunBehind) {
+  const fs::path dir = temp_dir("setup") / "r";
+  ga::EvolveRunOptions o = threads(1);
+  o.backend = "no-such-backend";
+  EXPECT_THROW(ga::run_evolve(small_config(), dir, o), Error);
+  EXPECT_FALSE(fs::exists(dir / "config.toml"));
+  EXPECT_NO_THROW(ga::run_evolve(small_config(), dir, threads(1)));  // the same directory is still usable
+}
+
+TEST(EvolveRun, ACheckpointThatDoesNotFitTheConfigIsAnError) {
+  const fs::path dir = temp_dir("misfit");
+  ga::run_evolve(small_config(), dir / "r", stopping_after(2, 2));
+  const fs::path ckpt = dir / "r" / "checkpoint.bin";
+  // A well-framed checkpoint whose payload says 11 members for a population of 10.
+  std::string payload = unframe_checkpoint(read(ckpt), "evolve", ckpt.string());
+  // version u32, generation i32, finished u8, unchanged i32, champion (u32 count + 11 i32), then the size.
+  const std::size_t at = 4 + 4 + 1 + 4 + 4 + 11 * 4;
+  ASSERT_EQ(static_cast<unsigned char>(payload[at]), 10);
+  payload[at] = 11;
+  std::ofstream(ckpt, std::ios::binary) << frame_checkpoint("evolve", payload);
+  const std::string e = error_of([&] { ga::resume_evolve(dir / "r", threads(1)); });
+  EXPECT_NE(e.find(ckpt.string()), std::string::npos) << e;
+  EXPECT_NE(e.find("population of 11"), std::string::npos) << e;
+}
+
 TEST(EvolveRun, CorruptCheckpointsAndMetricsRowsAreErrorsNamingTheFile) {
   const fs::path dir = temp_dir("corrupt");
   ga::run_evolve(small_config(), dir / "a", stopping_after(2, 2));
@@ -215,10 +293,20 @@ TEST(EvolveRun, CorruptCheckpointsAndMetricsRowsAreErrorsNamingTheFile) {
   ga::run_evolve(small_config(), dir / "b", stopping_after(3, 2));
   const fs::path metrics = dir / "b" / "metrics.csv";
   std::string m = read(metrics);
+  const std::string good = m;
   m.insert(m.find('\n') + 1, "x,1:41:0:0:0:0:0:0:0:0:0,1,,,0,0,0,0,0,1,0,0,0,0,0,0,,0,0\n");
   std::ofstream(metrics, std::ios::binary) << m;
   const std::string e = error_of([&] { ga::resume_evolve(dir / "b", threads(1)); });
   EXPECT_NE(e.find(metrics.string() + ":2"), std::string::npos) << e;
+  // Every column is checked: a non-number in `draws` (column 15) of the first row.
+  std::string bad = good;
+  const std::size_t row = bad.find('\n') + 1;
+  std::size_t field = row;
+  for (int k = 0; k < 14; ++k) field = bad.find(',', field) + 1;
+  bad.replace(field, bad.find(',', field) - field, "abc");
+  std::ofstream(metrics, std::ios::binary) << bad;
+  const std::string e2 = error_of([&] { ga::resume_evolve(dir / "b", threads(1)); });
+  EXPECT_NE(e2.find(metrics.string() + ":2"), std::string::npos) << e2;
 }
 
 TEST(EvolveCommand, RunsAndResumesFromTheCommandLine) {

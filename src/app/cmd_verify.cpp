@@ -248,11 +248,15 @@ OtherGamesOutcome verify_other_games_on(Backend& cpu, Backend& tested) {
   std::vector<std::vector<int>> genes;
   for (const auto& m : ga::initial_population(ranges, params, 1).members) genes.push_back(m.genes);
   play::FeatureTournament on_cpu(cpu, {}), on_tested(tested, {});
-  const auto sa = on_cpu.play_round_robin(genes, 1, 0), sb = on_tested.play_round_robin(genes, 1, 0);
+  play::TournamentCounts ca, cb;
+  const auto sa = on_cpu.play_round_robin(genes, 1, 0, &ca), sb = on_tested.play_round_robin(genes, 1, 0, &cb);
   o.elo_games = sa.size();
   for (std::size_t k = 0; k < sa.size() && !o.elo_game; ++k)
     if (sa[k] != sb[k]) o.elo_game = k;
-  if (o.elo_game)
+  if (!o.elo_game && ca.move_lists_hash != cb.move_lists_hash) o.elo_game = sa.size();  // same scores, other moves
+  if (o.elo_game && *o.elo_game == sa.size())
+    fmt::print("DIFFERENT: Elo-GA generation: the same scores but other move lists\n");
+  else if (o.elo_game)
     fmt::print("DIFFERENT: Elo-GA game {}: score {} vs {}\n", *o.elo_game, sa[*o.elo_game], sb[*o.elo_game]);
   else
     fmt::print("elo generation: {} games (64 feature-weight chromosomes, 1 ply) identical\n", sa.size());

@@ -2,7 +2,8 @@
 // integer chromosomes whose fitness is an Elo rating earned in a double round robin among
 // themselves. This file is the scheduler only: it knows genes, ranges, pairings, results and
 // ratings, never a game. What a chromosome plays like (an Othello feature-weight agent) and how
-// the games are played (one Backend::play batch) is the caller's: see evolve_elo.hpp.
+// the games are played (one Backend::play batch) is the caller's: see
+// play/feature_tournament.hpp and ga/evolve_run.hpp.
 //
 // One generation:
 //   1. the tournament: every unordered pair {i, j}, i < j, plays twice, i first then j first

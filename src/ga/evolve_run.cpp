@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include "core/bytes.hpp"
 #include "eval/feature_weights.hpp"
 #include "evalforge/backend.hpp"
@@ -113,19 +114,49 @@ std::vector<GeneRange> gene_ranges() {
 
 std::string hall_of_fame_file(int generation) { return fmt::format("hall_of_fame/gen-{:05}.toml", generation); }
 
-EvolveOutcome run_loop(RunDir& run, const EloOthelloConfig& c, State state, const EvolveRunOptions& o) {
+bool stalled(const EloOthelloConfig& c, const State& s) {
+  return c.stall_generations > 0 && s.unchanged >= c.stall_generations;
+}
+
+// What a run needs before its first generation; built before anything is written, so that a
+// bad backend or yardstick agent leaves no run directory behind.
+struct Setup {
+  std::unique_ptr<Backend> backend;
+  play::Agent opponent;  // the yardstick (unused with "none")
+};
+
+Setup make_setup(const EloOthelloConfig& c, const EvolveRunOptions& o) {
+  Setup s;
+  s.backend = make_backend(o.backend, o.threads);
+  if (c.yardstick != "none") s.opponent = yardstick_agent(c);
+  return s;
+}
+
+// A finished run's last files: champion.toml first, then the checkpoint that says the run is
+// finished, so that a crash in between leaves a run that resume finishes again.
+void finish(RunDir& run, const EloOthelloConfig& c, State& state) {
+  play::save_agent(play::feature_agent(state.last_champion, c.play, "elo-champion"), run.file("champion.toml"));
+  state.finished = true;
+  run.write_checkpoint(kCheckpoint, encode(state));
+}
+
+EvolveOutcome run_loop(RunDir& run, const EloOthelloConfig& c, State state, Setup setup, const EvolveRunOptions& o) {
   const std::vector<GeneRange> ranges = gene_ranges();
   EvolveOutcome out;
-  if (state.finished && state.population.generation >= c.generations) {
+  // Finished already (its limit reached, or its champion stalled), or a limit lowered to the
+  // generations played: complete, with champion.toml (re)written from the checkpoint.
+  if (!state.last_champion.empty() && (state.population.generation >= c.generations || stalled(c, state))) {
+    if (!state.finished || !run.has("champion.toml")) finish(run, c, state);
     out.generations_done = state.population.generation;
     out.complete = true;
+    out.stalled = stalled(c, state) && state.population.generation < c.generations;
     return out;
   }
   state.finished = false;
-  auto backend = make_backend(o.backend, o.threads);
+  Backend* backend = setup.backend.get();
   play::FeatureTournament tournament(*backend, c.play);
   const bool yardstick = c.yardstick != "none";
-  const play::Agent opponent = yardstick ? yardstick_agent(c) : play::Agent{};
+  const play::Agent& opponent = setup.opponent;
   const int n = c.ga.population;
   run.log(fmt::format("evolve elo-othello: {} players ({}), {} games a generation, backend {}, generations {}..{}{}",
                       n, c.play.material == features::Material::kFlips ? "oe_fmc" : "oe_dmc",
@@ -155,17 +186,20 @@ EvolveOutcome run_loop(RunDir& run, const EloOthelloConfig& c, State state, cons
       bt = fit.ratings[order[0]];
       bt_margin = fit.margins95[order[0]];
     }
+    const bool same_champion = !state.last_champion.empty() && champion.genes == state.last_champion;
+    state.unchanged = same_champion ? state.unchanged + 1 : 0;
     const bool last_allowed = g + 1 >= c.generations;
+    const bool stalled_now = stalled(c, state);
+    const bool finished = last_allowed || stalled_now;
+    // The yardstick every `yardstick_every` generations and at the last one, however the run ends.
     int yard_games = 0;
     double yard_score = std::nan("");
-    if (yardstick && (g % c.yardstick_every == 0 || last_allowed)) {
+    if (yardstick && (g % c.yardstick_every == 0 || finished)) {
       const auto y = tournament.play_yardstick(champion.genes, opponent, c.yardstick_openings,
                                                c.yardstick_opening_plies, c.seed, g);
       yard_games = y.wins + y.draws + y.losses;
       yard_score = y.score();
     }
-    const bool same_champion = !state.last_champion.empty() && champion.genes == state.last_champion;
-    state.unchanged = same_champion ? state.unchanged + 1 : 0;
     if (!same_champion) {
       play::Agent a = play::feature_agent(champion.genes, c.play, fmt::format("elo-gen-{}", g));
       fs::create_directories(run.file("hall_of_fame"));
@@ -192,31 +226,27 @@ EvolveOutcome run_loop(RunDir& run, const EloOthelloConfig& c, State state, cons
                                 div.mean_gene_distance, state.unchanged, counts.black_wins, counts.draws,
                                 counts.white_wins, yard_games, std::isnan(yard_score) ? "" : fmt::format("{:.4f}", yard_score),
                                 counts.play_seconds, secs));
-    const bool stalled = c.stall_generations > 0 && state.unchanged >= c.stall_generations;
-    const bool finished = last_allowed || stalled;
     run.log(fmt::format("gen {:>5} champion {} elo {:.0f}{}{} unchanged {} | {:.2f} s/gen | {}", g,
                         chromosome_text(champion.genes), champion.rating,
                         std::isnan(bt) ? "" : fmt::format(" bt {:.0f}+-{:.0f}", bt, bt_margin),
                         std::isnan(yard_score) ? "" : fmt::format(" vs {} {:.3f}", opponent.name, yard_score),
                         state.unchanged, secs, meter.status(static_cast<u64>(g + 1))));
 
-    const Member champion_copy = champion;
     state.population = next_generation(pop, order, ranges, c.ga, c.seed);
-    state.finished = finished;
     const bool stop = o.stop_requested && o.stop_requested();
-    if (finished || stop || state.population.generation % c.checkpoint_every == 0)
-      run.write_checkpoint(kCheckpoint, encode(state));
     if (finished) {
-      play::save_agent(play::feature_agent(champion_copy.genes, c.play, "elo-champion"), run.file("champion.toml"));
+      finish(run, c, state);
       out.generations_done = g + 1;
       out.complete = true;
-      out.stalled = stalled && !last_allowed;
+      out.stalled = stalled_now && !last_allowed;
       run.log(fmt::format("evolve complete after {} generations ({}); champion {} in {}", g + 1,
                           out.stalled ? fmt::format("champion unchanged for {}", state.unchanged)
                                       : "generation limit",
-                          chromosome_text(champion_copy.genes), run.file("champion.toml").string()));
+                          chromosome_text(state.last_champion), run.file("champion.toml").string()));
       return out;
     }
+    if (stop || state.population.generation % c.checkpoint_every == 0)
+      run.write_checkpoint(kCheckpoint, encode(state));
     if (stop) {
       out.generations_done = g + 1;
       out.interrupted = true;
@@ -232,13 +262,14 @@ EvolveOutcome run_loop(RunDir& run, const EloOthelloConfig& c, State state, cons
 EvolveOutcome run_evolve(const EvolveConfig& config, const fs::path& dir, const EvolveRunOptions& options) {
   const EloOthelloConfig& c = config.elo;
   RunDir::check_creatable(dir, kKind, options.resume_hint);
+  Setup setup = make_setup(c, options);
   RunDir run = RunDir::create(dir, kKind, options.resume_hint, {{kMetrics, kMetricsHeader}});
   if (options.progress) run.set_sink(options.progress);
   State start;
   start.population = initial_population(gene_ranges(), c.ga, c.seed);
   run.write_checkpoint(kCheckpoint, encode(start));
   run.commit_config(evolve_config_to_toml(config));
-  return run_loop(run, c, std::move(start), options);
+  return run_loop(run, c, std::move(start), std::move(setup), options);
 }
 
 EvolveOutcome resume_evolve(const fs::path& dir, const EvolveRunOptions& options, int generations) {
@@ -246,10 +277,6 @@ EvolveOutcome resume_evolve(const fs::path& dir, const EvolveRunOptions& options
   if (options.progress) run.set_sink(options.progress);
   EvolveConfig config = load_evolve_config(run.file("config.toml").string());
   EloOthelloConfig& c = config.elo;
-  if (generations > 0) {
-    c.generations = generations;
-    run.commit_config(evolve_config_to_toml(config));
-  }
   const std::vector<GeneRange> ranges = gene_ranges();
   const auto payload = run.read_checkpoint(kCheckpoint);
   State state;
@@ -258,22 +285,50 @@ EvolveOutcome resume_evolve(const fs::path& dir, const EvolveRunOptions& options
   } else {
     state.population = initial_population(ranges, c.ga, c.seed);  // a crash before the first checkpoint
   }
-  // A longer limit reopens a run that ended at its limit (not one that stalled: its champion
-  // has stopped changing, which more generations of the same GA do not undo).
   const int next = state.population.generation;
+  // A new limit: never below the generations already played (they cannot be unplayed). A longer
+  // limit reopens a run that ended at its limit, not one that stalled: its champion has stopped
+  // changing, which more generations of the same GA do not undo.
+  if (generations > 0 && generations < next)
+    fail("{}: {} generations are played already; --generations {} would end the run before them", dir.string(),
+         next, generations);
+  Setup setup = make_setup(c, options);
   int previous = -1;
+  const i64 n = c.ga.population;
   run.resume_table(kMetrics, kMetricsHeader, [&](const RunDir::Row& f, const std::string& where) {
     const i64 g = parse_int_field(f[0], 0, 100000000, where, "generation");
     if (g != previous + 1) fail("{}: generation {} follows generation {}", where, g, previous);
     previous = static_cast<int>(g);
     features::parse_chromosome(f[1], features::Material::kFlips, where);
-    for (int k : {2, 6, 7, 8, 9, 18, 19}) parse_real_field(f[k], where, "a number");
+    auto optional_real = [&](const std::string& v, const char* what) {
+      if (!v.empty()) parse_real_field(v, where, what);
+    };
+    parse_real_field(f[2], where, "champion_elo");
+    optional_real(f[3], "champion_bt");
+    optional_real(f[4], "champion_bt_margin95");
+    parse_int_field(f[5], 0, g, where, "champion_born");
+    for (int k = 6; k <= 9; ++k) parse_real_field(f[k], where, "an Elo statistic");
+    parse_int_field(f[10], 1, n, where, "distinct");
+    const double distance = parse_real_field(f[11], where, "gene_distance");
+    if (distance < 0 || distance > 1) fail("{}: gene_distance '{}' (expected 0..1)", where, f[11]);
+    parse_int_field(f[12], 0, g, where, "unchanged");
+    i64 games = 0;
+    for (int k = 13; k <= 15; ++k) games += parse_int_field(f[k], 0, n * (n - 1), where, "a game count");
+    if (games != n * (n - 1)) fail("{}: {} games counted, a tournament of {} plays {}", where, games, n, n * (n - 1));
+    parse_int_field(f[16], 0, 2 * static_cast<i64>(c.yardstick_openings), where, "yardstick_games");
+    optional_real(f[17], "yardstick_score");
+    parse_real_field(f[18], where, "play_seconds");
+    parse_real_field(f[19], where, "seconds");
     return g < next;
   });
   if (previous + 1 < next)
     fail("{}: rows end at generation {} but the checkpoint is at generation {}", run.file(kMetrics).string(),
          previous, next);
-  return run_loop(run, c, std::move(state), options);
+  if (generations > 0 && generations != c.generations) {  // after every check: nothing changes on an error
+    c.generations = generations;
+    run.commit_config(evolve_config_to_toml(config));
+  }
+  return run_loop(run, c, std::move(state), std::move(setup), options);
 }
 
 }  // namespace ef::ga

@@ -8,8 +8,9 @@
 //                      and mean gene distance; generations the champion has been unchanged;
 //                      black wins, draws and white wins of the tournament; the champion's
 //                      score against the yardstick agent; seconds in play and in all
-//   hall_of_fame/      gen-G.toml: an agent file for every chromosome that became champion
-//                      (generation G first), playable by tournament, league and gtp
+//   hall_of_fame/      gen-GGGGG.toml (generation, zero-padded to 5 digits): an agent file
+//                      each time a chromosome became champion (again, if it lost the title
+//                      and won it back), playable by tournament, league and gtp
 //   champion.toml      the final champion, when the run is complete
 //   checkpoint.bin     the population to play next, with ratings and records (RunDir framing)
 //   log.txt            the progress lines
@@ -42,7 +43,9 @@ struct EvolveOutcome {
 
 // Starts a new run in `dir` (created; must not hold a run already).
 EvolveOutcome run_evolve(const EvolveConfig& config, const std::filesystem::path& dir, const EvolveRunOptions& options);
-// Continues the run in `dir`; `generations` > 0 changes the generation limit (extends a finished run).
+// Continues the run in `dir`; `generations` > 0 changes the generation limit: it extends a run
+// that ended at its limit (not one whose champion stalled), and may not be below the
+// generations already played (an error naming `dir`; nothing is changed).
 EvolveOutcome resume_evolve(const std::filesystem::path& dir, const EvolveRunOptions& options, int generations = 0);
 
 }  // namespace ef::ga

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include "eval/feature_weights.hpp"
 #include "evalforge/core/error.hpp"
+#include "core/bytes.hpp"
 #include "evalforge/core/rng.hpp"
 #include "ga/elo_ga.hpp"
 
@@ -63,12 +64,16 @@ std::vector<double> FeatureTournament::play_round_robin(const std::vector<std::v
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::vector<double> scores(jobs.size());
   TournamentCounts c;
+  Fnv1a moves;
   for (std::size_t g = 0; g < jobs.size(); ++g) {
+    moves.add_value(records[g].plies);
+    moves.add_bytes(records[g].moves, static_cast<std::size_t>(records[g].plies));
     const int s = records[g].black_score;
     scores[g] = s > 0 ? 1.0 : (s < 0 ? 0.0 : 0.5);
     (s > 0 ? c.black_wins : (s < 0 ? c.white_wins : c.draws))++;
     c.nodes += records[g].nodes;
   }
+  c.move_lists_hash = moves.value();
   c.play_seconds = seconds;
   if (counts) *counts = c;
   return scores;
@@ -83,8 +88,9 @@ FeatureTournament::Yardstick FeatureTournament::play_yardstick(std::span<const i
     yardstick_opponent_ = backend_.add_agent(opponent);
   } else {
     backend_.update_agent(yardstick_self_, self);
+    backend_.update_agent(yardstick_opponent_, opponent);
   }
-  // Its own stream keys: apart from the tournament's (generation_seed of a negative generation).
+  // Its own stream keys, apart from the tournament's: another seed into generation_seed.
   const u64 key = generation_seed(seed ^ 0x5941524453544B21ull, generation);
   std::vector<GameJob> jobs;
   for (int k = 0; k < openings; ++k)

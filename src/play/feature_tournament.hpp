@@ -28,6 +28,7 @@ Agent feature_agent(std::span<const int> genes, const FeaturePlayOptions& option
 struct TournamentCounts {
   u64 black_wins = 0, draws = 0, white_wins = 0;
   u64 nodes = 0;
+  u64 move_lists_hash = 0;  // FNV-1a of every game's plies and moves, in game-id order (parity checks)
   double play_seconds = 0;  // the Backend::play call alone
 };
 

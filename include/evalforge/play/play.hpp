@@ -50,8 +50,8 @@ struct AgentParams {
 // One played Othello game (squares 0..63, a pass is search::kPassMove).
 using GameRecord = GameRecordOf<games::Othello>;
 
-// The move `agent` plays at `s` (which must have a legal move), drawing from `rng` as the
-// contract above says. `table` (may be null) serves the exact solves.
+// The move `agent` plays at `s` (which must have a legal move), drawing from `rng` as
+// playout.hpp's contract says. `table` (may be null) serves the exact solves.
 template <int kStackDepth = kMaxDepth, int kStackEmpties = kMaxExactEmpties>
 EF_HD int choose_move(const AgentParams& agent, const othello::Position& s, Rng& rng, u64& nodes,
                       search::endgame::HashTable* table) {

@@ -4,7 +4,11 @@
 // (GameJobOf<G>, AgentOf<G>, GameRecordOf<G>).
 //
 // Adding a game: its rules as a games::Game with kMaxPlies and side() (games/), its players with
-// a Players<G> specialisation (play/), and one line below.
+// a Players<G> specialisation (play/), and one line below. Players<G>::Params must be a
+// PlayoutPlayer (playout.hpp); Players<G>::Agent needs validate() and, unless its parameters
+// point at memory that a backend must place (Othello's n-tuple networks: ResidentAgent and the
+// CUDA upload are specialised for it), device_params(). Every game needs its own Agent and
+// Params types: the backends keep one agent list per game, found by those types.
 #pragma once
 #include "evalforge/play/agent.hpp"             // Othello
 #include "evalforge/play/tictactoe_player.hpp"  // Tic-Tac-Toe
@@ -19,5 +23,13 @@ template <class G>
 using AgentOf = typename Players<G>::Agent;
 template <class G>
 using ParamsOf = typename Players<G>::Params;
+
+// A registered game that does not meet the interface fails here, with its name in the message.
+#define EF_CHECK_PLAYOUT_GAME(G)                                                                       \
+  static_assert(PlayoutGame<G>, #G ": not a PlayoutGame (games::Game plus kMaxPlies and side())");    \
+  static_assert(PlayoutPlayer<ParamsOf<G>, G>, #G ": Players<G>::Params is not a PlayoutPlayer");    \
+  static_assert(requires(const AgentOf<G>& a) { a.validate(); }, #G ": Players<G>::Agent needs validate()");
+EF_FOR_EACH_PLAYOUT_GAME(EF_CHECK_PLAYOUT_GAME)
+#undef EF_CHECK_PLAYOUT_GAME
 
 }  // namespace ef::play

@@ -22,6 +22,7 @@
 //    not part of the contract.
 #pragma once
 #include <concepts>
+#include <type_traits>
 #include "evalforge/core/hd.hpp"
 #include "evalforge/core/rng.hpp"
 #include "evalforge/games/game.hpp"
@@ -48,6 +49,16 @@ constexpr u32 kEpsilonScale = 1000000;  // epsilon in millionths: an integer com
 struct PlayScratch {
   search::endgame::HashTable* endgame_table = nullptr;  // Othello's exact solves
 };
+
+// What the backends need of a player's parameters P for game G: trivially copyable (they are
+// copied to the device byte for byte), a move choice (the contract below), and whether its
+// searches use an endgame table (so that a backend gives tables only to batches that want them).
+template <class P, class G>
+concept PlayoutPlayer = std::is_trivially_copyable_v<P> &&
+                        requires(const P& p, const typename G::State& s, Rng& rng, u64& nodes, const PlayScratch& scratch) {
+                          { p.choose(s, rng, nodes, scratch) } -> std::convertible_to<int>;
+                          { p.wants_endgame_table() } -> std::convertible_to<bool>;
+                        };
 
 // One played game. A pass is search::kPassMove (-1). Fixed size, so that a CUDA thread writes
 // it without allocating.
