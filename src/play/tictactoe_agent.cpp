@@ -11,6 +11,7 @@ void TicTacToeAgent::validate() const {
   switch (params.kind) {
     case TicTacToeEvaluator::kRandom:
     case TicTacToeEvaluator::kStatic:
+    case TicTacToeEvaluator::kNetwork:
       return;
   }
   fail("agent '{}': unknown evaluator kind {}", name, static_cast<u32>(params.kind));

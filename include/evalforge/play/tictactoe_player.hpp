@@ -3,18 +3,20 @@
 // or random moves; the exploration rule and determinism contract are playout.hpp's.
 //
 // Evaluators: the seed paper's +-30/+-20/+-10 static evaluator (tictactoe::StaticEvaluator, the
-// "known good" opponent of method.md section 3) and random play. The evolved network evaluator
-// of that section joins this enum and switch.
+// "known good" opponent of method.md section 3), the evolved 9-18-5-1 threshold network
+// (eval/ttt_network.hpp; carried inside the parameters, so they stay self-contained), and
+// random play.
 #pragma once
 #include <string>
 #include "evalforge/core/hd.hpp"
+#include "evalforge/eval/ttt_network.hpp"
 #include "evalforge/games/tictactoe.hpp"
 #include "evalforge/play/playout.hpp"
 #include "evalforge/search/alphabeta.hpp"
 
 namespace ef::play {
 
-enum class TicTacToeEvaluator : u32 { kRandom = 0, kStatic = 1 };
+enum class TicTacToeEvaluator : u32 { kRandom = 0, kStatic = 1, kNetwork = 2 };
 
 // A game has 9 plies, so depth 9 searches to the end from anywhere.
 constexpr int kTicTacToeMaxDepth = 9;
@@ -23,6 +25,7 @@ struct TicTacToeParams {
   TicTacToeEvaluator kind = TicTacToeEvaluator::kStatic;
   int depth = 4;         // minimax plies, 1..kTicTacToeMaxDepth
   u32 epsilon_ppm = 0;   // probability of a random move, in millionths
+  tictactoe::Network network;  // kNetwork
 
   EF_HD int choose(const tictactoe::Board& s, Rng& rng, u64& nodes, const PlayScratch&) const {
     const int explored = exploration_move(s.moves(), kind == TicTacToeEvaluator::kRandom, epsilon_ppm, rng);
@@ -35,6 +38,12 @@ struct TicTacToeParams {
         r = search::alphabeta<games::TicTacToe, tictactoe::StaticEvaluator, kTicTacToeMaxDepth>(
             s, depth, tictactoe::StaticEvaluator{});
         break;
+      case TicTacToeEvaluator::kNetwork: {
+        tictactoe::NetworkEvaluator e;
+        e.network = &network;
+        r = search::alphabeta<games::TicTacToe, tictactoe::NetworkEvaluator, kTicTacToeMaxDepth>(s, depth, e);
+        break;
+      }
     }
     nodes += r.nodes;
     return r.best_move;
