@@ -1,9 +1,10 @@
-// evalforge evolve: the GA runs (ga/evolve_run.hpp); the config's [evolve] kind says which.
-// Today the Elo round-robin GA of Othello feature weights (configs/elo-oe_fmc.toml,
-// configs/elo-oe_dmc.toml), a resumable run directory.
+// evalforge evolve: the GA runs (ga/evolve_run.hpp); the config's [evolve] kind says which:
+// the Elo round-robin GA of Othello feature weights (configs/elo-oe_*.toml) or the Tic-Tac-Toe
+// network GA (configs/ttt-*.toml). A resumable run directory either way.
 #include <fmt/chrono.h>
 #include <fmt/core.h>
 #include <ctime>
+#include <filesystem>
 #include "app/commands.hpp"
 #include "core/run_dir.hpp"
 #include "evalforge/core/error.hpp"
@@ -41,15 +42,19 @@ void run(const EvolveArgs& a) {
   } else {
     if (a.config.empty()) fail("evolve: give --config FILE (e.g. configs/elo-oe_fmc.toml) or --resume DIR");
     ga::EvolveConfig c = ga::load_evolve_config(a.config);
-    if (a.generations > 0) c.elo.generations = a.generations;
+    if (a.generations > 0) (c.kind == "tictactoe" ? c.ttt.generations : c.elo.generations) = a.generations;
     dir = a.out.empty() ? fmt::format("runs/evolve-{:%Y%m%d-%H%M%S}", fmt::localtime(std::time(nullptr))) : a.out;
     o.resume_hint = fmt::format("evalforge evolve --resume {}", dir);
     outcome = ga::run_evolve(c, dir, o);
   }
   if (outcome.interrupted) throw ExitStatus{kStoppedExitStatus};
-  fmt::print("{}: evolve complete, {} generations{}; champion in {}/champion.toml, metrics in {}/metrics.csv, "
-             "champions in {}/hall_of_fame/\n",
-             dir, outcome.generations_done, outcome.stalled ? " (the champion stopped changing)" : "", dir, dir, dir);
+  if (std::filesystem::exists(std::filesystem::path(dir) / "best_networks.csv"))
+    fmt::print("{}: evolve complete, {} generations; metrics in {}/metrics.csv, best networks in {}/best_networks.csv\n",
+               dir, outcome.generations_done, dir, dir);
+  else
+    fmt::print("{}: evolve complete, {} generations{}; champion in {}/champion.toml, metrics in {}/metrics.csv, "
+               "champions in {}/hall_of_fame/\n",
+               dir, outcome.generations_done, outcome.stalled ? " (the champion stopped changing)" : "", dir, dir, dir);
 }
 
 }  // namespace

@@ -18,26 +18,127 @@ const char* crossover_name(CrossoverKind k) { return k == CrossoverKind::kUnifor
 
 }  // namespace
 
-EvolveConfig load_evolve_config(const std::string& file) {
-  const toml::table root = parse_toml_file(file);
+namespace {
+
+// The root's tables must be among `allowed` ("a, b, c" in the message).
+void check_sections(const toml::table& root, const std::string& file, std::initializer_list<const char*> allowed) {
+  std::string list;
+  for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
   for (const auto& [k, v] : root) {
     const std::string key(k.str());
-    if (key != "evolve" && key != "population" && key != "elo" && key != "play" && key != "yardstick" && key != "run")
-      fail("{}: unknown section [{}] (expected evolve, population, elo, play, yardstick, run)", file, key);
+    bool ok = false;
+    for (const char* a : allowed) ok = ok || key == a;
+    if (!ok) fail("{}: unknown section [{}] (expected {})", file, key, list);
     if (!v.is_table()) fail("{}: '{}' must be a table ([{}])", file, key, key);
   }
+}
+
+TicTacToeConfig load_tictactoe(const toml::table& root, const std::string& file) {
+  check_sections(root, file, {"evolve", "population", "network", "opponent", "run"});
   const toml::table empty;
   auto section = [&](const char* name) -> const toml::table& {
     const auto* t = root[name].as_table();
     return t ? *t : empty;
   };
+  TicTacToeConfig c;
+  {
+    TableReader r(section("evolve"), file, "evolve");
+    r.allow({"kind", "generations", "trials", "seed"});
+    r.integer("generations", c.generations, 1, 100000000);
+    r.integer("trials", c.trials, 1, 1000);
+    r.seed("seed", c.seed);
+  }
+  {
+    TableReader r(section("population"), file, "population");
+    r.allow({"size", "selection", "tournament_size", "crossover_rate", "mutation_rate", "elitism"});
+    r.integer("size", c.ga.population, 2, 65536);
+    std::string selection = "roulette";
+    r.text("selection", selection);
+    if (selection == "roulette") c.ga.selection = Selection::kRoulette;
+    else if (selection == "rank") c.ga.selection = Selection::kRank;
+    else if (selection == "tournament") c.ga.selection = Selection::kTournament;
+    else fail("{}: '{}' (expected roulette, rank or tournament)", r.where("selection"), selection);
+    r.integer("tournament_size", c.ga.tournament_size, 1, 65536);
+    r.real("crossover_rate", c.ga.crossover_rate, 0.0, 1.0);
+    r.real("mutation_rate", c.ga.mutation_rate, 0.0, 1.0);
+    r.integer("elitism", c.ga.elitism, 0, 65535);
+  }
+  {
+    TableReader r(section("network"), file, "network");
+    r.allow({"topology", "depth"});
+    std::string topology = "full";
+    r.text("topology", topology);
+    if (topology == "full") c.topology = tictactoe::Topology::kFull;
+    else if (topology == "paper") c.topology = tictactoe::Topology::kPaper;
+    else fail("{}: '{}' (expected full or paper)", r.where("topology"), topology);
+    r.integer("depth", c.depth, 1, 9);
+  }
+  {
+    TableReader r(section("opponent"), file, "opponent");
+    r.allow({"kind", "depth", "top", "monitor_depth"});
+    std::string kind = "static";
+    r.text("kind", kind);
+    if (kind == "static") c.coevolution = false;
+    else if (kind == "coevolution") c.coevolution = true;
+    else fail("{}: '{}' (expected static or coevolution)", r.where("kind"), kind);
+    r.integer("depth", c.opponent_depth, 1, 9);
+    r.integer("top", c.top, 1, 65536);
+    r.integer("monitor_depth", c.monitor_depth, 1, 9);
+  }
+  {
+    TableReader r(section("run"), file, "run");
+    r.allow({"checkpoint_every"});
+    r.integer("checkpoint_every", c.checkpoint_every, 1, 100000000);
+  }
+  c.ga.bits = tictactoe::network_bits(c.topology);
+  validate(c.ga, file);
+  if (c.coevolution && c.top > c.ga.population)
+    fail("{}: opponent.top {} is more than the population of {}", file, c.top, c.ga.population);
+  return c;
+}
+
+const char* selection_name(Selection s) {
+  return s == Selection::kRoulette ? "roulette" : (s == Selection::kRank ? "rank" : "tournament");
+}
+
+std::string tictactoe_to_toml(const TicTacToeConfig& c) {
+  std::string t;
+  t += fmt::format("[evolve]\nkind = \"tictactoe\"\ngenerations = {}\ntrials = {}\nseed = {}\n\n", c.generations, c.trials,
+                   c.seed);
+  t += fmt::format("[population]\nsize = {}\nselection = \"{}\"\ntournament_size = {}\ncrossover_rate = {}\n"
+                   "mutation_rate = {}\nelitism = {}\n\n",
+                   c.ga.population, selection_name(c.ga.selection), c.ga.tournament_size, c.ga.crossover_rate,
+                   c.ga.mutation_rate, c.ga.elitism);
+  t += fmt::format("[network]\ntopology = \"{}\"\ndepth = {}\n\n",
+                   c.topology == tictactoe::Topology::kFull ? "full" : "paper", c.depth);
+  t += fmt::format("[opponent]\nkind = \"{}\"\ndepth = {}\ntop = {}\nmonitor_depth = {}\n\n",
+                   c.coevolution ? "coevolution" : "static", c.opponent_depth, c.top, c.monitor_depth);
+  t += fmt::format("[run]\ncheckpoint_every = {}\n", c.checkpoint_every);
+  return t;
+}
+
+}  // namespace
+
+EvolveConfig load_evolve_config(const std::string& file) {
+  const toml::table root = parse_toml_file(file);
   EvolveConfig c;
+  if (const auto* evolve = root["evolve"].as_table()) TableReader(*evolve, file, "evolve").text("kind", c.kind);
+  if (c.kind == "tictactoe") {
+    c.ttt = load_tictactoe(root, file);
+    return c;
+  }
+  if (c.kind != "elo-othello")
+    fail("{}: '{}' (expected elo-othello or tictactoe)", TableReader(root, file, "evolve").where("kind"), c.kind);
+  check_sections(root, file, {"evolve", "population", "elo", "play", "yardstick", "run"});
+  const toml::table empty;
+  auto section = [&](const char* name) -> const toml::table& {
+    const auto* t = root[name].as_table();
+    return t ? *t : empty;
+  };
   EloOthelloConfig& e = c.elo;
   {
     TableReader r(section("evolve"), file, "evolve");
     r.allow({"kind", "generations", "stall_generations", "seed"});
-    r.text("kind", c.kind);
-    if (c.kind != "elo-othello") fail("{}: '{}' (expected elo-othello)", r.where("kind"), c.kind);
     r.integer("generations", e.generations, 1, 100000000);
     r.integer("stall_generations", e.stall_generations, 0, 100000000);
     r.seed("seed", e.seed);
@@ -103,6 +204,7 @@ EvolveConfig load_evolve_config(const std::string& file) {
 }
 
 std::string evolve_config_to_toml(const EvolveConfig& c) {
+  if (c.kind == "tictactoe") return tictactoe_to_toml(c.ttt);
   const EloOthelloConfig& e = c.elo;
   std::string t;
   t += fmt::format("[evolve]\nkind = {}\ngenerations = {}\nstall_generations = {}\nseed = {}\n\n", toml_quote(c.kind),

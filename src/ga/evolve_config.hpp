@@ -1,11 +1,16 @@
-// Configuration of `evalforge evolve` runs (docs/evolve.md). The [evolve] table's `kind` says
-// which GA the run is; today "elo-othello", the Elo round-robin GA of Othello feature weights
-// (method.md section 2): configs/elo-oe_fmc.toml and configs/elo-oe_dmc.toml hold the blog's
-// settings. Every key is checked (file, table.key and the expected range named) and unknown
-// keys and tables are rejected.
+// Configuration of `evalforge evolve` runs. The [evolve] table's `kind` says which GA the run is:
+//   "elo-othello"  the Elo round-robin GA of Othello feature weights (method.md section 2,
+//                  docs/evolve.md): configs/elo-oe_fmc.toml, configs/elo-oe_dmc.toml;
+//   "tictactoe"    the bit-string GA of Tic-Tac-Toe networks under minimax, against the static
+//                  evaluator or co-evolving (method.md section 3, docs/tictactoe.md):
+//                  configs/ttt-ply4.toml, ttt-ply1.toml, ttt-coevolution.toml.
+// Each kind has its own tables. Every key is checked (file, table.key and the expected range
+// named) and unknown keys and tables are rejected.
 #pragma once
 #include <string>
 #include "evalforge/core/hd.hpp"
+#include "evalforge/eval/ttt_network.hpp"
+#include "ga/bitstring_ga.hpp"
 #include "ga/elo_ga.hpp"
 #include "play/feature_tournament.hpp"
 
@@ -25,9 +30,24 @@ struct EloOthelloConfig {
   int checkpoint_every = 1;      // [run]
 };
 
+struct TicTacToeConfig {
+  int generations = 100;
+  int trials = 5;                  // independent runs of the GA (streams of one seed), side by side
+  u64 seed = 1;
+  BitGaParams ga;                  // [population]; ga.bits follows from the topology
+  tictactoe::Topology topology = tictactoe::Topology::kFull;  // [network]
+  int depth = 4;                   // [network] the evolved networks' minimax plies
+  bool coevolution = false;        // [opponent] kind = "static" | "coevolution"
+  int opponent_depth = 4;          // [opponent] the static evaluator's plies (kind = "static")
+  int top = 5;                     // [opponent] co-evolution: each member meets the other population's top
+  int monitor_depth = 4;           // [opponent] co-evolution: the static evaluator monitored against
+  int checkpoint_every = 1;        // [run]
+};
+
 struct EvolveConfig {
   std::string kind = "elo-othello";
-  EloOthelloConfig elo;
+  EloOthelloConfig elo;   // kind "elo-othello"
+  TicTacToeConfig ttt;    // kind "tictactoe"
 };
 
 // Reads and validates `file`. Relative agent paths resolve against the file's directory.

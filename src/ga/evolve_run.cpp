@@ -8,6 +8,7 @@
 #include "eval/feature_weights.hpp"
 #include "evalforge/backend.hpp"
 #include "evalforge/core/error.hpp"
+#include "ga/evolve_ttt.hpp"
 #include "ga/ratings.hpp"
 #include "play/agent_file.hpp"
 
@@ -260,6 +261,7 @@ EvolveOutcome run_loop(RunDir& run, const EloOthelloConfig& c, State state, Setu
 }  // namespace
 
 EvolveOutcome run_evolve(const EvolveConfig& config, const fs::path& dir, const EvolveRunOptions& options) {
+  if (config.kind == "tictactoe") return run_tictactoe(config, dir, options);
   const EloOthelloConfig& c = config.elo;
   RunDir::check_creatable(dir, kKind, options.resume_hint);
   Setup setup = make_setup(c, options);
@@ -276,6 +278,7 @@ EvolveOutcome resume_evolve(const fs::path& dir, const EvolveRunOptions& options
   RunDir run = RunDir::open(dir, kKind);
   if (options.progress) run.set_sink(options.progress);
   EvolveConfig config = load_evolve_config(run.file("config.toml").string());
+  if (config.kind == "tictactoe") return resume_tictactoe(run, std::move(config), options, generations);
   EloOthelloConfig& c = config.elo;
   const std::vector<GeneRange> ranges = gene_ranges();
   const auto payload = run.read_checkpoint(kCheckpoint);
