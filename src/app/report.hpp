@@ -11,5 +11,8 @@ void run_gnuplot(const std::filesystem::path& script);
 // rating with its 95% margin per generation, the population's mean Elo, the yardstick score) and
 // champion_weights.png (the champion's phase bounds o, e and its weights by phase).
 void report_evolve(const std::filesystem::path& dir);
+// A tictactoe evolve run: fitness.png, best and mean fitness per generation (the mean over
+// trials, with the range over trials as a band), and with co-evolution the monitor's.
+void report_tictactoe(const std::filesystem::path& dir);
 
 }  // namespace ef::app

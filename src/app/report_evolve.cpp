@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -63,6 +64,12 @@ std::string yardstick_name(const fs::path& dir) {
 }  // namespace
 
 void report_evolve(const fs::path& dir) {
+  {
+    std::ifstream in(dir / "metrics.csv");
+    std::string header;
+    std::getline(in, header);
+    if (header.rfind("generation,trial,", 0) == 0) return report_tictactoe(dir);
+  }
   const std::vector<EvolveRow> rows = read_evolve_metrics(dir / "metrics.csv");
   std::ostringstream gp;
   gp << "set terminal pngcairo size 1000,600\nset grid\nset xlabel 'generation'\nset key outside right\n";
@@ -100,6 +107,108 @@ void report_evolve(const fs::path& dir) {
   std::ofstream(script) << gp.str();
   run_gnuplot(script);
   fmt::print("report written to {} (champion_rating.png, champion_weights.png)\n", dir.string());
+}
+
+}  // namespace ef::app
+
+namespace ef::app {
+
+namespace {
+
+// metrics.csv of a tictactoe run: (generation, trial, population) -> best, mean, monitor best, monitor mean.
+struct TttRow {
+  int generation = 0, trial = 0;
+  std::string population;
+  double best = 0, mean = 0, monitor_best = NAN, monitor_mean = NAN;
+};
+
+std::vector<TttRow> read_ttt_metrics(const fs::path& file) {
+  std::ifstream in(file);
+  if (!in) fail("{}: cannot read", file.string());
+  std::vector<TttRow> rows;
+  std::string line;
+  std::getline(in, line);
+  for (std::size_t lineno = 2; std::getline(in, line); ++lineno) {
+    if (line.empty()) continue;
+    const std::string where = fmt::format("{}:{}", file.string(), lineno);
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    if (line.back() == ',') f.push_back("");
+    if (f.size() != 10) fail("{}: expected 10 columns, found {}", where, f.size());
+    TttRow r;
+    r.generation = static_cast<int>(parse_int_field(f[0], 0, 100000000, where, "generation"));
+    r.trial = static_cast<int>(parse_int_field(f[1], 0, 1000, where, "trial"));
+    r.population = f[2];
+    r.best = parse_real_field(f[3], where, "best");
+    r.mean = parse_real_field(f[4], where, "mean");
+    if (!f[6].empty()) r.monitor_best = parse_real_field(f[6], where, "monitor_best");
+    if (!f[7].empty()) r.monitor_mean = parse_real_field(f[7], where, "monitor_mean");
+    rows.push_back(r);
+  }
+  if (rows.empty()) fail("{}: no generations recorded yet", file.string());
+  return rows;
+}
+
+}  // namespace
+
+void report_tictactoe(const fs::path& dir) {
+  const std::vector<TttRow> rows = read_ttt_metrics(dir / "metrics.csv");
+  const bool monitored = !std::isnan(rows[0].monitor_best);
+  // Per generation and population: the mean over trials of best and mean fitness, and the
+  // range over trials (the spread the issue asks for), of the fitness and, with co-evolution,
+  // of the monitor (against the static evaluator).
+  std::map<std::pair<std::string, int>, std::vector<const TttRow*>> by;
+  for (const TttRow& r : rows) by[{r.population, r.generation}].push_back(&r);
+  std::ostringstream gp;
+  gp << "set terminal pngcairo size 1000,600\nset grid\nset xlabel 'generation'\nset key outside right\n"
+        "set yrange [0:480]\nset ylabel 'fitness (16 games: win 30, draw 15)'\n";
+  std::string plots;
+  for (const std::string& pop : {std::string("a"), std::string("b")}) {
+    if (!by.count({pop, 0})) continue;
+    gp << "$" << pop << " << EOD\n";
+    for (const auto& [key, list] : by) {
+      if (key.first != pop) continue;
+      double vals[4][3];  // best, mean, monitor best, monitor mean: average, min, max over trials
+      for (int k = 0; k < 4; ++k) {
+        vals[k][0] = 0;
+        vals[k][1] = 1e9;
+        vals[k][2] = -1e9;
+      }
+      for (const TttRow* r : list) {
+        const double v[4] = {r->best, r->mean, r->monitor_best, r->monitor_mean};
+        for (int k = 0; k < 4; ++k) {
+          vals[k][0] += v[k] / list.size();
+          vals[k][1] = std::min(vals[k][1], v[k]);
+          vals[k][2] = std::max(vals[k][2], v[k]);
+        }
+      }
+      gp << key.second;
+      for (int k = 0; k < (monitored ? 4 : 2); ++k) gp << " " << vals[k][0] << " " << vals[k][1] << " " << vals[k][2];
+      gp << "\n";
+    }
+    gp << "EOD\n";
+    const std::string name = monitored ? " " + pop : "";
+    auto add = [&](int col, const char* what, const char* colour) {
+      if (!plots.empty()) plots += ", ";
+      plots += fmt::format("${0} using 1:{1}:{2} with filledcurves fc '{3}' fs transparent solid 0.2 notitle, "
+                           "${0} using 1:{4} with lines lw 2 lc '{3}' title '{5}{6}'",
+                           pop, col + 1, col + 2, colour, col, what, name);
+    };
+    add(2, "best", pop == "a" ? "dark-blue" : "dark-green");
+    add(5, "mean", pop == "a" ? "light-blue" : "light-green");
+    if (monitored) {
+      add(8, "monitor best", pop == "a" ? "dark-red" : "orange");
+      add(11, "monitor mean", pop == "a" ? "pink" : "gold");
+    }
+  }
+  gp << fmt::format("set output '{}'\n", (dir / "fitness.png").string());
+  gp << "set title 'fitness per generation: mean over trials, band: their range" << (monitored ? "; monitor: vs the static evaluator" : "")
+     << "'\nplot " << plots << ", 240 with lines dt 2 lc 'gray' title 'every game drawn'\nunset output\n";
+  const fs::path script = dir / "report.gp";
+  std::ofstream(script) << gp.str();
+  run_gnuplot(script);
+  fmt::print("report written to {} (fitness.png)\n", dir.string());
 }
 
 }  // namespace ef::app
