@@ -160,3 +160,33 @@ TEST(EvolveTicTacToe, ConfigErrorsNameTheKey) {
   for (const char* name : {"ttt-ply4.toml", "ttt-ply1.toml", "ttt-coevolution.toml", "ttt-ply4-rank-elitism.toml"})
     EXPECT_NO_THROW(ga::load_evolve_config(std::string(EF_SOURCE_DIR "/configs/") + name)) << name;
 }
+
+#if defined(EF_EVALFORGE_BIN)
+TEST(TicTacToeCommand, RoundRobinOfEvolvedNetworksAndStaticPlayers) {
+  const fs::path f = temp_dir("cmd_cfg") / "c.toml";
+  std::ofstream(f) << "[evolve]\nkind = \"tictactoe\"\ngenerations = 1\ntrials = 2\n[population]\nsize = 8\n";
+  const fs::path dir = temp_dir("cmd") / "r";
+  ga::run_evolve(ga::load_evolve_config(f.string()), dir, threads(2));
+  const auto [rc, out] = test::run_command(std::string(EF_EVALFORGE_BIN) + " tictactoe --run " + dir.string() +
+                                           " --static 1,9 2>&1");
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("r:t0a"), std::string::npos) << out;
+  EXPECT_NE(out.find("r:t1a"), std::string::npos) << out;
+  // The perfect player (static at 9 plies) never loses: every entry of its row is >= 240.
+  std::stringstream in(out);
+  bool seen = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("static-ply9") == std::string::npos) continue;
+    seen = true;
+    std::stringstream cells(line.substr(line.find("static-ply9") + 11));
+    std::string total, bt;
+    cells >> total >> bt;
+    for (std::string c; cells >> c;)
+      if (c != "-") EXPECT_GE(std::stoi(c), 240) << line;
+  }
+  EXPECT_TRUE(seen) << out;
+  const auto [rc2, out2] = test::run_command(std::string(EF_EVALFORGE_BIN) + " tictactoe --run /no/such/run 2>&1");
+  EXPECT_NE(rc2, 0);
+  EXPECT_NE(out2.find("/no/such/run"), std::string::npos) << out2;
+}
+#endif

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   ef::app::register_match(app);
   ef::app::register_tournament(app);
   ef::app::register_evolve(app);
+  ef::app::register_tictactoe(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
