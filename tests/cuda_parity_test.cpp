@@ -595,15 +595,25 @@ TEST(CudaParityGames, BadJobsAreErrorsNotCrashes) {
 TEST(CudaParityGames, TicTacToeGamesAreTheCpusGames) {
   REQUIRE_CUDA_DEVICE();
   auto cpu = make_backend("cpu", 2), gpu = make_backend("cuda", 2);
-  std::vector<play::TicTacToeAgent> agents(4);
+  std::vector<play::TicTacToeAgent> agents(6);
   agents[0].params = {play::TicTacToeEvaluator::kStatic, 1, 0};
   agents[1].params = {play::TicTacToeEvaluator::kStatic, 4, 100000};
   agents[2].params = {play::TicTacToeEvaluator::kStatic, 9, 0};
   agents[3].params = {play::TicTacToeEvaluator::kRandom, 1, 0};
+  // Evolved-network players (pseudo-random bits), both topologies.
+  for (int k = 0; k < 2; ++k) {
+    const auto topology = k ? tictactoe::Topology::kPaper : tictactoe::Topology::kFull;
+    std::vector<unsigned char> bits(tictactoe::network_bits(topology));
+    Rng rng(9, Purpose::kPopulation, static_cast<u32>(k));
+    for (auto& b : bits) b = static_cast<unsigned char>(rng.next_u32() & 1);
+    agents[4 + k].params.kind = play::TicTacToeEvaluator::kNetwork;
+    agents[4 + k].params.depth = 3 + k;
+    agents[4 + k].params.network = tictactoe::decode_network(bits.data(), topology);
+  }
   for (const auto& a : agents) ASSERT_EQ(cpu->add_agent(a), gpu->add_agent(a));
   std::vector<GameJobOf<games::TicTacToe>> jobs;
-  for (int x = 0; x < 4; ++x)
-    for (int o = 0; o < 4; ++o)
+  for (int x = 0; x < 6; ++x)
+    for (int o = 0; o < 6; ++o)
       for (int k = 0; k < 64; ++k) {
         GameJobOf<games::TicTacToe> j;
         j.black = x;
