@@ -18,19 +18,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("ef_evolve_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
-std::string read(const fs::path& f) {
-  std::ifstream in(f, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+fs::path temp_dir(const std::string& name) { return test::scratch_dir("evolve", name); }
+std::string read(const fs::path& f) { return test::file_bytes(f); }
 
 // A small GA: 10 players (90 games a generation), 8 generations, random openings and epsilon so
 // that every random stream is exercised.

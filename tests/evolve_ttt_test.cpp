@@ -18,19 +18,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path temp_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("ef_ttt_" + name + "_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
-std::string read(const fs::path& f) {
-  std::ifstream in(f, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+fs::path temp_dir(const std::string& name) { return test::scratch_dir("ttt", name); }
+std::string read(const fs::path& f) { return test::file_bytes(f); }
 
 ga::EvolveConfig small(bool coevolution) {
   const fs::path f = temp_dir(coevolution ? "cfg_co" : "cfg") / "c.toml";

@@ -2,7 +2,10 @@
 // from ../shared/data (loaded once per test binary; null when the file is absent).
 #pragma once
 #include <sys/wait.h>
+#include <unistd.h>
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -22,6 +25,21 @@ inline std::pair<int, std::string> run_command(const std::string& command) {
   while (const std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
   const int status = pclose(pipe);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
+// A fresh, empty scratch directory /tmp/ef_<prefix>_<name>_<pid> (removed first if present).
+inline std::filesystem::path scratch_dir(const std::string& prefix, const std::string& name) {
+  const std::filesystem::path d =
+      std::filesystem::temp_directory_path() / ("ef_" + prefix + "_" + name + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d;
+}
+
+// A whole file as bytes ("" when it cannot be read).
+inline std::string file_bytes(const std::filesystem::path& f) {
+  std::ifstream in(f, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 // The message of the ef::Error that `f` throws ("" and a test failure when none is thrown).

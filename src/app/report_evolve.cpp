@@ -17,16 +17,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct EvolveRow {
-  int generation = 0;
-  std::array<int, features::kGenes> genes{};
-  double elo = 0, bt = NAN, bt_margin = NAN, mean_elo = 0, yardstick = NAN;
-};
-
-std::vector<EvolveRow> read_evolve_metrics(const fs::path& file) {
+// Calls `row(fields, "file:line")` for every data row of a CSV file with `columns` columns
+// (fields split at commas, as the run directory writes them).
+template <class F>
+void for_each_row(const fs::path& file, std::size_t columns, F&& row) {
   std::ifstream in(file);
   if (!in) fail("{}: cannot read", file.string());
-  std::vector<EvolveRow> rows;
   std::string line;
   std::getline(in, line);  // header
   for (std::size_t lineno = 2; std::getline(in, line); ++lineno) {
@@ -36,7 +32,21 @@ std::vector<EvolveRow> read_evolve_metrics(const fs::path& file) {
     std::stringstream ss(line);
     for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
     if (line.back() == ',') f.push_back("");
-    if (f.size() != 20) fail("{}: expected 20 columns, found {}", where, f.size());
+    if (f.size() != columns) fail("{}: expected {} columns, found {}", where, columns, f.size());
+    row(f, where);
+  }
+}
+
+struct EvolveRow {
+  int generation = 0;
+  std::array<int, features::kGenes> genes{};
+  double elo = 0, bt = NAN, bt_margin = NAN, mean_elo = 0, yardstick = NAN;
+};
+
+std::vector<EvolveRow> read_evolve_metrics(const fs::path& file) {
+  std::ifstream in(file);
+  std::vector<EvolveRow> rows;
+  for_each_row(file, 20, [&](const std::vector<std::string>& f, const std::string& where) {
     EvolveRow r;
     r.generation = static_cast<int>(parse_int_field(f[0], 0, 100000000, where, "generation"));
     r.genes = features::to_genes(features::parse_chromosome(f[1], features::Material::kFlips, where));
@@ -46,7 +56,7 @@ std::vector<EvolveRow> read_evolve_metrics(const fs::path& file) {
     r.mean_elo = parse_real_field(f[6], where, "elo_mean");
     if (!f[17].empty()) r.yardstick = parse_real_field(f[17], where, "yardstick_score");
     rows.push_back(r);
-  }
+  });
   if (rows.empty()) fail("{}: no generations recorded yet", file.string());
   return rows;
 }
@@ -123,19 +133,8 @@ struct TttRow {
 };
 
 std::vector<TttRow> read_ttt_metrics(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in) fail("{}: cannot read", file.string());
   std::vector<TttRow> rows;
-  std::string line;
-  std::getline(in, line);
-  for (std::size_t lineno = 2; std::getline(in, line); ++lineno) {
-    if (line.empty()) continue;
-    const std::string where = fmt::format("{}:{}", file.string(), lineno);
-    std::vector<std::string> f;
-    std::stringstream ss(line);
-    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
-    if (line.back() == ',') f.push_back("");
-    if (f.size() != 10) fail("{}: expected 10 columns, found {}", where, f.size());
+  for_each_row(file, 10, [&](const std::vector<std::string>& f, const std::string& where) {
     TttRow r;
     r.generation = static_cast<int>(parse_int_field(f[0], 0, 100000000, where, "generation"));
     r.trial = static_cast<int>(parse_int_field(f[1], 0, 1000, where, "trial"));
@@ -145,7 +144,7 @@ std::vector<TttRow> read_ttt_metrics(const fs::path& file) {
     if (!f[6].empty()) r.monitor_best = parse_real_field(f[6], where, "monitor_best");
     if (!f[7].empty()) r.monitor_mean = parse_real_field(f[7], where, "monitor_mean");
     rows.push_back(r);
-  }
+  });
   if (rows.empty()) fail("{}: no generations recorded yet", file.string());
   return rows;
 }
