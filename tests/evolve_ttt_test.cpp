@@ -98,6 +98,21 @@ TEST(EvolveTicTacToe, BitIdenticalForOneAndTwoThreadsAndAcrossAnInterruption) {
   }
 }
 
+TEST(EvolveTicTacToe, AResumeLimitAtTheBredGenerationIsRefused) {
+  const fs::path dir = temp_dir("limit") / "r";
+  ga::EvolveRunOptions stop = threads(2);
+  stop.stop_requested = [n = 0]() mutable { return ++n >= 2; };
+  ASSERT_TRUE(ga::run_evolve(small(false), dir, stop).interrupted);  // generations 0, 1 played; 2 bred
+  const std::string config = read(dir / "config.toml");
+  const std::string e = error_of([&] { ga::resume_evolve(dir, threads(1), 2); });
+  EXPECT_NE(e.find("at least 3"), std::string::npos) << e;
+  EXPECT_EQ(read(dir / "config.toml"), config);
+  const auto done = ga::resume_evolve(dir, threads(1), 3);  // plays generation 2 as the last
+  EXPECT_TRUE(done.complete);
+  EXPECT_EQ(done.generations_done, 3);
+  EXPECT_TRUE(fs::exists(dir / "best_networks.csv"));
+}
+
 TEST(EvolveTicTacToe, ABestNetworkOfTwoFortyDrawsEveryGameWhenReplayed) {
   // Against the static evaluator at ply 4 some network scores 240 within a few generations
   // (4-ply minimax with exact wins holds the draw whatever the network says). Replay the best

@@ -9,7 +9,8 @@
 //      the parents' copies; every bit of a child flips with probability mutation_rate; an
 //      odd last slot takes the first child.
 // Selection: roulette picks i with probability f_i / sum f (uniformly when every f is 0);
-// rank by linear ranking, probability proportional to n - rank (the best n, the worst 1);
+// rank by linear ranking, probability proportional to n - rank (the best n, the worst 1; equal
+// fitness values get distinct ranks, the lower index ranked higher, as in a stable sort);
 // tournament the best of `tournament_size` uniform draws (ties to the lower index).
 // Random numbers are keyed by (seed, Purpose::kEvolve, generation, role, stream << 16 | slot):
 // `stream` separates populations (trials, co-evolving pairs) of one run.

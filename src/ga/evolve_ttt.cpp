@@ -137,11 +137,14 @@ Stats stats_of(const std::vector<T>& v) {
 EvolveOutcome loop(RunDir& run, const TicTacToeConfig& c, TttState state, std::unique_ptr<Backend> backend,
                    const EvolveRunOptions& o) {
   EvolveOutcome out;
-  if (state.generation >= c.generations) {
+  if (state.finished) {
     out.generations_done = state.generation;
     out.complete = true;
     return out;
   }
+  if (state.generation >= c.generations)  // resume_tictactoe refuses such a limit
+    fail("{}: internal error: generation {} is bred but the limit is {}", run.path().string(), state.generation,
+         c.generations);
   play::TttMatches matches(*backend);
   const play::TicTacToeAgent opponent = play::static_agent(c.opponent_depth);
   const play::TicTacToeAgent monitor = play::static_agent(c.monitor_depth);
@@ -293,6 +296,11 @@ EvolveOutcome resume_tictactoe(RunDir& run, EvolveConfig config, const EvolveRun
   if (generations > 0 && generations < state.generation)
     fail("{}: {} generations are played already; --generations {} would end the run before them", run.path().string(),
          state.generation, generations);
+  // An unfinished run's checkpoint holds generation N bred but not played: its last generation
+  // must be N or later (the last one is the generation whose best networks are kept).
+  if (!state.finished && generations > 0 && generations <= state.generation)
+    fail("{}: --generations must be at least {}: the populations of generation {} are bred but not played",
+         run.path().string(), state.generation + 1, state.generation);
   auto backend = make_backend(options.backend, options.threads);
   const int rows_per_generation = c.trials * populations(c);
   const int next = state.generation;
@@ -309,8 +317,10 @@ EvolveOutcome resume_tictactoe(RunDir& run, EvolveConfig config, const EvolveRun
       if (v < 0 || v > 16 * play::kTttWinPoints) fail("{}: fitness {} is outside 0..480", where, v);
     }
     if (c.coevolution) {
-      parse_real_field(f[6], where, "monitor_best");
-      parse_real_field(f[7], where, "monitor_mean");
+      for (int k : {6, 7}) {
+        const double v = parse_real_field(f[k], where, "a monitor fitness");
+        if (v < 0 || v > 16 * play::kTttWinPoints) fail("{}: monitor fitness {} is outside 0..480", where, v);
+      }
     } else if (!f[6].empty() || !f[7].empty()) {
       fail("{}: monitor columns in a run without co-evolution", where);
     }
