@@ -1,4 +1,4 @@
-// Seconds per Elo-GA generation (method.md section 2): the double round robin of 352 random
+// Seconds per Elo-GA generation (docs/method.md section 2): the double round robin of 352 random
 // oe_fmc chromosomes, 123,552 1-ply games from the standard start, as the one Backend::play
 // batch the evolve run hands the backend. CPU backend (all threads, or --threads) and, when a
 // CUDA device is present, the CUDA backend on the same batch, each the median of --repeats

@@ -16,7 +16,7 @@ namespace {
 constexpr double kSimpleBitboardRef = 320e6;  // leaves/s, simple bitboard perft, one core
 constexpr double kEdaxRef = 450e6;            // leaves/s, Edax perft, one core
 
-// Expected leaf counts (anchors.md) so that a fast wrong perft cannot pass unnoticed.
+// Expected leaf counts (docs/anchors.md) so that a fast wrong perft cannot pass unnoticed.
 constexpr u64 kPerft[] = {1, 4, 12, 56, 244, 1396, 8200, 55092, 390216, 3005288, 24571284, 212258800, 1939886636};
 
 void BM_Perft(benchmark::State& state) {
@@ -28,7 +28,7 @@ void BM_Perft(benchmark::State& state) {
     const u64 n = perft(kStartBlack, kStartWhite, depth);
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (n != kPerft[depth]) {
-      state.SkipWithError("perft count differs from anchors.md");
+      state.SkipWithError("perft count differs from docs/anchors.md");
       return;
     }
     leaves += n;

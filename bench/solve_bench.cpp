@@ -1,6 +1,6 @@
 // Search throughput per core:
 //  - the exact endgame solver on FFO #20-#39 (each position: time, nodes, nodes/s; and all 20
-//    in one run), beside Edax's ~36 M nodes/s per core on FFO #40-#42 (anchors.md). Node counts
+//    in one run), beside Edax's ~36 M nodes/s per core on FFO #40-#42 (docs/anchors.md). Node counts
 //    are not comparable one to one (engines count differently, and Edax needs far fewer nodes
 //    thanks to its evaluation-guided ordering), so time per position is the figure to compare;
 //  - whole games of fixed-depth alpha-beta from random openings, both sides the same evaluator,

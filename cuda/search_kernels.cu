@@ -5,7 +5,7 @@
 //
 // Frames live in each thread's local memory, so the stacks are sized here for what a device
 // search needs rather than for any position: depth <= kDeviceMaxDepth, endgames with
-// <= kDeviceMaxEmpties empties (the match of method.md 1.4 solves from 20).
+// <= kDeviceMaxEmpties empties (the match of docs/method.md 1.4 solves from 20).
 #include <cuda_runtime.h>
 #include "evalforge/eval/features.hpp"
 #include "evalforge/eval/ntuple_evaluator.hpp"

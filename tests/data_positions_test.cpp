@@ -1,5 +1,5 @@
 // Position sets: positions at move k, duplicate merging, seeded splits, the two baselines,
-// and the numbers method.md gives for the real logbook.
+// and the numbers docs/method.md gives for the real logbook.
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <cmath>
@@ -366,7 +366,7 @@ TEST(RealData, LogbookPositionsAtMove18MatchMethodMd) {
   for (const std::uint32_t c : merged.count) games += c;
   EXPECT_EQ(games, 121123u);
 
-  // method.md: within identical positions the variance is 25.0 at move 18; a constant
+  // docs/method.md: within identical positions the variance is 25.0 at move 18; a constant
   // predictor scores about 31.3.
   const PositionSet kept = positions_at_move(db->games, 18, {Duplicates::kKeep});
   EXPECT_EQ(kept.size(), 121123u);

@@ -116,7 +116,7 @@ TEST(Flips, PlayMatchesReferenceAlongGames) {
   }
 }
 
-// anchors.md: perft with a pass counted as a ply, depths 10 and 11 (1..9 in othello_rules_test).
+// docs/anchors.md: perft with a pass counted as a ply, depths 10 and 11 (1..9 in othello_rules_test).
 TEST(Perft, MatchesPublishedCountsAtDepth10And11) {
   EXPECT_EQ(perft(kStartBlack, kStartWhite, 10), 24571284u);
   EXPECT_EQ(perft(kStartBlack, kStartWhite, 11), 212258800u);

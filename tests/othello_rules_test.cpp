@@ -5,7 +5,7 @@
 using namespace ef;
 using namespace ef::othello;
 
-// Perft values from anchors.md (a pass counted as a move), depths 1..9.
+// Perft values from docs/anchors.md (a pass counted as a move), depths 1..9.
 TEST(Perft, MatchesPublishedCountsToDepth9) {
   const u64 expected[] = {4, 12, 56, 244, 1396, 8200, 55092, 390216, 3005288};
   for (int d = 1; d <= 9; ++d) EXPECT_EQ(perft(kStartBlack, kStartWhite, d), expected[d - 1]) << "depth " << d;

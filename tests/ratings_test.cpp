@@ -98,7 +98,7 @@ TEST(EloSequential, DefaultsAreK16FromZero) {
 }
 
 // The update is zero-sum, so the mean stays at the initial rating; the result depends on the
-// order of the games (why anchors.md asks for a whole-tournament fit beside it), while the
+// order of the games (why docs/anchors.md asks for a whole-tournament fit beside it), while the
 // Bradley-Terry fit does not.
 TEST(EloSequential, ZeroSumButOrderDependent) {
   const std::vector<GameResult> games = simulate_round_robin({-100, 0, 50, 200}, 10, 7);

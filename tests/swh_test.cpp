@@ -8,7 +8,7 @@ using namespace ef;
 
 namespace {
 
-// The table of anchors.md as published (rank 1 first, files a..h), in its own units.
+// The table of docs/anchors.md as published (rank 1 first, files a..h), in its own units.
 constexpr double kPublished[8][8] = {
     {1.00, -0.25, 0.10, 0.05, 0.05, 0.10, -0.25, 1.00},   {-0.25, -0.25, 0.01, 0.01, 0.01, 0.01, -0.25, -0.25},
     {0.10, 0.01, 0.05, 0.02, 0.02, 0.05, 0.01, 0.10},     {0.05, 0.01, 0.02, 0.01, 0.01, 0.02, 0.01, 0.05},

@@ -1,4 +1,4 @@
-// Tic-Tac-Toe rules against the facts of method.md section 3.
+// Tic-Tac-Toe rules against the facts of docs/method.md section 3.
 #include <gtest/gtest.h>
 #include <set>
 #include "evalforge/games/tictactoe.hpp"

@@ -1,4 +1,4 @@
-// evalforge league: the Othello League benchmark of anchors.md (Lucas & Runarsson; Jaskowski &
+// evalforge league: the Othello League benchmark of docs/anchors.md (Lucas & Runarsson; Jaskowski &
 // Szubert). The agent plays the standard weighted piece counter (SWH) from the start position,
 // both at 1 ply (the benchmark measures evaluators, not searches) and both moving at random
 // with probability epsilon = 0.1, in double games (each pairing twice, colours swapped); a

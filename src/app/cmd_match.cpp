@@ -1,4 +1,4 @@
-// evalforge match: the seed paper's match experiment (method.md 1.4) as a resumable run
+// evalforge match: the seed paper's match experiment (docs/method.md 1.4) as a resumable run
 // directory (play/match.hpp).
 #include <fmt/chrono.h>
 #include <fmt/core.h>

@@ -1,4 +1,4 @@
-// evalforge search: the BRKGA-island shape search (method.md 1.2-1.3) as a resumable run.
+// evalforge search: the BRKGA-island shape search (docs/method.md 1.2-1.3) as a resumable run.
 #include <fmt/chrono.h>
 #include <fmt/core.h>
 #include <ctime>

@@ -1,6 +1,6 @@
 // Game records from real databases and from the built-in generator.
 //
-// Formats (see ../shared/data/README.md):
+// Formats (docs/data.md):
 //  - Logistello book `logbook.gam` (also `.gam.gz`): one game a line, `+d3-c3...: -04 10`.
 //    Score after ':' = raw disc difference black - white (empties not given to the winner).
 //  - WTHOR `.wtb`: binary records; score = 2*real - 64 (empties to the winner); also a

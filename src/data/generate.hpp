@@ -1,5 +1,5 @@
 // Built-in dataset: games between two 1-ply SWH players with epsilon-random moves (the Othello
-// League's players, anchors.md), after a few uniformly random opening moves.
+// League's players, docs/anchors.md), after a few uniformly random opening moves.
 //
 // Every game is a pure function of (seed, game index): its random numbers come from
 // ef::Rng(seed, Purpose::kDatagen, index) only, so the output is the same for any thread count.

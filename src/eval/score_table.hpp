@@ -1,4 +1,4 @@
-// The Table 2 procedure (method.md 1.3): for each move h, split the data 80/20 into fitness and
+// The Table 2 procedure (docs/method.md 1.3): for each move h, split the data 80/20 into fitness and
 // test positions, train every shape from zero on all fitness positions at h, and measure the
 // test loss at h. All (move, shape) trainings go to the backend as one batch.
 #pragma once

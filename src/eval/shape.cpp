@@ -56,7 +56,7 @@ Shape make_shape(std::string name, const std::vector<std::vector<std::string>>& 
 }
 
 Shape edax_shape() {
-  // anchors.md: Edax's 12 pattern types (sizes 9,10,10,10,8,8,8,8,7,6,5,4), one instance each.
+  // docs/anchors.md: Edax's 12 pattern types (sizes 9,10,10,10,8,8,8,8,7,6,5,4), one instance each.
   static const std::vector<std::vector<std::string>> kEdax = {
       {"a1", "b1", "a2", "b2", "c1", "a3", "c2", "b3", "c3"},
       {"a5", "a4", "a3", "a2", "a1", "b2", "b1", "c1", "d1", "e1"},

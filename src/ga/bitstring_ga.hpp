@@ -1,4 +1,4 @@
-// A generational GA over bit strings (seed 003's GA, method.md section 3; docs/tictactoe.md):
+// A generational GA over bit strings (seed 003's GA, docs/method.md section 3; docs/tictactoe.md):
 // selection (roulette wheel, linear rank, or tournament), one-point crossover with a rate,
 // per-bit mutation, optional elitism. Generic: it sees bits and fitness values, never a game.
 //

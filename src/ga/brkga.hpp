@@ -1,4 +1,4 @@
-// Biased random-key genetic algorithm (Gonçalves & Resende 2011; method.md 1.2), one population.
+// Biased random-key genetic algorithm (Gonçalves & Resende 2011; docs/method.md 1.2), one population.
 //
 // Determinism: every random number comes from ef::Rng keyed by
 //   (seed, Purpose::kPopulation, island, generation, slot)  initial keys (generation 0), mutants
@@ -24,7 +24,7 @@
 namespace ef::ga {
 
 struct BrkgaParams {
-  int population_size = 100;       // p   (method.md Table 1)
+  int population_size = 100;       // p   (docs/method.md Table 1)
   int elite_count = 20;            // pe
   int mutant_count = 20;           // pm
   double elite_inheritance = 0.7;  // rho_e: probability that a key comes from the elite parent

@@ -1,4 +1,4 @@
-// Random keys -> n-tuple shape (method.md 1.2): the BRKGA decoder of the shape search.
+// Random keys -> n-tuple shape (docs/method.md 1.2): the BRKGA decoder of the shape search.
 //
 // An individual is a vector of keys in [0, 1). The search region is a list of R squares
 // (default: the 24 squares of rows 1..3, a1..h3 = squares 0..23; symmetric sampling carries a
@@ -17,7 +17,7 @@ namespace ef::ga {
 // Squares 0..23: rows 1..3 (a1 = 0, square = 8*row + col).
 std::vector<int> default_search_region();
 
-// Edax's tuple sizes (anchors.md): 9, 10, 10, 10, 8, 8, 8, 8, 7, 6, 5, 4.
+// Edax's tuple sizes (docs/anchors.md): 9, 10, 10, 10, 8, 8, 8, 8, 7, 6, 5, 4.
 std::vector<int> edax_tuple_sizes();
 
 class Decoder {

@@ -1,4 +1,4 @@
-// The Elo round-robin GA (method.md section 2, seed 002; docs/evolve.md): a population of
+// The Elo round-robin GA (docs/method.md section 2, seed 002; docs/evolve.md): a population of
 // integer chromosomes whose fitness is an Elo rating earned in a double round robin among
 // themselves. This file is the scheduler only: it knows genes, ranges, pairings, results and
 // ratings, never a game. What a chromosome plays like (an Othello feature-weight agent) and how

@@ -1,8 +1,8 @@
 // Configuration of `evalforge evolve` runs. The [evolve] table's `kind` says which GA the run is:
-//   "elo-othello"  the Elo round-robin GA of Othello feature weights (method.md section 2,
+//   "elo-othello"  the Elo round-robin GA of Othello feature weights (docs/method.md section 2,
 //                  docs/evolve.md): configs/elo-oe_fmc.toml, configs/elo-oe_dmc.toml;
 //   "tictactoe"    the bit-string GA of Tic-Tac-Toe networks under minimax, against the static
-//                  evaluator or co-evolving (method.md section 3, docs/tictactoe.md):
+//                  evaluator or co-evolving (docs/method.md section 3, docs/tictactoe.md):
 //                  configs/ttt-ply4.toml, ttt-ply1.toml, ttt-coevolution.toml.
 // Each kind has its own tables. Every key is checked (file, table.key and the expected range
 // named) and unknown keys and tables are rejected.

@@ -1,4 +1,4 @@
-// The "tictactoe" kind of evolve run (method.md section 3, docs/tictactoe.md): seed 003's
+// The "tictactoe" kind of evolve run (docs/method.md section 3, docs/tictactoe.md): seed 003's
 // bit-string GA of 9-18-5-1 networks under minimax, `trials` independent GAs side by side, each
 // generation's games of every trial in one backend batch. Against the static evaluator, or
 // co-evolving two populations whose members meet the other population's best of the previous

@@ -1,4 +1,4 @@
-// Fitness of a whole generation of the island model as ONE backend batch (method.md 1.3).
+// Fitness of a whole generation of the island model as ONE backend batch (docs/method.md 1.3).
 //
 // Island k, generation g: its fitness set is the resident position set `positions` (the
 // positions at move moves[k], ids 0..num_positions-1). A fresh 80/20 split of it into training

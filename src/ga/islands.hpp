@@ -1,4 +1,4 @@
-// BRKGA islands with migration (method.md 1.2): island k searches the shape for move number
+// BRKGA islands with migration (docs/method.md 1.2): island k searches the shape for move number
 // moves[k]; the islands are ordered by move number, which defines their neighbours.
 //
 // One generation of the island model, as advance_generation runs it (fitness evaluation is the
@@ -46,7 +46,7 @@ std::string_view topology_name(Topology topology);
 
 struct MigrationParams {
   Topology topology = Topology::kPaper;
-  int interval = 25;  // generations between migrations; 0 = never (method.md Table 1: 25)
+  int interval = 25;  // generations between migrations; 0 = never (docs/method.md Table 1: 25)
   int size = 10;      // migrants received per island and migration (Table 1: 10)
 };
 

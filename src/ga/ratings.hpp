@@ -1,4 +1,4 @@
-// Ratings for tournaments between programs (issue #5; method.md 2, anchors.md "Tournament tools").
+// Ratings for tournaments between programs (issue #5; docs/method.md 2, docs/anchors.md "Tournament tools").
 //
 // Three tools, all on the Elo scale, where a rating difference D means an expected score of
 //   E(D) = 1 / (1 + 10^(-D/400))                        (D = own rating - opponent's rating)

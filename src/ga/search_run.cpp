@@ -102,7 +102,7 @@ IslandData upload_data(const SearchConfig& c, Backend& backend, RunDir& run) {
   IslandData d;
   const auto options = c.position_options();
   for (int move : c.islands.moves) {
-    // The fitness/test split is the same for every generation (method.md 1.3): seeded by the run seed.
+    // The fitness/test split is the same for every generation (docs/method.md 1.3): seeded by the run seed.
     const data::Split split = data::fitness_test_at_move(db.games, move, c.split, c.test_fraction, c.islands.seed, options);
     if (split.first.size() < 5 || split.second.size() == 0)
       fail("move {}: only {} fitness and {} test positions in the data", move, split.first.size(), split.second.size());

@@ -1,4 +1,4 @@
-// The seed paper's match experiment (method.md 1.4, Section 5.3): two n-tuple agents learn
+// The seed paper's match experiment (docs/method.md 1.4, Section 5.3): two n-tuple agents learn
 // while they play each other.
 //
 //   loop: play a round of games (default 64) from the move-24 positions of random dataset

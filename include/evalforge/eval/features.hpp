@@ -1,4 +1,4 @@
-// Feature-weight evaluator of the Elo round-robin GA (method.md section 2, seed 002), EF_HD.
+// Feature-weight evaluator of the Elo round-robin GA (docs/method.md section 2, seed 002), EF_HD.
 //
 // A position reached by a move is valued, for the player who made that move ("the mover"), by
 //   wf_p * Material + wm_p * Mobility + wc_p * Corners

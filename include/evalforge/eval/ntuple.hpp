@@ -1,4 +1,4 @@
-// N-tuple network with symmetric sampling (method.md 1.1, Eq. 1 and 2), in fixed point.
+// N-tuple network with symmetric sampling (docs/method.md 1.1, Eq. 1 and 2), in fixed point.
 //
 // Indexing. A tuple is a set of squares, stored in ascending square order; digit j of its
 // index is the state of its j-th square (0 empty, 1 white, 2 black), least significant first:

@@ -1,6 +1,6 @@
 // N-tuple network as a search evaluator (search/alphabeta.hpp), EF_HD.
 //
-// A player keeps one weight set per move number (the match of method.md 1.4: "independent
+// A player keeps one weight set per move number (the match of docs/method.md 1.4: "independent
 // weights per move number") or per phase (a shape and weights shared by a range of move
 // numbers). Both are one table here: for each move number t = 0..60 (discs placed so far) the
 // geometry and the weights that value positions at move t. Per phase = the same entry repeated

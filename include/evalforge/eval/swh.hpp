@@ -1,4 +1,4 @@
-// The standard weighted piece counter (SWH) of the Othello League (anchors.md; Lucas &
+// The standard weighted piece counter (SWH) of the Othello League (docs/anchors.md; Lucas &
 // Runarsson, Jaskowski & Szubert): value = sum of w(own squares) - sum of w(opponent squares).
 //
 // Exact integer arithmetic: the published weights have two decimals, so they are held as

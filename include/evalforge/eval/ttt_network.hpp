@@ -1,4 +1,4 @@
-// The Tic-Tac-Toe evaluator of seed 003 (method.md section 3; docs/tictactoe.md), EF_HD: a
+// The Tic-Tac-Toe evaluator of seed 003 (docs/method.md section 3; docs/tictactoe.md), EF_HD: a
 // 9-18-5-1 network of threshold units that scores a board for X, decoded from a bit string of
 // 5-bit genes. Integer arithmetic throughout, so every backend gets the same value.
 //

@@ -1,5 +1,5 @@
 // Othello rules on bitboards, EF_HD so that CPU threads and CUDA kernels share them.
-// Square = 8*row + col with a1 = 0, h1 = 7, a8 = 56, h8 = 63 (method.md 1.1).
+// Square = 8*row + col with a1 = 0, h1 = 7, a8 = 56, h8 = 63 (docs/method.md 1.1).
 // Functions take (player, opponent) boards: the side to move first.
 #pragma once
 #include "evalforge/core/hd.hpp"

@@ -1,7 +1,7 @@
 // Othello as a Game (game.hpp): an adapter over ef::othello::Board.
 //
 // The state carries, besides the board, how many discs the move that reached it flipped: the
-// feature-weight evaluator (method.md section 2) scores "a position reached by a move" by that
+// feature-weight evaluator (docs/method.md section 2) scores "a position reached by a move" by that
 // count, and it cannot be recovered from the board alone. It is 0 at a root and after a pass.
 #pragma once
 #include "evalforge/core/hd.hpp"

@@ -1,4 +1,4 @@
-// Tic-Tac-Toe (method.md section 3), EF_HD and allocation-free like the Othello rules.
+// Tic-Tac-Toe (docs/method.md section 3), EF_HD and allocation-free like the Othello rules.
 // Square = 3*row + col, a1 = 0 .. c3 = 8 (the Othello numbering on a 3x3 board). A position is
 // two 9-bit masks and the side to move; X moves first and nobody passes.
 //
@@ -113,7 +113,7 @@ EF_HD_INLINE u32 canonical_key(const Board& b) {
   return best;
 }
 
-// The seed paper's static evaluator, the "known good" opponent (method.md section 3), for X:
+// The seed paper's static evaluator, the "known good" opponent (docs/method.md section 3), for X:
 // summed over the eight lines, a line of three is +-30, two with the third square empty +-20,
 // two blocked by the other player's mark +-10 (plus for X's marks, minus for O's). The source
 // does not say whether the lines are summed or the best one counts; summing is the choice here.

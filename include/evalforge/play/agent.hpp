@@ -3,7 +3,7 @@
 // An n-tuple agent holds one or more networks (a geometry and its weights) and, for every move
 // number 0..60, the network that values positions at that move: "one weight set per move
 // number" is 61 networks, "by phase" a few networks each covering a range of moves, and both
-// may share geometries (the match of method.md 1.4: searched shapes by phase, weights per move).
+// may share geometries (the match of docs/method.md 1.4: searched shapes by phase, weights per move).
 // Backends copy an Agent (Backend::add_agent), so it can be retrained and handed over again.
 #pragma once
 #include <array>

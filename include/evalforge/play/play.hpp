@@ -4,7 +4,7 @@
 // An agent (AgentParams) is an evaluator kind, search limits and an exploration rate:
 //   random    a uniformly random legal move;
 //   swh       the standard weighted piece counter (eval/swh.hpp);
-//   features  the feature-weight form of method.md section 2 (eval/features.hpp);
+//   features  the feature-weight form of docs/method.md section 2 (eval/features.hpp);
 //   ntuple    n-tuple networks by move number (eval/ntuple_evaluator.hpp; on the device the
 //             evaluator and everything it points at live in device memory).
 // Search: search::search_othello -- alpha-beta to limits.depth, exact from limits.exact_empties.

@@ -3,7 +3,7 @@
 // or random moves; the exploration rule and determinism contract are playout.hpp's.
 //
 // Evaluators: the seed paper's +-30/+-20/+-10 static evaluator (tictactoe::StaticEvaluator, the
-// "known good" opponent of method.md section 3), the evolved 9-18-5-1 threshold network
+// "known good" opponent of docs/method.md section 3), the evolved 9-18-5-1 threshold network
 // (eval/ttt_network.hpp; carried inside the parameters, so they stay self-contained), and
 // random play.
 #pragma once

@@ -1,5 +1,5 @@
 // The Othello player's search, EF_HD: fixed-depth alpha-beta in the midgame, the exact endgame
-// solver from a configurable number of empties on (the match of method.md 1.4: depth 7, exact
+// solver from a configurable number of empties on (the match of docs/method.md 1.4: depth 7, exact
 // from 20 empties). The switch is made at the root: a position with at most exact_empties
 // empty squares is solved, any other searched to `depth`.
 #pragma once
