@@ -20,6 +20,13 @@ const char* crossover_name(CrossoverKind k) { return k == CrossoverKind::kUnifor
 
 namespace {
 
+// Table `name` of the root, or an empty table when absent (its keys then keep their defaults).
+const toml::table& section_of(const toml::table& root, const char* name) {
+  static const toml::table empty;
+  const auto* t = root[name].as_table();
+  return t ? *t : empty;
+}
+
 // The root's tables must be among `allowed` ("a, b, c" in the message).
 void check_sections(const toml::table& root, const std::string& file, std::initializer_list<const char*> allowed) {
   std::string list;
@@ -35,11 +42,7 @@ void check_sections(const toml::table& root, const std::string& file, std::initi
 
 TicTacToeConfig load_tictactoe(const toml::table& root, const std::string& file) {
   check_sections(root, file, {"evolve", "population", "network", "opponent", "run"});
-  const toml::table empty;
-  auto section = [&](const char* name) -> const toml::table& {
-    const auto* t = root[name].as_table();
-    return t ? *t : empty;
-  };
+  auto section = [&](const char* name) -> const toml::table& { return section_of(root, name); };
   TicTacToeConfig c;
   {
     TableReader r(section("evolve"), file, "evolve");
@@ -130,11 +133,7 @@ EvolveConfig load_evolve_config(const std::string& file) {
   if (c.kind != "elo-othello")
     fail("{}: '{}' (expected elo-othello or tictactoe)", TableReader(root, file, "evolve").where("kind"), c.kind);
   check_sections(root, file, {"evolve", "population", "elo", "play", "yardstick", "run"});
-  const toml::table empty;
-  auto section = [&](const char* name) -> const toml::table& {
-    const auto* t = root[name].as_table();
-    return t ? *t : empty;
-  };
+  auto section = [&](const char* name) -> const toml::table& { return section_of(root, name); };
   EloOthelloConfig& e = c.elo;
   {
     TableReader r(section("evolve"), file, "evolve");

@@ -248,17 +248,30 @@ EvolveOutcome run_loop(RunDir& run, const EloOthelloConfig& c, State state, Setu
     }
     if (stop || state.population.generation % c.checkpoint_every == 0)
       run.write_checkpoint(kCheckpoint, encode(state));
-    if (stop) {
-      out.generations_done = g + 1;
-      out.interrupted = true;
-      run.log(fmt::format("stopped after generation {}; checkpoint written{}", g,
-                          o.resume_hint.empty() ? "" : "; continue with: " + o.resume_hint));
-      return out;
-    }
+    if (stop) return evolve_detail::stopped_after(run, g, o.resume_hint);
   }
 }
 
 }  // namespace
+
+namespace evolve_detail {
+
+EvolveOutcome stopped_after(RunDir& run, int generation, const std::string& resume_hint) {
+  EvolveOutcome out;
+  out.generations_done = generation + 1;
+  out.interrupted = true;
+  run.log(fmt::format("stopped after generation {}; checkpoint written{}", generation,
+                      resume_hint.empty() ? "" : "; continue with: " + resume_hint));
+  return out;
+}
+
+void check_new_limit(const RunDir& run, int played, int generations) {
+  if (generations > 0 && generations < played)
+    fail("{}: {} generations are played already; --generations {} would end the run before them",
+         run.path().string(), played, generations);
+}
+
+}  // namespace evolve_detail
 
 EvolveOutcome run_evolve(const EvolveConfig& config, const fs::path& dir, const EvolveRunOptions& options) {
   if (config.kind == "tictactoe") return run_tictactoe(config, dir, options);
@@ -292,9 +305,7 @@ EvolveOutcome resume_evolve(const fs::path& dir, const EvolveRunOptions& options
   // A new limit: never below the generations already played (they cannot be unplayed). A longer
   // limit reopens a run that ended at its limit, not one that stalled: its champion has stopped
   // changing, which more generations of the same GA do not undo.
-  if (generations > 0 && generations < next)
-    fail("{}: {} generations are played already; --generations {} would end the run before them", dir.string(),
-         next, generations);
+  evolve_detail::check_new_limit(run, next, generations);
   Setup setup = make_setup(c, options);
   int previous = -1;
   const i64 n = c.ga.population;

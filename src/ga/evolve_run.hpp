@@ -43,6 +43,14 @@ struct EvolveOutcome {
 
 // Starts a new run in `dir` (created; must not hold a run already).
 EvolveOutcome run_evolve(const EvolveConfig& config, const std::filesystem::path& dir, const EvolveRunOptions& options);
+// Shared by the evolve kinds' loops (evolve_run.cpp, evolve_ttt.cpp).
+namespace evolve_detail {
+// The outcome of a run stopped by a signal after generation `generation`, logged with the hint.
+EvolveOutcome stopped_after(RunDir& run, int generation, const std::string& resume_hint);
+// Refuses (ef::Error naming the run) a new limit below the `played` generations.
+void check_new_limit(const RunDir& run, int played, int generations);
+}  // namespace evolve_detail
+
 // Continues the run in `dir`; `generations` > 0 changes the generation limit: it extends a run
 // that ended at its limit (not one whose champion stalled), and may not be below the
 // generations already played (an error naming `dir`; nothing is changed).

@@ -259,19 +259,11 @@ EvolveOutcome loop(RunDir& run, const TicTacToeConfig& c, TttState state, std::u
     }
     state.generation = g + 1;
     if (stop || state.generation % c.checkpoint_every == 0) run.write_checkpoint(kCheckpoint, encode(state, c));
-    if (stop) {
-      out.generations_done = g + 1;
-      out.interrupted = true;
-      run.log(fmt::format("stopped after generation {}; checkpoint written{}", g,
-                          o.resume_hint.empty() ? "" : "; continue with: " + o.resume_hint));
-      return out;
-    }
+    if (stop) return evolve_detail::stopped_after(run, g, o.resume_hint);
   }
 }
 
 }  // namespace
-
-std::string tictactoe_metrics_header() { return kMetricsHeader; }
 
 EvolveOutcome run_tictactoe(const EvolveConfig& config, const fs::path& dir, const EvolveRunOptions& options) {
   const TicTacToeConfig& c = config.ttt;
@@ -293,9 +285,7 @@ EvolveOutcome resume_tictactoe(RunDir& run, EvolveConfig config, const EvolveRun
     fail("{}: a finished Tic-Tac-Toe run is not extended (its last populations were not bred); start a new run with "
          "more generations",
          run.path().string());
-  if (generations > 0 && generations < state.generation)
-    fail("{}: {} generations are played already; --generations {} would end the run before them", run.path().string(),
-         state.generation, generations);
+  evolve_detail::check_new_limit(run, state.generation, generations);
   // An unfinished run's checkpoint holds generation N bred but not played: its last generation
   // must be N or later (the last one is the generation whose best networks are kept).
   if (!state.finished && generations > 0 && generations <= state.generation)
