@@ -595,11 +595,11 @@ TEST(CudaParityGames, BadJobsAreErrorsNotCrashes) {
 TEST(CudaParityGames, TicTacToeGamesAreTheCpusGames) {
   REQUIRE_CUDA_DEVICE();
   auto cpu = make_backend("cpu", 2), gpu = make_backend("cuda", 2);
-  std::vector<play::TicTacToeAgent> agents(6);
-  agents[0].params = {play::TicTacToeEvaluator::kStatic, 1, 0};
-  agents[1].params = {play::TicTacToeEvaluator::kStatic, 4, 100000};
-  agents[2].params = {play::TicTacToeEvaluator::kStatic, 9, 0};
-  agents[3].params = {play::TicTacToeEvaluator::kRandom, 1, 0};
+  std::vector<play::TicTacToeAgent> agents{play::tictactoe_agent(play::TicTacToeEvaluator::kStatic, 1),
+                                           play::tictactoe_agent(play::TicTacToeEvaluator::kStatic, 4, 100000),
+                                           play::tictactoe_agent(play::TicTacToeEvaluator::kStatic, 9),
+                                           play::tictactoe_agent(play::TicTacToeEvaluator::kRandom, 1)};
+  agents.resize(6);
   // Evolved-network players (pseudo-random bits), both topologies.
   for (int k = 0; k < 2; ++k) {
     const auto topology = k ? tictactoe::Topology::kPaper : tictactoe::Topology::kFull;

@@ -185,8 +185,11 @@ TEST(TicTacToeCommand, RoundRobinOfEvolvedNetworksAndStaticPlayers) {
     std::stringstream cells(line.substr(line.find("static-ply9") + 11));
     std::string total, bt;
     cells >> total >> bt;
-    for (std::string c; cells >> c;)
-      if (c != "-") EXPECT_GE(std::stoi(c), 240) << line;
+    for (std::string c; cells >> c;) {
+      if (c != "-") {
+        EXPECT_GE(std::stoi(c), 240) << line;
+      }
+    }
   }
   EXPECT_TRUE(seen) << out;
   const auto [rc2, out2] = test::run_command(std::string(EF_EVALFORGE_BIN) + " tictactoe --run /no/such/run 2>&1");

@@ -14,12 +14,7 @@ namespace {
 using TttJob = GameJobOf<games::TicTacToe>;
 
 play::TicTacToeAgent ttt_agent(play::TicTacToeEvaluator kind, int depth, u32 epsilon_ppm = 0) {
-  play::TicTacToeAgent a;
-  a.name = kind == play::TicTacToeEvaluator::kRandom ? "random" : "static";
-  a.params.kind = kind;
-  a.params.depth = depth;
-  a.params.epsilon_ppm = epsilon_ppm;
-  return a;
+  return play::tictactoe_agent(kind, depth, epsilon_ppm);
 }
 
 std::vector<TttJob> games_between(int x, int o, int n, u64 seed, u32 first_game = 0) {

@@ -208,11 +208,10 @@ struct OtherGamesOutcome {
 
 OtherGamesOutcome verify_other_games_on(Backend& cpu, Backend& tested) {
   OtherGamesOutcome o;
-  std::vector<play::TicTacToeAgent> agents(4);
-  agents[0].params = {play::TicTacToeEvaluator::kStatic, 1, 0};
-  agents[1].params = {play::TicTacToeEvaluator::kStatic, 4, 100000};
-  agents[2].params = {play::TicTacToeEvaluator::kStatic, 9, 0};
-  agents[3].params = {play::TicTacToeEvaluator::kRandom, 1, 0};
+  const std::vector<play::TicTacToeAgent> agents{play::tictactoe_agent(play::TicTacToeEvaluator::kStatic, 1),
+                                                 play::tictactoe_agent(play::TicTacToeEvaluator::kStatic, 4, 100000),
+                                                 play::tictactoe_agent(play::TicTacToeEvaluator::kStatic, 9),
+                                                 play::tictactoe_agent(play::TicTacToeEvaluator::kRandom, 1)};
   std::vector<int> handles;
   for (const auto& a : agents) {
     const int h = cpu.add_agent(a);

@@ -23,13 +23,7 @@ TicTacToeAgent network_agent(const ga::BitString& bits, tictactoe::Topology topo
   return a;
 }
 
-TicTacToeAgent static_agent(int depth) {
-  TicTacToeAgent a;
-  a.name = "static-ply" + std::to_string(depth);
-  a.params.kind = TicTacToeEvaluator::kStatic;
-  a.params.depth = depth;
-  return a;
-}
+TicTacToeAgent static_agent(int depth) { return tictactoe_agent(TicTacToeEvaluator::kStatic, depth); }
 
 std::vector<int> TttMatches::play(std::span<const TttMatch> matches) {
   // One backend slot per distinct agent of the batch.

@@ -62,6 +62,17 @@ struct TicTacToeAgent {
   TicTacToeParams device_params() const { return params; }
 };
 
+// A static-evaluator or random player (a network player needs its network: see
+// play/ttt_matches.hpp network_agent).
+inline TicTacToeAgent tictactoe_agent(TicTacToeEvaluator kind, int depth, u32 epsilon_ppm = 0) {
+  TicTacToeAgent a;
+  a.name = kind == TicTacToeEvaluator::kRandom ? "random" : "static-ply" + std::to_string(depth);
+  a.params.kind = kind;
+  a.params.depth = depth;
+  a.params.epsilon_ppm = epsilon_ppm;
+  return a;
+}
+
 using TicTacToeRecord = GameRecordOf<games::TicTacToe>;
 
 template <>
