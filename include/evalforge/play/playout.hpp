@@ -14,7 +14,7 @@
 //    ply order, so they depend on nothing outside the game;
 //  - exploration_move() is the rule every player follows before it searches: a position with
 //    one legal move is answered with it and nothing is drawn; a random player draws one
-//    random_bit(moves); a player with epsilon_ppm > 0 draws below(10^6) and plays a random legal
+//    random_move(moves) (one below(count) draw); a player with epsilon_ppm > 0 draws below(10^6) and plays a random legal
 //    move (a second draw) when it is below epsilon_ppm;
 //  - the searched move is a pure function of (position, limits, evaluator): alpha-beta returns
 //    the lowest square among the best (search/alphabeta.hpp), whatever scratch it is given.
@@ -34,7 +34,8 @@ namespace ef::play {
 // What a playout needs of a game beyond the search's Game concept:
 //   G::kMaxPlies   the longest game from any start, passes included (sizes the record);
 //   G::side(s)     0 when the first player (Othello's black, Tic-Tac-Toe's X) is to move, else 1.
-// Moves are squares 0..63 (G::moves is a 64-bit mask), so a record stores them in a byte.
+// Moves are squares numbered from 0 (below 128 for boards of up to 64 squares, so a record
+// stores them in a signed byte; wider boards' records use 16 bits: MoveCodeOf).
 template <class G>
 concept PlayoutGame = games::Game<G> && requires(const typename G::State& s) {
   { G::kMaxPlies } -> std::convertible_to<int>;
@@ -60,11 +61,15 @@ concept PlayoutPlayer = std::is_trivially_copyable_v<P> &&
                           { p.wants_endgame_table() } -> std::convertible_to<bool>;
                         };
 
+// How a record stores one move: a signed byte while every square fits one (the pass is -1).
+template <class G>
+using MoveCodeOf = std::conditional_t<(G::kMaxMoves <= 64), signed char, short>;
+
 // One played game. A pass is search::kPassMove (-1). Fixed size, so that a CUDA thread writes
 // it without allocating.
 template <PlayoutGame G>
 struct GameRecordOf {
-  signed char moves[G::kMaxPlies];
+  MoveCodeOf<G> moves[G::kMaxPlies];
   int plies = 0;
   // The first player's final result, G::final_score from its side: Othello's disc difference
   // black - white with the empties to the winner; Tic-Tac-Toe's +1 X won, 0 draw, -1 O won.
@@ -96,11 +101,21 @@ EF_HD_INLINE Rng game_rng(u64 seed, u32 game) { return Rng(seed, Purpose::kGame,
 
 constexpr int kSearchMove = -3;  // exploration_move's answer when the player is to search
 
+// A uniformly chosen move of a non-empty set: one below() draw (for a u64 mask the same draw and
+// square as Rng::random_bit).
+template <class Moves>
+EF_HD_INLINE int random_move(const Moves& moves, Rng& rng) {
+  using Set = games::MoveSet<Moves>;
+  return Set::nth(moves, rng.below(static_cast<u32>(Set::count(moves))));
+}
+
 // The exploration rule of the contract above: the square to play, or kSearchMove.
-EF_HD_INLINE int exploration_move(u64 moves, bool random_player, u32 epsilon_ppm, Rng& rng) {
-  if ((moves & (moves - 1)) == 0) return ctz64(moves);
-  if (random_player) return rng.random_bit(moves);
-  if (epsilon_ppm > 0 && rng.below(kEpsilonScale) < epsilon_ppm) return rng.random_bit(moves);
+template <class Moves>
+EF_HD_INLINE int exploration_move(const Moves& moves, bool random_player, u32 epsilon_ppm, Rng& rng) {
+  using Set = games::MoveSet<Moves>;
+  if (Set::single(moves)) return Set::lowest(moves);
+  if (random_player) return random_move(moves, rng);
+  if (epsilon_ppm > 0 && rng.below(kEpsilonScale) < epsilon_ppm) return random_move(moves, rng);
   return kSearchMove;
 }
 
@@ -111,17 +126,17 @@ template <PlayoutGame G, class P>
 EF_HD void play_game(const P& first, const P& second, const typename G::State& start, u64 seed, u32 game,
                      GameRecordOf<G>& out, const PlayScratch& scratch) {
   using State = typename G::State;
+  using Set = games::MoveSet<games::MovesOf<G>>;
   Rng rng = game_rng(seed, game);
   State s = start;
   out.plies = 0;
   out.nodes = 0;
   while (out.plies < G::kMaxPlies) {
-    const u64 moves = G::moves(s);
-    if (!moves) {
+    if (!Set::any(G::moves(s))) {
       if constexpr (G::kHasPass) {
         const State passed = G::pass(s);
-        if (!G::moves(passed)) break;  // neither side can move: game over
-        out.moves[out.plies++] = static_cast<signed char>(search::kPassMove);
+        if (!Set::any(G::moves(passed))) break;  // neither side can move: game over
+        out.moves[out.plies++] = static_cast<MoveCodeOf<G>>(search::kPassMove);
         s = passed;
         continue;
       } else {
@@ -130,7 +145,7 @@ EF_HD void play_game(const P& first, const P& second, const typename G::State& s
     }
     const P& player = G::side(s) == 0 ? first : second;
     const int sq = player.choose(s, rng, out.nodes, scratch);
-    out.moves[out.plies++] = static_cast<signed char>(sq);
+    out.moves[out.plies++] = static_cast<MoveCodeOf<G>>(sq);
     s = G::play(s, sq);
   }
   const int score = G::final_score(s);

@@ -65,8 +65,8 @@ struct AlphaBetaFrame {
 // A leaf's value. An evaluator that needs the side to move's legal moves (mobility) may offer
 // eval_given_moves(state, moves), which must equal eval(state): the search has the moves at
 // hand, and generating them twice is most of a 1-ply search's work.
-template <class E, class State>
-EF_HD_INLINE i32 leaf_value_of(const E& evaluator, const State& state, u64 moves) {
+template <class E, class State, class Moves>
+EF_HD_INLINE i32 leaf_value_of(const E& evaluator, const State& state, const Moves& moves) {
   if constexpr (requires { evaluator.eval_given_moves(state, moves); })
     return static_cast<i32>(evaluator.eval_given_moves(state, moves));
   else
@@ -79,13 +79,15 @@ template <class G, class E>
 EF_HD_INLINE bool enter_node(AlphaBetaFrame<G>& f, const typename G::State& state, int depth, i32 alpha, i32 beta,
                              const E& evaluator, u64& nodes, i32& leaf_value) {
   using State = typename G::State;
-  u64 moves = G::moves(state);
+  using Moves = games::MovesOf<G>;
+  using Set = games::MoveSet<Moves>;
+  Moves moves = G::moves(state);
   f.passed = false;
-  if (!moves) {
+  if (!Set::any(moves)) {
     if constexpr (G::kHasPass) {
       const State after_pass = G::pass(state);
-      const u64 replies = G::moves(after_pass);
-      if (!replies) {
+      const Moves replies = G::moves(after_pass);
+      if (!Set::any(replies)) {
         leaf_value = static_cast<i32>(evaluator.exact(G::final_score(state)));
         return false;
       }
@@ -120,14 +122,15 @@ EF_HD_INLINE bool enter_node(AlphaBetaFrame<G>& f, const typename G::State& stat
   if (depth == 1) {
     // (The count bound is G's promise; spelled out, it also lets the compiler see the array
     // cannot overflow.)
-    for (; moves && f.count < G::kMaxMoves; moves &= moves - 1) f.moves[f.count++] = static_cast<u8>(ctz64(moves));
+    for (; Set::any(moves) && f.count < G::kMaxMoves; Set::drop_lowest(moves))
+      f.moves[f.count++] = static_cast<u8>(Set::lowest(moves));
     return true;
   }
   // Insertion sort on the mover's static value of each child, best first; squares arrive in
   // ascending order and an equal key is inserted after its equals, so ties stay by square.
   i32 keys[G::kMaxMoves];
-  for (; moves && f.count < G::kMaxMoves; moves &= moves - 1) {
-    const int sq = ctz64(moves);
+  for (; Set::any(moves) && f.count < G::kMaxMoves; Set::drop_lowest(moves)) {
+    const int sq = Set::lowest(moves);
     const i32 key = -static_cast<i32>(evaluator.eval(G::play(f.state, sq)));
     int i = f.count++;
     while (i > 0 && keys[i - 1] < key) {
