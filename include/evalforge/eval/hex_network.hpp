@@ -291,9 +291,20 @@ struct NodeSet {
 EF_HD_INLINE double brandes(const PositionNetwork& g, double* raw, double& mean_distance) {
   const int N = g.nodes;
   NodeSet adj[kMaxNodes];
+  // The words of adj[v] that can be non-zero: nodes are numbered in square order, so a cell's
+  // neighbours span one or two words, and skipping the others saves unpredictable loop exits.
+  unsigned char wlo[kMaxNodes], whi[kMaxNodes];
   for (int v = 0; v < N; ++v) {
     adj[v] = NodeSet{};
-    for (int k = g.first[v]; k < g.first[v + 1]; ++k) adj[v].set(g.arc[k]);
+    int lo = 2, hi = 0;
+    for (int k = g.first[v]; k < g.first[v + 1]; ++k) {
+      const int w = g.arc[k];
+      adj[v].set(w);
+      if ((w >> 6) < lo) lo = w >> 6;
+      if ((w >> 6) > hi) hi = w >> 6;
+    }
+    wlo[v] = static_cast<unsigned char>(lo);
+    whi[v] = static_cast<unsigned char>(hi);
   }
   double sigma[kMaxNodes], coeff[kMaxNodes], acc[kMaxNodes];
   NodeSet level[kMaxNodes];  // level[k]: the nodes k hops from the source
@@ -331,7 +342,7 @@ EF_HD_INLINE double brandes(const PositionNetwork& g, double* raw, double& mean_
         for (u64 m = next.w[i]; m; m &= m - 1) {
           const int w = 64 * i + ctz64(m);
           double sum = 0.0;
-          for (int j = 0; j < 3; ++j)
+          for (int j = wlo[w]; j <= whi[w]; ++j)
             for (u64 p = adj[w].w[j] & cur.w[j]; p; p &= p - 1) sum += sigma[64 * j + ctz64(p)];
           sigma[w] = sum;
         }
@@ -352,7 +363,7 @@ EF_HD_INLINE double brandes(const PositionNetwork& g, double* raw, double& mean_
         for (u64 m = level[k].w[i]; m; m &= m - 1) {
           const int v = 64 * i + ctz64(m);
           double sum = 0.0;
-          for (int j = 0; j < 3; ++j)
+          for (int j = wlo[v]; j <= whi[v]; ++j)
             for (u64 p = adj[v].w[j] & below.w[j]; p; p &= p - 1) sum += coeff[64 * j + ctz64(p)];
           const double delta = sigma[v] * sum;
           acc[v] += delta;
