@@ -23,6 +23,7 @@ void register_match(CLI::App& app);
 void register_tournament(CLI::App& app);
 void register_evolve(CLI::App& app);
 void register_tictactoe(CLI::App& app);
+void register_hex(CLI::App& app);
 
 // Thrown by a command that has printed its own message and ends with this exit status
 // (e.g. `verify`: 1 when the backends differ, 4 without a CUDA device).

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   ef::app::register_tournament(app);
   ef::app::register_evolve(app);
   ef::app::register_tictactoe(app);
+  ef::app::register_hex(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

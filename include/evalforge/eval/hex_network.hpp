@@ -186,8 +186,9 @@ EF_HD_INLINE void build_network(const Board& b, int colour, const NetworkOptions
   g.n = n;
   for (int s = 0; s < kSquares; ++s) g.node_of_square[s] = kNone;
   int count = 0;
-  for (Cells m = members; m.any(); m.drop_lowest()) {
+  for (Cells m = members; m.any() && count < kMaxCells; m.drop_lowest()) {
     const int sq = m.lowest();
+    if (sq >= kSquares) break;  // (members lie on the board: tells the compiler the index is in range)
     g.node_of_square[sq] = static_cast<unsigned char>(count);
     g.square_of_node[count++] = static_cast<unsigned char>(sq);
   }

@@ -12,10 +12,12 @@
 #pragma once
 #include "evalforge/play/agent.hpp"             // Othello
 #include "evalforge/play/tictactoe_player.hpp"  // Tic-Tac-Toe
+#include "evalforge/play/hex_player.hpp"        // Hex
 
 #define EF_FOR_EACH_PLAYOUT_GAME(X) \
   X(::ef::games::Othello)           \
-  X(::ef::games::TicTacToe)
+  X(::ef::games::TicTacToe)         \
+  X(::ef::games::Hex)
 
 namespace ef::play {
 

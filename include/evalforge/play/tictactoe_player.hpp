@@ -28,7 +28,7 @@ struct TicTacToeParams {
   tictactoe::Network network;  // kNetwork
 
   EF_HD int choose(const tictactoe::Board& s, Rng& rng, u64& nodes, const PlayScratch&) const {
-    const int explored = exploration_move(s.moves(), kind == TicTacToeEvaluator::kRandom, epsilon_ppm, rng);
+    const int explored = exploration_move(games::TicTacToe::moves(s), kind == TicTacToeEvaluator::kRandom, epsilon_ppm, rng);
     if (explored != kSearchMove) return explored;
     search::SearchResult r;
     switch (kind) {

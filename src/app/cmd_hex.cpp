@@ -1,0 +1,168 @@
+// evalforge hex: the Hex experiments of docs/method.md section 4.
+//   hex match    two players (specs: play/hex_match.hpp) over N games, colours alternating, as a
+//                resumable run directory; prints A's score with a 95% Wilson interval
+//   hex analyse  the network characteristics (d, L, C, C') of both colours along the games of a
+//                match run, split by who won: the data that fixes the evaluation's sign
+#include <fmt/chrono.h>
+#include <fmt/core.h>
+#include <cmath>
+#include <ctime>
+#include <memory>
+#include <sstream>
+#include "app/commands.hpp"
+#include "core/run_dir.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/eval/hex_network.hpp"
+#include "ga/ratings.hpp"
+#include "play/hex_match.hpp"
+#include "play/hex_run.hpp"
+
+namespace ef::app {
+
+namespace {
+
+struct HexMatchArgs {
+  play::HexMatchConfig config;
+  std::string out, resume;
+  int threads = 0;
+};
+
+void print_summary(const std::vector<play::HexGameRow>& rows, const std::string& dir) {
+  std::vector<tournament::GameResult> all, as_black, as_white;
+  double seconds = 0;
+  for (const auto& r : rows) {
+    const tournament::GameResult g{0, 1, r.a_won ? 1.0 : 0.0};
+    all.push_back(g);
+    (r.a_black ? as_black : as_white).push_back(g);
+    seconds += r.seconds;
+  }
+  if (all.empty()) return;
+  auto line = [](const char* what, const std::vector<tournament::GameResult>& v) {
+    if (v.empty()) return;
+    const auto s = tournament::expected_score_interval(v, 2, 0);
+    fmt::print("  {:<10} A wins {}/{} = {:.1f}%  95% interval [{:.1f}%, {:.1f}%] (Wilson)\n", what, s.wins, s.games,
+               100 * s.mean, 100 * s.low95, 100 * s.high95);
+  };
+  fmt::print("{}: {} games, {:.0f} s of play in all\n", dir, rows.size(), seconds);
+  line("all", all);
+  line("A black", as_black);
+  line("A white", as_white);
+}
+
+void run_hex_match_command(const HexMatchArgs& a) {
+  play::HexMatchRunOptions o;
+  o.threads = a.threads;
+  o.progress = print_progress_line;
+  o.stop_requested = ef::stop_requested;
+  bool stopped = false;
+  o.stopped = &stopped;
+  install_stop_signals();
+  std::string dir;
+  std::vector<play::HexGameRow> rows;
+  if (!a.resume.empty()) {
+    if (!a.out.empty()) fail("hex match: --resume DIR takes its settings from DIR; drop --out");
+    dir = a.resume;
+    o.resume_hint = fmt::format("evalforge hex match --resume {}", dir);
+    rows = play::run_hex_match(dir, nullptr, o);
+  } else {
+    dir = a.out.empty() ? fmt::format("runs/hex-match-{:%Y%m%d-%H%M%S}", fmt::localtime(std::time(nullptr))) : a.out;
+    o.resume_hint = fmt::format("evalforge hex match --resume {}", dir);
+    rows = play::run_hex_match(dir, &a.config, o);
+  }
+  print_summary(rows, dir);
+  if (stopped) throw ExitStatus{kStoppedExitStatus};
+}
+
+struct HexAnalyseArgs {
+  std::string run;
+  int bucket = 10;
+  bool bridges = true;
+};
+
+// Per bucket of plies: how often the winner's characteristic is the smaller of the two colours'.
+void run_hex_analyse(const HexAnalyseArgs& a) {
+  RunDir run = RunDir::open(a.run, "hex-match");
+  const play::HexMatchConfig c = play::load_hex_match_config(run.file("config.toml").string());
+  const auto rows = run.resume_table("games.csv", "game,black,white,winner,plies,seconds,moves",
+                                     [](const RunDir::Row&, const std::string&) { return true; });
+  struct Tally {
+    long positions = 0;
+    long smaller[4] = {0, 0, 0, 0};  // winner's d, L, C, C' below the loser's
+    double log_ratio[4] = {0, 0, 0, 0};  // sum of log(loser / winner)
+  };
+  std::vector<Tally> buckets;
+  hex::NetworkOptions options;
+  options.bridges = options.edge_bridges = a.bridges;
+  hex::PositionNetwork g;
+  for (const auto& f : rows) {
+    const bool black_won = (f[1] == f[3]);  // the winner is the player that played Black
+    hex::Board b = hex::empty_board(c.size, c.swap);
+    std::istringstream in(f[6]);
+    int ply = 0;
+    for (std::string cell; in >> cell;) {
+      const int sq = play::parse_hex_cell(cell, c.size);
+      if (sq < 0 || !b.legal(sq)) fail("{}: game {}: move '{}' is not legal", run.file("games.csv").string(), f[0], cell);
+      b = b.play(sq);
+      ++ply;
+      if (b.terminal()) break;
+      hex::NetworkStats s[2];
+      for (int colour = 0; colour < 2; ++colour) {
+        hex::build_network(b, colour, options, g);
+        hex::network_stats(g, s[colour]);
+      }
+      const hex::NetworkStats& w = s[black_won ? 0 : 1];
+      const hex::NetworkStats& l = s[black_won ? 1 : 0];
+      const double wv[4] = {double(w.d), w.L, w.C, w.C_prime}, lv[4] = {double(l.d), l.L, l.C, l.C_prime};
+      const std::size_t k = static_cast<std::size_t>((ply - 1) / a.bucket);
+      if (buckets.size() <= k) buckets.resize(k + 1);
+      Tally& t = buckets[k];
+      ++t.positions;
+      for (int i = 0; i < 4; ++i) {
+        t.smaller[i] += wv[i] < lv[i];
+        if (wv[i] > 0 && lv[i] > 0) t.log_ratio[i] += std::log(lv[i] / wv[i]);
+      }
+    }
+  }
+  fmt::print("{}: {} games; per ply bucket, the share of positions where the WINNER's value is the smaller one\n"
+             "and the mean log(loser / winner) (virtual connections: {})\n",
+             a.run, rows.size(), a.bridges ? "bridges + edge bridges" : "adjacency only");
+  fmt::print("{:>9} {:>9} | {:>14} {:>14} {:>14} {:>14}\n", "plies", "positions", "d", "L", "C", "C'");
+  for (std::size_t k = 0; k < buckets.size(); ++k) {
+    const Tally& t = buckets[k];
+    if (!t.positions) continue;
+    fmt::print("{:>4}-{:<4} {:>9} |", k * a.bucket + 1, (k + 1) * a.bucket, t.positions);
+    for (int i = 0; i < 4; ++i)
+      fmt::print(" {:>5.1f}% {:+6.3f}", 100.0 * t.smaller[i] / t.positions, t.log_ratio[i] / t.positions);
+    fmt::print("\n");
+  }
+}
+
+}  // namespace
+
+void register_hex(CLI::App& app) {
+  auto* hex = app.add_subcommand("hex", "Hex: network-characteristics evaluation (Ev, Ev') against UCT (resumable matches)");
+  hex->require_subcommand(1);
+  auto m = std::make_shared<HexMatchArgs>();
+  auto* match = hex->add_subcommand("match", "Players A and B over N games, colours alternating (A is Black in even games)");
+  match->add_option("--a", m->config.a, "Player A: random | ev[:gamma=G,depth=D,bridges=0|1,edge_bridges=0|1,sign=1|-1,epsilon=E] | "
+                                        "resistance[:depth=D] | uct[:playouts=P,c=C,expand=K,batch=B]")
+      ->capture_default_str();
+  match->add_option("--b", m->config.b, "Player B (as --a)")->capture_default_str();
+  match->add_option("--games", m->config.games, "Games")->check(CLI::Range(1, 1 << 24))->capture_default_str();
+  match->add_option("--size", m->config.size, "Board side")->check(CLI::Range(1, hex::kMaxSide))->capture_default_str();
+  match->add_flag("--swap", m->config.swap, "Play with the swap (pie) rule");
+  match->add_option("--seed", m->config.seed, "Seed of the games' random streams")->capture_default_str();
+  match->add_option("--out", m->out, "Run directory (default runs/hex-match-DATE-TIME)");
+  match->add_option("--resume", m->resume, "Continue the match in this directory");
+  match->add_option("--threads", m->threads, "Games played at once (0 = all hardware threads)")->check(CLI::Range(0, 1024));
+  match->callback([m] { run_hex_match_command(*m); });
+
+  auto an = std::make_shared<HexAnalyseArgs>();
+  auto* analyse = hex->add_subcommand("analyse", "Network characteristics of winner and loser along a match run's games");
+  analyse->add_option("run", an->run, "Hex match run directory")->required();
+  analyse->add_option("--bucket", an->bucket, "Plies per row")->check(CLI::Range(1, 200))->capture_default_str();
+  analyse->add_option("--bridges", an->bridges, "Virtual connections (bridges, edge bridges) in the networks")->capture_default_str();
+  analyse->callback([an] { run_hex_analyse(*an); });
+}
+
+}  // namespace ef::app

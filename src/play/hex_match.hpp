@@ -1,0 +1,55 @@
+// Hex players on the host and the games they play: a player is a backend agent (a network-
+// characteristics or resistance evaluator under alpha-beta, or random: play/hex_player.hpp) or
+// UCT (play/hex_uct.hpp), named by a spec string:
+//
+//   random
+//   ev[:gamma=G,depth=D,bridges=0|1,edge_bridges=0|1,sign=1|-1,epsilon=E]   Ev (gamma = 0) / Ev'
+//   resistance[:depth=D,epsilon=E]
+//   uct[:playouts=P,c=C,expand=K,batch=B]
+//
+// A game is play::play_game over games::Hex with these players, so it follows the playout
+// contract: game g of a match keyed by `seed` is a pure function of (players, start, seed, g),
+// whatever the thread count. UCT draws the key of its own playouts from the game's stream.
+#pragma once
+#include <memory>
+#include <string>
+#include <string_view>
+#include "evalforge/play/hex_player.hpp"
+#include "play/hex_uct.hpp"
+
+namespace ef::play {
+
+struct HexPlayer {
+  std::string spec;  // canonical: every key, in the order above
+  bool uct = false;
+  UctParams uct_params;
+  HexAgent agent;    // when !uct
+};
+
+// Throws ef::Error quoting the spec for an unknown kind or key, a malformed value or one out of range.
+HexPlayer parse_hex_player(std::string_view spec);
+
+// Cell names: "a1".."m13" (column letter, row number), "swap"; hex::kSwapSquare for "swap",
+// -1 for anything else (out of an n x n board included).
+int parse_hex_cell(std::string_view text, int n);
+std::string hex_cell_name(int square);
+// The moves of a record, space-separated.
+std::string hex_move_list(const HexRecord& r);
+
+// Plays games on one thread, keeping a UCT tree between calls.
+class HexTable {
+ public:
+  HexTable();
+  ~HexTable();
+  // Game `game` of the stream `seed`: `black` moves first from `start`.
+  HexRecord play(const HexPlayer& black, const HexPlayer& white, const hex::Board& start, u64 seed, u32 game);
+  // One move for the side to move in `s` (a game still on), drawing from `rng` as a game does.
+  int choose(const HexPlayer& player, const hex::Board& s, Rng& rng, u64& nodes);
+
+ private:
+  InlinePlayouts playouts_;
+  std::unique_ptr<Uct> uct_;
+  UctParams uct_params_;
+};
+
+}  // namespace ef::play

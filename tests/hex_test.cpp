@@ -1,0 +1,355 @@
+// Hex rules (games/hex.hpp) against hand positions and an independent cell-by-cell flood; UCT
+// (play/hex_uct.hpp) on forced wins checked by brute force; determinism of Hex batches and UCT
+// across backends and thread counts; the match run (play/hex_run.hpp) and its resume checks.
+#include <gtest/gtest.h>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include "evalforge/backend.hpp"
+#include "evalforge/games/hex.hpp"
+#include "play/hex_match.hpp"
+#include "play/hex_run.hpp"
+#include "play/hex_uct.hpp"
+#include "test_support.hpp"
+
+using namespace ef;
+using hex::Board;
+using test::error_of;
+using test::file_bytes;
+using test::scratch_dir;
+
+namespace {
+
+int sq(const char* name, int n = 11) { return play::parse_hex_cell(name, n); }
+
+// The neighbours of (col, row) by the convention's six offsets, without the bit layout.
+std::set<int> neighbours_by_offsets(int col, int row, int n) {
+  std::set<int> out;
+  const int d[6][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, -1}, {-1, 1}};
+  for (auto& o : d) {
+    const int c = col + o[0], r = row + o[1];
+    if (c >= 0 && r >= 0 && c < n && r < n) out.insert(hex::square_of(c, r));
+  }
+  return out;
+}
+
+std::set<int> members(hex::Cells c) {
+  std::set<int> out;
+  for (; c.any(); c.drop_lowest()) out.insert(c.lowest());
+  return out;
+}
+
+// Whether `colour` connects its edges, by a depth-first search over coordinates.
+bool connects(const Board& b, int colour) {
+  const int n = b.n;
+  std::vector<int> stack;
+  std::set<int> seen;
+  for (int i = 0; i < n; ++i) {
+    const int s = colour == hex::kBlack ? hex::square_of(i, 0) : hex::square_of(0, i);
+    if (b.stones[colour].has(s)) stack.push_back(s), seen.insert(s);
+  }
+  while (!stack.empty()) {
+    const int s = stack.back();
+    stack.pop_back();
+    if ((colour == hex::kBlack ? hex::row_of(s) : hex::col_of(s)) == n - 1) return true;
+    for (int t : neighbours_by_offsets(hex::col_of(s), hex::row_of(s), n))
+      if (b.stones[colour].has(t) && seen.insert(t).second) stack.push_back(t);
+  }
+  return false;
+}
+
+Board with_stones(int n, std::initializer_list<const char*> black, std::initializer_list<const char*> white, int side) {
+  Board b = hex::empty_board(n);
+  for (const char* c : black) b.stones[hex::kBlack].set(sq(c, n));
+  for (const char* c : white) b.stones[hex::kWhite].set(sq(c, n));
+  b.side = static_cast<unsigned char>(side);
+  b.plies = static_cast<short>(black.size() + white.size());
+  b.recompute();
+  return b;
+}
+
+}  // namespace
+
+TEST(HexRules, NeighboursFollowTheConventionOnEveryCell) {
+  for (int n : {1, 2, 5, 11, 13}) {
+    const Board b = hex::empty_board(n);
+    EXPECT_EQ(b.empty().count(), n * n);
+    for (int r = 0; r < n; ++r)
+      for (int c = 0; c < n; ++c)
+        EXPECT_EQ(members(hex::neighbours(hex::Cells::bit(hex::square_of(c, r)), b.on_board)), neighbours_by_offsets(c, r, n))
+            << n << "x" << n << " cell " << c << "," << r;
+  }
+  const Board b = hex::empty_board(11);
+  EXPECT_EQ(members(hex::neighbours(hex::Cells::bit(sq("a1")), b.on_board)), (std::set<int>{sq("b1"), sq("a2")}));  // acute
+  EXPECT_EQ(hex::neighbours(hex::Cells::bit(sq("k1")), b.on_board).count(), 3);  // obtuse
+  EXPECT_EQ(hex::neighbours(hex::Cells::bit(sq("k11")), b.on_board).count(), 2);
+  EXPECT_EQ(members(hex::neighbours(hex::Cells::bit(sq("f6")), b.on_board)),
+            (std::set<int>{sq("e6"), sq("g6"), sq("f5"), sq("f7"), sq("g5"), sq("e7")}));
+}
+
+TEST(HexRules, CellNamesRoundTripAndRejectOffBoardCells) {
+  EXPECT_EQ(sq("a1"), 0);
+  EXPECT_EQ(sq("b1"), 1);
+  EXPECT_EQ(sq("a2"), hex::kStride);
+  EXPECT_EQ(play::hex_cell_name(sq("k11")), "k11");
+  EXPECT_EQ(sq("K11"), sq("k11"));
+  for (const char* bad : {"l1", "a12", "a0", "a01", "", "a", "1a", "aa1", "a1x"}) EXPECT_EQ(sq(bad), -1) << bad;
+  EXPECT_EQ(play::parse_hex_cell("m13", 13), hex::square_of(12, 12));
+  EXPECT_EQ(play::parse_hex_cell("swap", 11), hex::kSwapSquare);
+}
+
+TEST(HexRules, HandPositionsAreWonByTheRightColourAtTheRightMove) {
+  // Black's column a, a1..a11 (rows 1 to 11): Black's connection, made by the last stone, a6.
+  Board b = hex::empty_board(11);
+  const char* column[] = {"a1", "a2", "a3", "a4", "a5", "a7", "a8", "a9", "a10", "a11", "a6"};
+  const char* white[] = {"c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9", "c10"};
+  for (int i = 0; i < 11; ++i) {
+    EXPECT_FALSE(b.terminal()) << i;
+    b = b.play(sq(column[i]));
+    if (i < 10) b = b.play(sq(white[i]));
+  }
+  EXPECT_TRUE(b.terminal());
+  EXPECT_EQ(b.winner, hex::kBlack);
+  EXPECT_EQ(games::Hex::final_score(b), -1);  // White to move has lost
+  EXPECT_FALSE(b.moves().any());
+  // Row 1 for White (a1..k1) joins column a to column k: White's, not Black's.
+  Board w = with_stones(11, {}, {"a1", "b1", "c1", "d1", "e1", "f1", "g1", "h1", "i1", "j1", "k1"}, hex::kBlack);
+  EXPECT_EQ(w.winner, hex::kWhite);
+  // A diagonal of the (+1,-1) direction: a11, b10, .., k1 connects both pairs of edges' lines,
+  // but only cells in a chain count: Black's chain a11..k1 touches row 1 (k1) and row 11 (a11).
+  Board d = with_stones(11, {"a11", "b10", "c9", "d8", "e7", "f6", "g5", "h4", "i3", "j2", "k1"}, {}, hex::kWhite);
+  EXPECT_EQ(d.winner, hex::kBlack);
+  // The other diagonal (a1, b2, ..) is not a chain: (+1,+1) is no neighbour.
+  Board e = with_stones(11, {"a1", "b2", "c3", "d4", "e5", "f6", "g7", "h8", "i9", "j10", "k11"}, {}, hex::kWhite);
+  EXPECT_EQ(e.winner, hex::kNobody);
+}
+
+TEST(HexRules, IncrementalWinAgreesWithAFloodOverCoordinatesInRandomGames) {
+  for (int n : {2, 3, 7, 11, 13}) {
+    for (u32 game = 0; game < 60; ++game) {
+      Rng rng(5, Purpose::kGame, game, static_cast<u32>(n));
+      Board b = hex::empty_board(n);
+      while (!b.terminal()) {
+        b = b.play(play::random_move(b.moves(), rng));
+        const bool black = connects(b, hex::kBlack), white = connects(b, hex::kWhite);
+        ASSERT_FALSE(black && white);
+        ASSERT_EQ(b.winner, black ? hex::kBlack : (white ? hex::kWhite : hex::kNobody)) << n << " game " << game;
+        ASSERT_EQ(b.connected_colour(), b.winner);
+      }
+      // A full board has exactly one colour connected; fill the rest and check it is the winner.
+      Board full = b;
+      int colour = full.side;
+      for (hex::Cells m = full.empty(); m.any(); m.drop_lowest(), colour ^= 1) full.stones[colour].set(m.lowest());
+      EXPECT_EQ(connects(full, hex::kBlack), b.winner == hex::kBlack);
+      EXPECT_NE(connects(full, hex::kBlack), connects(full, hex::kWhite));
+    }
+  }
+}
+
+TEST(HexRules, RandomGamesOn11x11AreWonByTheFirstPlayerAbout52Point3Percent) {
+  // 52.3% from 2 M random fills measured elsewhere; 200,000 here: the two estimates' combined
+  // standard error is 0.12%, and the check allows 4 of them.
+  const int games = 200000;
+  int black = 0;
+  play::HexRecord r;
+  const play::HexParams random = play::hex_random_agent().params;
+  for (int g = 0; g < games; ++g) {
+    play::play_game<games::Hex>(random, random, hex::empty_board(11), 11, static_cast<u32>(g), r, {});
+    black += r.black_score > 0;
+  }
+  const double p = static_cast<double>(black) / games;
+  const double se = std::sqrt(0.523 * 0.477 / games + 0.523 * 0.477 / 2e6);
+  EXPECT_NEAR(p, 0.523, 4 * se) << black << " of " << games;
+}
+
+TEST(HexRules, SwapMirrorsTheFirstStoneAndHandsTheMoveBack) {
+  Board b = hex::empty_board(11, true);
+  EXPECT_FALSE(b.moves().has(hex::kSwapSquare));
+  b = b.play(sq("b3"));
+  EXPECT_TRUE(b.moves().has(hex::kSwapSquare));
+  EXPECT_EQ(b.moves().count(), 121);  // 120 empty cells and the swap
+  const Board s = b.play(hex::kSwapSquare);
+  EXPECT_EQ(s.side, hex::kBlack);
+  EXPECT_FALSE(s.stones[hex::kBlack].any());
+  EXPECT_EQ(members(s.stones[hex::kWhite]), (std::set<int>{sq("c2")}));
+  EXPECT_FALSE(s.moves().has(hex::kSwapSquare));
+  EXPECT_FALSE(b.play(sq("c3")).moves().has(hex::kSwapSquare));  // only as White's first move
+  EXPECT_FALSE(hex::empty_board(11).play(sq("b3")).moves().has(hex::kSwapSquare));  // rule off
+}
+
+TEST(HexRules, RotationKeepsTheWinner) {
+  for (u32 game = 0; game < 40; ++game) {
+    Rng rng(9, Purpose::kGame, game);
+    Board b = hex::empty_board(9);
+    while (!b.terminal()) b = b.play(play::random_move(b.moves(), rng));
+    const Board r = games::Hex::symmetry(b, 1);
+    EXPECT_EQ(r.winner, b.winner);
+    EXPECT_EQ(r.stones[0].count(), b.stones[0].count());
+    EXPECT_EQ(games::Hex::symmetry(r, 1).stones[0], b.stones[0]);
+  }
+}
+
+namespace {
+
+// Whether the side to move wins at once by `move`, or (two) wins whatever the reply is.
+bool wins_now(const Board& b, int move) { return b.play(move).winner == b.side; }
+bool wins_in_two(const Board& b, int move) {
+  const Board after = b.play(move);
+  if (after.winner == b.side) return true;
+  for (hex::Cells r = after.moves(); r.any(); r.drop_lowest()) {
+    const Board reply = after.play(r.lowest());
+    bool answer = false;
+    for (hex::Cells m = reply.moves(); m.any() && !answer; m.drop_lowest()) answer = wins_now(reply, m.lowest());
+    if (!answer) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST(HexUct, FindsTheWinInOne) {
+  // 7x7, Black to move: column c is Black's but for c4; White has a wall elsewhere.
+  const Board b = with_stones(7, {"c1", "c2", "c3", "c5", "c6", "c7"}, {"e1", "e2", "e3", "e4", "e5", "f6"}, hex::kBlack);
+  ASSERT_FALSE(b.terminal());
+  play::InlinePlayouts playouts;
+  play::UctParams p;
+  p.playouts = 2000;
+  play::Uct uct(p, playouts);
+  u64 done = 0;
+  const int m = uct.choose(b, 3, done);
+  EXPECT_EQ(m, sq("c4", 7));
+  EXPECT_TRUE(wins_now(b, m));
+  EXPECT_LE(done, 2000u);  // leaves whose game is over need no playout
+}
+
+TEST(HexUct, FindsAForcedWinInTwo) {
+  // 7x7, Black to move: chains c1-c3 and b6-b7 joined by c4 (adjacent to c3, bridged to b6 over
+  // b5/c5) or by b5 (bridged to c3 over b4/c4); no single move wins.
+  const Board b = with_stones(7, {"c1", "c2", "c3", "b6", "b7"}, {"e3", "e4", "e5", "d6", "a5", "f2"}, hex::kBlack);
+  ASSERT_FALSE(b.terminal());
+  int winning = 0, losing = 0;
+  for (hex::Cells m = b.moves(); m.any(); m.drop_lowest()) {
+    ASSERT_FALSE(wins_now(b, m.lowest()));
+    (wins_in_two(b, m.lowest()) ? winning : losing)++;
+  }
+  ASSERT_GT(winning, 0);
+  ASSERT_GT(losing, 10);
+  play::InlinePlayouts playouts;
+  play::UctParams p;
+  p.playouts = 20000;
+  play::Uct uct(p, playouts);
+  u64 done = 0;
+  const int m = uct.choose(b, 4, done);
+  EXPECT_TRUE(wins_in_two(b, m)) << play::hex_cell_name(m) << " (" << winning << " winning moves)";
+}
+
+TEST(HexUct, BatchedPlayoutsOnABackendChooseAsInlinePlayoutsDo) {
+  auto backend = make_backend("cpu", 2);
+  play::InlinePlayouts inline_playouts;
+  play::BackendPlayouts batched(*backend);
+  for (int batch : {1, 16}) {
+    play::UctParams p;
+    p.playouts = 600;
+    p.leaf_batch = batch;
+    play::Uct a(p, inline_playouts), b(p, batched);
+    Rng rng(1, Purpose::kGame, static_cast<u32>(batch));
+    Board s = hex::empty_board(7);
+    for (int ply = 0; ply < 6 && !s.terminal(); ++ply) {
+      u64 n1 = 0, n2 = 0;
+      const int m1 = a.choose(s, 100 + ply, n1), m2 = b.choose(s, 100 + ply, n2);
+      ASSERT_EQ(m1, m2) << "batch " << batch << " ply " << ply;
+      EXPECT_EQ(a.root_visits(), b.root_visits());
+      EXPECT_EQ(n1, n2);
+      s = s.play(m1);
+    }
+  }
+}
+
+TEST(HexBatch, RecordsAreTheSameOnOneAndTwoThreads) {
+  std::vector<play::HexRecord> out[2];
+  for (int t = 0; t < 2; ++t) {
+    auto backend = make_backend("cpu", t + 1);
+    const int random = backend->add_agent(play::hex_random_agent());
+    play::HexAgent ev;
+    ev.name = "ev";
+    ev.params.kind = play::HexEvaluator::kBetweenness;
+    ev.params.epsilon_ppm = 100000;
+    const int e = backend->add_agent(ev);
+    std::vector<GameJobOf<games::Hex>> jobs;
+    for (u32 g = 0; g < 24; ++g) {
+      GameJobOf<games::Hex> j;
+      j.black = g % 2 ? random : e;
+      j.white = g % 2 ? e : random;
+      j.start = hex::empty_board(g % 3 == 0 ? 5 : 6, g % 4 == 1);
+      j.seed = 77;
+      j.game = g;
+      jobs.push_back(j);
+    }
+    out[t].resize(jobs.size());
+    backend->play(std::span<const GameJobOf<games::Hex>>(jobs), std::span<play::HexRecord>(out[t]));
+  }
+  for (std::size_t g = 0; g < out[0].size(); ++g) {
+    EXPECT_EQ(play::hex_move_list(out[0][g]), play::hex_move_list(out[1][g])) << g;
+    EXPECT_EQ(out[0][g].black_score, out[1][g].black_score);
+    EXPECT_NE(out[0][g].black_score, 0);  // Hex has no draws
+  }
+}
+
+TEST(HexPlayers, SpecsParseToCanonicalFormsAndBadOnesNameTheProblem) {
+  EXPECT_EQ(play::parse_hex_player("uct").spec, "uct:playouts=5000,c=0.38,expand=1,batch=1");
+  EXPECT_EQ(play::parse_hex_player("ev:gamma=0.1").agent.params.betweenness.gamma, 0.1);
+  EXPECT_EQ(play::parse_hex_player(play::parse_hex_player("ev:gamma=0.5,depth=2").spec).spec,
+            play::parse_hex_player("ev:gamma=0.5,depth=2").spec);
+  EXPECT_EQ(play::parse_hex_player("random").agent.params.kind, play::HexEvaluator::kRandom);
+  const std::pair<const char*, const char*> bad[] = {
+      {"mohex", "unknown kind 'mohex'"},          {"uct:playouts=0", "playouts=0"},
+      {"ev:gamma=-1", "gamma -1"},                {"ev:depth=9", "depth=9"},
+      {"ev:speed=3", "unknown key 'speed'"},      {"uct:c=x", "c=x is not a number"},
+      {"resistance:gamma=1", "unknown key 'gamma'"}, {"ev:gamma", "'gamma' is not key=value"},
+      {"ev:sign=0", "sign=0"},                    {"random:depth=1", "unknown key 'depth'"}};
+  for (auto [spec, message] : bad) {
+    const std::string e = error_of([&] { play::parse_hex_player(spec); });
+    EXPECT_NE(e.find(message), std::string::npos) << spec << ": " << e;
+  }
+}
+
+TEST(HexMatchRun, ResumesToTheSameGamesAndRejectsTamperedRows) {
+  const auto dir = scratch_dir("hex", "match");
+  play::HexMatchConfig c;
+  c.a = "uct:playouts=40";
+  c.b = "random";
+  c.games = 6;
+  c.size = 5;
+  play::HexMatchRunOptions o;
+  o.threads = 2;
+  const auto first = play::run_hex_match(dir / "full", &c, o);
+  ASSERT_EQ(first.size(), 6u);
+  // Keep the header and two rows, tear the third: the resumed run plays the rest, same games.
+  const std::string csv = file_bytes(dir / "full" / "games.csv");
+  std::filesystem::create_directories(dir / "cut");
+  for (const char* f : {"run.toml", "config.toml"}) std::filesystem::copy_file(dir / "full" / f, dir / "cut" / f);
+  std::size_t pos = 0;
+  for (int lines = 0; lines < 3; ++lines) pos = csv.find('\n', pos) + 1;
+  std::ofstream(dir / "cut" / "games.csv") << csv.substr(0, pos + 5);
+  o.threads = 1;
+  const auto resumed = play::run_hex_match(dir / "cut", nullptr, o);
+  ASSERT_EQ(resumed.size(), 6u);
+  for (int g = 0; g < 6; ++g) {
+    EXPECT_EQ(resumed[g].moves, first[g].moves) << g;
+    EXPECT_EQ(resumed[g].a_won, first[g].a_won);
+  }
+  // A row whose winner does not follow from its moves is refused, naming the line.
+  std::string rows = file_bytes(dir / "full" / "games.csv");
+  const std::size_t second_line = rows.find('\n') + 1;
+  std::string tampered = rows;
+  const std::size_t comma3 = [&] {
+    std::size_t p = second_line;
+    for (int k = 0; k < 3; ++k) p = rows.find(',', p) + 1;
+    return p;
+  }();
+  tampered[comma3] = tampered[comma3] == 'A' ? 'B' : 'A';
+  std::ofstream(dir / "full" / "games.csv") << tampered;
+  const std::string e = error_of([&] { play::run_hex_match(dir / "full", nullptr, o); });
+  EXPECT_NE(e.find("games.csv:2"), std::string::npos) << e;
+  EXPECT_NE(e.find("not by the winner written"), std::string::npos) << e;
+}
