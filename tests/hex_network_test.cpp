@@ -508,6 +508,12 @@ TEST(HexNetwork, BetweennessSumsToPathInteriors) {
     double sum = 0;
     for (int v = 0; v < g.nodes; ++v) sum += raw[v];
     EXPECT_NEAR(sum, expect, 1e-9 * expect) << "trial " << trial;
+    // network_stats computes C and L from this identity: the same as Brandes' up to rounding.
+    double L_fast;
+    const double C_fast = mean_betweenness_from_distances(g, L_fast);
+    const double C_brandes = brandes(g, nullptr, L);
+    EXPECT_NEAR(C_fast, C_brandes, 1e-12 * C_brandes + 1e-300) << "trial " << trial;
+    EXPECT_EQ(L_fast, L) << "trial " << trial;
   }
 }
 
