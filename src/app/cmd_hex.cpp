@@ -163,6 +163,7 @@ void register_hex(CLI::App& app) {
   analyse->add_option("--bucket", an->bucket, "Plies per row")->check(CLI::Range(1, 200))->capture_default_str();
   analyse->add_option("--bridges", an->bridges, "Virtual connections (bridges, edge bridges) in the networks")->capture_default_str();
   analyse->callback([an] { run_hex_analyse(*an); });
+  register_hex_external(*hex);
 }
 
 }  // namespace ef::app

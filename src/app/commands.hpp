@@ -24,6 +24,8 @@ void register_tournament(CLI::App& app);
 void register_evolve(CLI::App& app);
 void register_tictactoe(CLI::App& app);
 void register_hex(CLI::App& app);
+// Adds the GTP-engine subcommands of `hex` (cmd_hex_gtp.cpp): called by register_hex.
+void register_hex_external(CLI::App& hex);
 
 // Thrown by a command that has printed its own message and ends with this exit status
 // (e.g. `verify`: 1 when the backends differ, 4 without a CUDA device).
