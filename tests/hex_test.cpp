@@ -10,6 +10,7 @@
 #include "play/hex_match.hpp"
 #include "play/hex_run.hpp"
 #include "play/hex_uct.hpp"
+#include "ga/hex_tune.hpp"
 #include "test_support.hpp"
 
 using namespace ef;
@@ -352,4 +353,42 @@ TEST(HexMatchRun, ResumesToTheSameGamesAndRejectsTamperedRows) {
   const std::string e = error_of([&] { play::run_hex_match(dir / "full", nullptr, o); });
   EXPECT_NE(e.find("games.csv:2"), std::string::npos) << e;
   EXPECT_NE(e.find("not by the winner written"), std::string::npos) << e;
+}
+
+TEST(HexTune, AStoppedRunResumesToTheSameGenerations) {
+  const auto dir = scratch_dir("hex", "tune");
+  ga::HexTuneConfig c;
+  c.opponent = "random";
+  c.population = 4;
+  c.elite = 1;
+  c.mutants = 1;
+  c.generations = 3;
+  c.games = 4;
+  c.size = 4;
+  ga::HexTuneOptions o;
+  o.threads = 2;
+  const ga::HexTuneResult full = ga::run_hex_tune(dir / "full", &c, o);
+  EXPECT_EQ(full.generations_done, 3);
+  // Stop after the first generation, then resume on one thread.
+  int checks = 0;
+  bool stopped = false;
+  o.stop_requested = [&] { return ++checks > 1; };
+  o.stopped = &stopped;
+  ga::run_hex_tune(dir / "cut", &c, o);
+  EXPECT_TRUE(stopped);
+  EXPECT_EQ(file_bytes(dir / "cut" / "best.csv").find("\n1,"), std::string::npos);  // only generation 0
+  o.stop_requested = nullptr;
+  o.threads = 1;
+  const ga::HexTuneResult resumed = ga::run_hex_tune(dir / "cut", nullptr, o);
+  EXPECT_EQ(resumed.best_gamma, full.best_gamma);
+  EXPECT_EQ(file_bytes(dir / "cut" / "generations.csv"), file_bytes(dir / "full" / "generations.csv"));
+  EXPECT_EQ(file_bytes(dir / "cut" / "best.csv"), file_bytes(dir / "full" / "best.csv"));
+  // A checkpoint from another population size is refused, naming the file.
+  c.population = 5;
+  std::filesystem::remove_all(dir / "other");
+  ga::run_hex_tune(dir / "other", &c, ga::HexTuneOptions{});
+  std::filesystem::copy_file(dir / "full" / "population.bin", dir / "other" / "population.bin",
+                             std::filesystem::copy_options::overwrite_existing);
+  const std::string e = error_of([&] { ga::run_hex_tune(dir / "other", nullptr, ga::HexTuneOptions{}); });
+  EXPECT_NE(e.find("population.bin"), std::string::npos) << e;
 }

@@ -13,6 +13,7 @@
 #include "core/run_dir.hpp"
 #include "evalforge/core/error.hpp"
 #include "evalforge/eval/hex_network.hpp"
+#include "ga/hex_tune.hpp"
 #include "ga/ratings.hpp"
 #include "play/hex_match.hpp"
 #include "play/hex_run.hpp"
@@ -137,6 +138,37 @@ void run_hex_analyse(const HexAnalyseArgs& a) {
   }
 }
 
+struct HexTuneArgs {
+  ga::HexTuneConfig config;
+  std::string out, resume;
+  int threads = 0;
+};
+
+void run_hex_tune_command(const HexTuneArgs& a) {
+  ga::HexTuneOptions o;
+  o.threads = a.threads;
+  o.progress = print_progress_line;
+  o.stop_requested = ef::stop_requested;
+  bool stopped = false;
+  o.stopped = &stopped;
+  install_stop_signals();
+  std::string dir;
+  ga::HexTuneResult r;
+  if (!a.resume.empty()) {
+    if (!a.out.empty()) fail("hex tune: --resume DIR takes its settings from DIR; drop --out");
+    dir = a.resume;
+    o.resume_hint = fmt::format("evalforge hex tune --resume {}", dir);
+    r = ga::run_hex_tune(dir, nullptr, o);
+  } else {
+    dir = a.out.empty() ? fmt::format("runs/hex-tune-{:%Y%m%d-%H%M%S}", fmt::localtime(std::time(nullptr))) : a.out;
+    o.resume_hint = fmt::format("evalforge hex tune --resume {}", dir);
+    r = ga::run_hex_tune(dir, &a.config, o);
+  }
+  fmt::print("{}: {} generation(s); best gamma {:.4f}, winning {:.1f}% of its games (generations.csv, best.csv)\n", dir,
+             r.generations_done, r.best_gamma, 100 * (1 - r.best_fitness));
+  if (stopped) throw ExitStatus{kStoppedExitStatus};
+}
+
 }  // namespace
 
 void register_hex(CLI::App& app) {
@@ -163,6 +195,22 @@ void register_hex(CLI::App& app) {
   analyse->add_option("--bucket", an->bucket, "Plies per row")->check(CLI::Range(1, 200))->capture_default_str();
   analyse->add_option("--bridges", an->bridges, "Virtual connections (bridges, edge bridges) in the networks")->capture_default_str();
   analyse->callback([an] { run_hex_analyse(*an); });
+  auto t = std::make_shared<HexTuneArgs>();
+  auto* tune = hex->add_subcommand("tune", "BRKGA over gamma of Ev' (fitness: games lost against an opponent)");
+  tune->add_option("--opponent", t->config.opponent, "Opponent player spec (as hex match --b)")->capture_default_str();
+  tune->add_option("--population", t->config.population, "Individuals")->check(CLI::Range(2, 100000))->capture_default_str();
+  tune->add_option("--elite", t->config.elite, "Elite individuals")->check(CLI::Range(1, 100000))->capture_default_str();
+  tune->add_option("--mutants", t->config.mutants, "Mutants per generation")->check(CLI::Range(0, 100000))->capture_default_str();
+  tune->add_option("--generations", t->config.generations, "Generations")->check(CLI::Range(1, 100000))->capture_default_str();
+  tune->add_option("--games", t->config.games, "Games per individual (even)")->check(CLI::Range(2, 100000))->capture_default_str();
+  tune->add_option("--gamma-max", t->config.gamma_max, "gamma = key * gamma_max")->check(CLI::Range(1e-9, 1e6))->capture_default_str();
+  tune->add_option("--depth", t->config.depth, "Alpha-beta depth of the Ev' player")->check(CLI::Range(1, play::kHexMaxDepth))->capture_default_str();
+  tune->add_option("--size", t->config.size, "Board side")->check(CLI::Range(1, hex::kMaxSide))->capture_default_str();
+  tune->add_option("--seed", t->config.seed, "Seed of the GA and the games")->capture_default_str();
+  tune->add_option("--out", t->out, "Run directory (default runs/hex-tune-DATE-TIME)");
+  tune->add_option("--resume", t->resume, "Continue the run in this directory");
+  tune->add_option("--threads", t->threads, "Games played at once (0 = all hardware threads)")->check(CLI::Range(0, 1024));
+  tune->callback([t] { run_hex_tune_command(*t); });
   register_hex_external(*hex);
 }
 
