@@ -132,16 +132,19 @@ void report_match(const fs::path& dir, int window_arg) {
   fmt::print("report written to {} (win_rate.png)\n", dir.string());
 }
 
-bool is_evolve_run(const fs::path& dir) {
+// The kind run.toml names ("" when there is none).
+std::string run_kind(const fs::path& dir) {
   std::ifstream in(dir / "run.toml");
   for (std::string line; std::getline(in, line);)
-    if (line == "kind = \"evolve\"") return true;
-  return false;
+    if (line.rfind("kind = \"", 0) == 0 && line.size() > 9 && line.back() == '"') return line.substr(8, line.size() - 9);
+  return "";
 }
 
 void report(const fs::path& dir, int window_arg) {
   if (!fs::exists(dir / "metrics.csv") && fs::exists(dir / "rounds.csv")) return report_match(dir, window_arg);
-  if (is_evolve_run(dir)) return report_evolve(dir);
+  const std::string kind = run_kind(dir);
+  if (kind == "evolve") return report_evolve(dir);
+  if (kind == "hex-match" || kind == "hex-tune") return report_hex(dir, kind);
   const auto series = read_metrics(dir / "metrics.csv");
   int max_gen = 0;
   for (const auto& [m, s] : series) max_gen = std::max(max_gen, s.generation.back());

@@ -1,6 +1,7 @@
 // Pieces of `evalforge report` shared by its per-run-kind files.
 #pragma once
 #include <filesystem>
+#include <string>
 
 namespace ef::app {
 
@@ -14,5 +15,7 @@ void report_evolve(const std::filesystem::path& dir);
 // A tictactoe evolve run: fitness.png, best and mean fitness per generation (the mean over
 // trials, with the range over trials as a band), and with co-evolution the monitor's.
 void report_tictactoe(const std::filesystem::path& dir);
+// A Hex run (app/report_hex.cpp): kind "hex-match" (win_rate.png) or "hex-tune" (gamma.png).
+void report_hex(const std::filesystem::path& dir, const std::string& kind);
 
 }  // namespace ef::app

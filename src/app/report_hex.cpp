@@ -1,0 +1,97 @@
+// evalforge report for Hex runs (docs/hex.md), drawn by gnuplot into the run directory:
+//   hex match:  win_rate.png  player A's running win rate over the games in game order, with its
+//                             95% Wilson band, beside 0.5
+//   hex tune:   gamma.png     every evaluated individual's gamma against its win rate, by
+//                             generation, and the best gamma of each generation
+#include <fmt/core.h>
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+#include "app/report.hpp"
+#include "evalforge/core/error.hpp"
+
+namespace ef::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::vector<std::string>> csv_rows(const fs::path& file) {
+  std::ifstream in(file);
+  if (!in) fail("{}: cannot read", file.string());
+  std::vector<std::vector<std::string>> rows;
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    rows.push_back(std::move(f));
+  }
+  return rows;
+}
+
+// Wilson score interval of k successes in n trials (95%).
+std::pair<double, double> wilson(double k, double n) {
+  const double z = 1.959963984540054, p = k / n, z2 = z * z;
+  const double centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const double half = z * std::sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n);
+  return {centre - half, centre + half};
+}
+
+}  // namespace
+
+void report_hex(const fs::path& dir, const std::string& kind) {
+  std::ostringstream gp;
+  gp << "set terminal pngcairo size 900,600\nset key outside right\nset grid\n";
+  std::string made;
+  if (kind == "hex-match") {
+    auto rows = csv_rows(dir / "games.csv");
+    if (rows.empty()) fail("{}: no games yet", (dir / "games.csv").string());
+    std::vector<std::pair<int, bool>> games;  // game, A won
+    for (const auto& f : rows) {
+      if (f.size() < 4) fail("{}: a row with {} fields", (dir / "games.csv").string(), f.size());
+      games.emplace_back(std::stoi(f[0]), f[3] == "A");
+    }
+    std::sort(games.begin(), games.end());
+    gp << "$d << EOD\n";
+    int wins = 0;
+    for (std::size_t i = 0; i < games.size(); ++i) {
+      wins += games[i].second;
+      const auto [lo, hi] = wilson(wins, static_cast<double>(i + 1));
+      gp << fmt::format("{} {:.5f} {:.5f} {:.5f}\n", i + 1, static_cast<double>(wins) / (i + 1), lo, hi);
+    }
+    gp << "EOD\n";
+    gp << fmt::format("set output '{}'\nset xlabel 'games'\nset ylabel 'win rate of A'\nset yrange [0:1]\n",
+                      (dir / "win_rate.png").string());
+    gp << "set title 'Hex match: running win rate of player A (95% Wilson band)'\n";
+    gp << "plot $d using 1:3:4 with filledcurves fc rgb '#cce0ff' title '95%', $d using 1:2 with lines lw 2 title 'A', "
+          "0.5 with lines dt 2 lc rgb 'black' title '0.5'\nunset output\n";
+    made = "win_rate.png";
+  } else {
+    const auto rows = csv_rows(dir / "generations.csv");
+    const auto best = csv_rows(dir / "best.csv");
+    if (rows.empty()) fail("{}: no generation yet", (dir / "generations.csv").string());
+    gp << "$all << EOD\n";
+    for (const auto& f : rows) gp << f[0] << " " << f[2] << " " << 1 - std::stod(f[5]) << "\n";
+    gp << "EOD\n$best << EOD\n";
+    for (const auto& f : best) gp << f[0] << " " << f[1] << " " << 1 - std::stod(f[2]) << "\n";
+    gp << "EOD\n";
+    gp << fmt::format("set output '{}'\nset xlabel 'gamma'\nset ylabel 'win rate'\nset yrange [0:1]\n",
+                      (dir / "gamma.png").string());
+    gp << "set title 'hex tune: win rate of each evaluated gamma (colour: generation); crosses: best of each generation'\n";
+    gp << "plot $all using 2:3:1 with points pt 7 ps 1.2 lc palette title 'individuals', $best using 2:3 with points pt 2 ps 2 "
+          "lw 2 lc rgb 'black' title 'best'\nunset output\n";
+    made = "gamma.png";
+  }
+  const fs::path script = dir / "report_hex.gp";
+  std::ofstream(script) << gp.str();
+  run_gnuplot(script);
+  fmt::print("report written to {} ({})\n", dir.string(), made);
+}
+
+}  // namespace ef::app
