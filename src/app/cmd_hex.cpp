@@ -6,7 +6,10 @@
 #include <fmt/chrono.h>
 #include <fmt/core.h>
 #include <cmath>
+#include <atomic>
 #include <ctime>
+#include <thread>
+#include "evalforge/core/parallel.hpp"
 #include <memory>
 #include <sstream>
 #include "app/commands.hpp"
@@ -138,6 +141,65 @@ void run_hex_analyse(const HexAnalyseArgs& a) {
   }
 }
 
+struct HexTournamentArgs {
+  std::vector<std::string> players;
+  int games = 20;  // per pair
+  int size = 11;
+  bool swap = false;
+  u64 seed = 1;
+  int threads = 0;
+};
+
+// A round robin: every pair plays `games` games, colours alternating (the pair's first player
+// is Black in even games); game k of pair (i, j) is game i * 2^20 + j * 2^10 + k of the stream,
+// so results do not depend on the thread count. Prints the cross table (wins of the row player)
+// and the Bradley-Terry ratings (ga/ratings.hpp) with 95% margins.
+void run_hex_tournament(const HexTournamentArgs& a) {
+  std::vector<play::HexPlayer> players;
+  for (const auto& spec : a.players) players.push_back(play::parse_hex_player(spec));
+  const int n = static_cast<int>(players.size());
+  if (n < 2) fail("hex tournament: give at least two --player specs");
+  if (n > 1000 || a.games > 1000) fail("hex tournament: at most 1000 players and 1000 games a pair");
+  struct Unit {
+    int i, j, k;
+  };
+  std::vector<Unit> units;
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j)
+      for (int k = 0; k < a.games; ++k) units.push_back({i, j, k});
+  std::vector<tournament::GameResult> results(units.size());
+  std::atomic<std::size_t> next{0};
+  const hex::Board start = hex::empty_board(a.size, a.swap);
+  const int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  run_parallel(std::min<int>(threads, static_cast<int>(units.size())), [&] {
+    play::HexTable table;
+    for (std::size_t u; (u = next.fetch_add(1)) < units.size();) {
+      const Unit& x = units[u];
+      const int black = x.k % 2 == 0 ? x.i : x.j, white = x.k % 2 == 0 ? x.j : x.i;
+      const u32 game = static_cast<u32>(x.i) << 20 | static_cast<u32>(x.j) << 10 | static_cast<u32>(x.k);
+      const play::HexRecord r = table.play(players[black], players[white], start, a.seed, game);
+      results[u] = {black, white, r.black_score > 0 ? 1.0 : 0.0};
+    }
+  });
+  std::vector<int> wins(static_cast<std::size_t>(n) * n, 0);
+  for (const auto& g : results) {
+    const int winner = g.score > 0.5 ? g.first : g.second, loser = g.score > 0.5 ? g.second : g.first;
+    ++wins[static_cast<std::size_t>(winner) * n + loser];
+  }
+  const auto fit = tournament::fit_bradley_terry(results, n);
+  fmt::print("Hex round robin on {}x{}{}, {} games a pair (row player's wins)\n", a.size, a.size, a.swap ? " with swap" : "", a.games);
+  std::size_t width = 0;
+  for (const auto& p : players) width = std::max(width, p.spec.size());
+  for (int i = 0; i < n; ++i) {
+    fmt::print("{:>3} {:<{}}", i + 1, players[i].spec, width);
+    for (int j = 0; j < n; ++j) {
+      if (i == j) fmt::print("    -");
+      else fmt::print(" {:>4}", wins[static_cast<std::size_t>(i) * n + j]);
+    }
+    fmt::print("   Elo {:+7.1f} +- {:.1f}\n", fit.ratings[i], fit.margins95[i]);
+  }
+}
+
 struct HexTuneArgs {
   ga::HexTuneConfig config;
   std::string out, resume;
@@ -211,6 +273,15 @@ void register_hex(CLI::App& app) {
   tune->add_option("--resume", t->resume, "Continue the run in this directory");
   tune->add_option("--threads", t->threads, "Games played at once (0 = all hardware threads)")->check(CLI::Range(0, 1024));
   tune->callback([t] { run_hex_tune_command(*t); });
+  auto tt = std::make_shared<HexTournamentArgs>();
+  auto* tour = hex->add_subcommand("tournament", "Round robin of Hex players with Bradley-Terry ratings (95% margins)");
+  tour->add_option("--player", tt->players, "A player spec (as hex match --a); give two or more")->required();
+  tour->add_option("--games", tt->games, "Games per pair (colours alternating)")->check(CLI::Range(1, 1000))->capture_default_str();
+  tour->add_option("--size", tt->size, "Board side")->check(CLI::Range(1, hex::kMaxSide))->capture_default_str();
+  tour->add_flag("--swap", tt->swap, "Play with the swap (pie) rule");
+  tour->add_option("--seed", tt->seed, "Seed of the games' random streams")->capture_default_str();
+  tour->add_option("--threads", tt->threads, "Games played at once (0 = all hardware threads)")->check(CLI::Range(0, 1024));
+  tour->callback([tt] { run_hex_tournament(*tt); });
   register_hex_external(*hex);
 }
 
