@@ -392,3 +392,19 @@ TEST(HexTune, AStoppedRunResumesToTheSameGenerations) {
   const std::string e = error_of([&] { ga::run_hex_tune(dir / "other", nullptr, ga::HexTuneOptions{}); });
   EXPECT_NE(e.find("population.bin"), std::string::npos) << e;
 }
+
+TEST(HexCommands, TournamentRatesTheStrongerPlayerHigherAndBadSpecsExit2) {
+  const std::string bin = EF_EVALFORGE_BIN;
+  const auto [rc, out] = test::run_command(bin + " hex tournament --player random --player resistance --games 6 --size 5 2>&1");
+  ASSERT_EQ(rc, 0) << out;
+  // The resistance player should win every game against random on 5x5 (the games are fixed by
+  // the seed, so this is a deterministic check that the cross table counts the right side).
+  EXPECT_NE(out.find("random"), std::string::npos) << out;
+  const std::size_t row = out.find("  2 resistance");
+  ASSERT_NE(row, std::string::npos) << out;
+  EXPECT_NE(out.substr(row, out.find('\n', row) - row).find("    6    -"), std::string::npos) << out;
+  const auto [rc2, out2] = test::run_command(bin + " hex match --a mohex --b random --games 2 --out /tmp/ef_hex_bad_spec 2>&1");
+  EXPECT_EQ(rc2, 2) << out2;
+  EXPECT_NE(out2.find("unknown kind 'mohex'"), std::string::npos) << out2;
+  EXPECT_FALSE(std::filesystem::exists("/tmp/ef_hex_bad_spec/config.toml"));
+}
