@@ -1,5 +1,8 @@
 // evalforge gtp --agent FILE|swh|random [--seed N]: plays an agent as a GTP engine on stdin and
 // stdout, for GTP match programs and GUIs (and `match --opponent-cmd`).
+// evalforge gtp --game hex --agent SPEC [--size N] [--swap] [--seed N]: the same for Hex, with a
+// Hex player spec (uct, ev, resistance, random: play/hex_match.hpp; docs/hex-gtp.md), for Hex
+// GUIs and controllers (and `hex external`).
 //
 // stdout carries the protocol only; anything else (errors) goes to stderr. An agent that cannot
 // be loaded is an ef::Error before the first command is read (exit status 2).
@@ -9,19 +12,35 @@
 #include "app/commands.hpp"
 #include "evalforge/core/rng.hpp"
 #include "play/agent_file.hpp"
+#include "evalforge/core/error.hpp"
 #include "play/gtp_engine.hpp"
+#include "play/hex_gtp_engine.hpp"
+#include "play/hex_match.hpp"
 
 namespace ef::app {
 
 namespace {
 
 struct GtpArgs {
+  std::string game = "othello";
   std::string agent;
   u64 seed = 1;
   int table_bits = 20;
+  int size = 11;
+  bool swap = false;
+  bool size_given = false;
 };
 
+void run_hex_gtp(const GtpArgs& args) {
+  const play::HexPlayer player = play::parse_hex_player(args.agent);
+  play::HexGtpEngine engine(player, args.size, args.swap, args.seed);
+  std::ios::sync_with_stdio(false);
+  engine.run(std::cin, std::cout);
+}
+
 void run_gtp(const GtpArgs& args) {
+  if (args.game == "hex") return run_hex_gtp(args);
+  if (args.size_given || args.swap) fail("gtp: --size and --swap are for --game hex (Othello is 8x8)");
   const play::Agent agent = play::load_agent(args.agent);
   play::GtpEngine engine(agent, args.seed, args.table_bits);
   // The controller waits on each response: no buffering beyond the flush after each one.
@@ -33,15 +52,27 @@ void run_gtp(const GtpArgs& args) {
 
 void register_gtp(CLI::App& app) {
   auto args = std::make_shared<GtpArgs>();
-  CLI::App* cmd = app.add_subcommand("gtp", "Play an agent as a GTP engine on stdin/stdout (8x8 Othello, vertices a1..h8)");
-  cmd->add_option("--agent", args->agent, "Agent file (.toml), or a built-in: swh, random")->required();
+  CLI::App* cmd = app.add_subcommand(
+      "gtp", "Play an agent as a GTP engine on stdin/stdout (8x8 Othello, vertices a1..h8; or Hex with --game hex)");
+  cmd->add_option("--game", args->game, "othello or hex")->check(CLI::IsMember({"othello", "hex"}))->capture_default_str();
+  cmd->add_option("--agent", args->agent,
+                  "Othello: agent file (.toml), or a built-in: swh, random. Hex: a player spec, e.g. uct:playouts=1000, "
+                  "ev, resistance:depth=1, random")
+      ->required();
+  auto* size = cmd->add_option("--size", args->size, "Hex: the board side at the start (boardsize changes it)")
+                   ->check(CLI::Range(1, 13))
+                   ->capture_default_str();
+  cmd->add_flag("--swap", args->swap, "Hex: play with the swap (pie) rule (param_game allow_swap changes it)");
   cmd->add_option("--seed", args->seed, "Seed of the agent's random draws (the same seed and commands give the same moves)")
       ->capture_default_str();
   cmd->add_option("--table-bits", args->table_bits,
                   "Endgame transposition table of 2^B entries (24 bytes each)")
       ->check(CLI::Range(1, 30))
       ->capture_default_str();
-  cmd->callback([args] { run_gtp(*args); });
+  cmd->callback([args, size] {
+    args->size_given = size->count() > 0;
+    run_gtp(*args);
+  });
 }
 
 }  // namespace ef::app

@@ -1,10 +1,9 @@
 #include "play/external_match.hpp"
 #include <fmt/format.h>
-#include <cctype>
 #include <optional>
 #include <ostream>
 #include "evalforge/core/error.hpp"
-#include "play/gtp_client.hpp"
+#include "play/external_engine.hpp"
 #include "play/gtp_engine.hpp"
 
 namespace ef::play {
@@ -16,19 +15,12 @@ constexpr int kForfeitScore = 64;
 const char* gtp_color(int color) { return color == othello::kBlack ? "b" : "w"; }
 const char* color_name(int color) { return color == othello::kBlack ? "black" : "white"; }
 
-// Why a command failed, at `ply`, in the words of ExternalGame::error.
-std::string failure(const GtpResponse& r, const std::string& command, int ply) {
-  if (r.status == GtpResponse::Status::kFailure)
-    return fmt::format("engine refused '{}' at ply {}: {}", command, ply, r.text);
-  return fmt::format("{} at ply {}", r.text, ply);  // timeout, death, garbage: the text says which
+ExternalEngineOptions engine_options(const ExternalMatchOptions& o) {
+  return {o.command, o.games, o.move_timeout_s, o.startup_timeout_s, o.max_restarts, {"protocol_version", "boardsize 8"}};
 }
 
 void validate(const ExternalMatchOptions& o) {
-  if (o.command.empty()) fail("external match: no engine command");
-  if (o.games < 0) fail("external match: {} games", o.games);
-  if (!(o.move_timeout_s > 0)) fail("external match: move timeout {} s (must be positive)", o.move_timeout_s);
-  if (!(o.startup_timeout_s > 0)) fail("external match: startup timeout {} s (must be positive)", o.startup_timeout_s);
-  if (o.max_restarts < 0) fail("external match: max_restarts {} (must be >= 0)", o.max_restarts);
+  validate_external_engine_options(engine_options(o));
   for (std::size_t k = 0; k < o.openings.size(); ++k) {
     othello::Position s;
     for (std::size_t i = 0; i < o.openings[k].size(); ++i) {
@@ -54,36 +46,12 @@ std::vector<ExternalGame> play_external_match(const Agent& agent, const External
   std::vector<search::endgame::HashEntry> entries(std::size_t{1} << 20);
   search::endgame::HashTable table{entries.data(), entries.size() - 1, 0};
 
-  GtpClient client(options.command);
-  // (Re)starts the engine and checks that it speaks GTP and plays on 8x8; a failure here is not
-  // a flaky move but an engine that cannot play at all.
-  const auto start_engine = [&] {
-    client.start();
-    for (const char* command : {"protocol_version", "boardsize 8"}) {
-      const GtpResponse r = client.send(command, options.startup_timeout_s);
-      if (r.ok() || (r.status == GtpResponse::Status::kFailure && std::string(command) == "protocol_version"))
-        continue;
-      const std::string said = client.last_stderr_line();
-      if (r.status == GtpResponse::Status::kFailure)
-        fail("gtp engine '{}' cannot play: it answered '{}' with '? {}'", options.command, command, r.text);
-      fail("gtp engine '{}' did not start: {}{}", options.command, r.text,
-           said.empty() || r.text.find(said) != std::string::npos ? "" : " (stderr: " + said + ")");
-    }
-  };
-  start_engine();
-  int restarts = 0;
+  ExternalEngine engine(engine_options(options));
+  engine.start();
 
   std::vector<ExternalGame> results;
   for (int g = 0; g < options.games; ++g) {
-    if (!client.running()) {
-      // The previous game was forfeited and the engine stopped: a fresh one for this game.
-      if (restarts >= options.max_restarts)
-        fail("gtp engine '{}' failed again after {} restarts (max_restarts): {}", options.command, restarts,
-             results.back().error);
-      ++restarts;
-      if (log) *log << fmt::format("restarting engine ({} of at most {})\n", restarts, options.max_restarts);
-      start_engine();
-    }
+    engine.ready_for_game(results.empty() ? "" : results.back().error, log);
     ExternalGame game;
     game.agent_black = g % 2 == 0;
     const int agent_color = game.agent_black ? othello::kBlack : othello::kWhite;
@@ -94,11 +62,7 @@ std::vector<ExternalGame> play_external_match(const Agent& agent, const External
     othello::Position s;
     std::optional<std::string> error;
 
-    const auto send = [&](const std::string& command, int ply) {
-      const GtpResponse r = client.send(command, options.move_timeout_s);
-      if (!r.ok()) error = failure(r, command, ply);
-      return r;
-    };
+    const auto send = [&](const std::string& command, int ply) { return engine.send(command, ply, error); };
     const auto apply = [&](int move) {
       s = move == search::kPassMove ? games::Othello::pass(s) : games::Othello::play(s, move);
       game.moves.push_back(move);
@@ -124,8 +88,7 @@ std::vector<ExternalGame> play_external_match(const Agent& agent, const External
       }
       const GtpResponse r = send(fmt::format("genmove {}", gtp_color(color)), ply);
       if (error) break;
-      std::string answer = r.text.substr(0, r.text.find_first_of(" \n"));
-      for (char& c : answer) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      const std::string answer = engine_move_word(r.text);
       const int move = parse_gtp_vertex(answer);
       std::string why;
       if (answer == "resign") error = fmt::format("engine resigned at ply {}", ply);
@@ -141,8 +104,7 @@ std::vector<ExternalGame> play_external_match(const Agent& agent, const External
     if (error) {
       game.error = *error;
       game.black_score = game.agent_black ? kForfeitScore : -kForfeitScore;
-      // Whatever the engine believes the position is now, it is not ours: start afresh.
-      client.stop(0.2);
+      engine.forfeit();
     } else {
       game.completed = true;
       game.black_score = s.board.disc_diff_empties_to_winner();
@@ -158,7 +120,7 @@ std::vector<ExternalGame> play_external_match(const Agent& agent, const External
     }
     results.push_back(std::move(game));
   }
-  client.stop();
+  engine.stop();
   return results;
 }
 

@@ -1,12 +1,9 @@
 #include "play/gtp_engine.hpp"
 #include <fmt/format.h>
 #include <algorithm>
-#include <cctype>
 #include <cstdlib>
-#include <istream>
-#include <ostream>
-#include <sstream>
 #include "evalforge/games/squares.hpp"
+#include "play/gtp_protocol.hpp"
 
 namespace ef::play {
 
@@ -17,14 +14,8 @@ constexpr const char* kCommands[] = {"protocol_version", "name", "version", "kno
                                      "boardsize", "clear_board", "komi", "play", "genmove", "undo", "showboard",
                                      "final_score", "quit"};
 
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-bool all_digits(const std::string& s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
+std::string lower(std::string s) { return gtp_lower(std::move(s)); }
+bool all_digits(const std::string& s) { return gtp_all_digits(s); }
 
 const char* color_name(int color) { return color == othello::kBlack ? "black" : "white"; }
 
@@ -59,56 +50,12 @@ void GtpEngine::clear() {
 }
 
 int GtpEngine::run(std::istream& in, std::ostream& out) {
-  std::string line;
-  bool quit = false;
-  while (!quit && std::getline(in, line)) {
-    const std::string response = handle_line(line, quit);
-    if (response.empty()) continue;
-    out << response;
-    out.flush();
-  }
-  return 0;
+  return gtp_run(in, out, [this](const std::string& c, const std::vector<std::string>& a, bool& q) { return execute(c, a, q); });
 }
 
 std::string GtpEngine::handle_line(const std::string& raw, bool& quit) {
-  // GTP 2 preprocessing: drop control characters but tab (a CR from a CRLF line among them),
-  // tabs become spaces, and everything from '#' on is a comment.
-  std::string line;
-  for (const char c : raw) {
-    if (c == '#') break;
-    if (c == '\t') line += ' ';
-    else if (static_cast<unsigned char>(c) >= 32 && c != 127) line += c;
-  }
-  std::istringstream words(line);
-  std::vector<std::string> tokens;
-  for (std::string w; words >> w;) tokens.push_back(w);
-  if (tokens.empty()) return {};
-
-  std::string id;
-  std::size_t first = 0;
-  if (all_digits(tokens[0])) {
-    id = tokens[0];
-    first = 1;
-  }
-  Reply reply;
-  if (first == tokens.size()) {
-    reply = {false, "missing command after the id"};
-  } else {
-    const std::vector<std::string> args(tokens.begin() + static_cast<std::ptrdiff_t>(first) + 1, tokens.end());
-    // A malformed command is answered, never thrown past the protocol loop: the engine must
-    // stay in sync with its controller whatever it is sent.
-    try {
-      reply = execute(tokens[first], args, quit);
-    } catch (const std::exception& e) {
-      reply = {false, fmt::format("internal error: {}", e.what())};
-    }
-  }
-  // A blank line inside a response would end it early.
-  std::string text;
-  for (std::size_t i = 0; i < reply.text.size(); ++i)
-    if (!(reply.text[i] == '\n' && i + 1 < reply.text.size() && reply.text[i + 1] == '\n')) text += reply.text[i];
-  while (!text.empty() && text.back() == '\n') text.pop_back();
-  return fmt::format("{}{} {}\n\n", reply.ok ? '=' : '?', id, text);
+  return gtp_handle_line(raw, [this](const std::string& c, const std::vector<std::string>& a, bool& q) { return execute(c, a, q); },
+                         quit);
 }
 
 GtpEngine::Reply GtpEngine::execute(const std::string& command, const std::vector<std::string>& args, bool& quit) {
@@ -117,16 +64,8 @@ GtpEngine::Reply GtpEngine::execute(const std::string& command, const std::vecto
   if (command == "protocol_version") return {true, "2"};
   if (command == "name") return {true, "evalforge"};
   if (command == "version") return {true, fmt::format("0.1.0 (agent {})", agent_.name)};
-  if (command == "known_command") {
-    if (args.size() != 1) return syntax("known_command COMMAND");
-    const bool known = std::find(std::begin(kCommands), std::end(kCommands), args[0]) != std::end(kCommands);
-    return {true, known ? "true" : "false"};
-  }
-  if (command == "list_commands") {
-    std::string text;
-    for (const char* c : kCommands) text += fmt::format("{}{}", text.empty() ? "" : "\n", c);
-    return {true, text};
-  }
+  if (command == "known_command") return gtp_known_command(kCommands, args);
+  if (command == "list_commands") return gtp_list_commands(kCommands);
   if (command == "boardsize") {
     if (args.size() != 1 || !all_digits(args[0])) return syntax("boardsize SIZE");
     if (args[0] != "8") return {false, "unacceptable size"};

@@ -1,6 +1,9 @@
 // A GTP (Go Text Protocol, version 2) engine that plays Othello with a host Agent, so that GTP
 // match programs and GUIs (and evalforge's own external matches) can play our evaluators.
 //
+// The protocol plumbing (line handling, ids, responses, the command loop, the 64 KiB line cap)
+// is gtp_protocol.hpp's, shared with the Hex engine.
+//
 // Commands: protocol_version, name, version, known_command, list_commands, boardsize (8 only),
 // clear_board, komi (accepted, ignored), play, genmove, undo, showboard, final_score, quit.
 // Vertices are a1..h8 (case-insensitive; a1 = square 0, square = 8*row + col as in othello.hpp)
@@ -15,6 +18,7 @@
 #include <string>
 #include <vector>
 #include "evalforge/play/agent.hpp"
+#include "play/gtp_protocol.hpp"
 
 namespace ef::play {
 
@@ -37,10 +41,7 @@ class GtpEngine {
   const othello::Position& position() const { return position_; }
 
  private:
-  struct Reply {
-    bool ok = true;
-    std::string text;
-  };
+  using Reply = GtpReply;
   Reply execute(const std::string& command, const std::vector<std::string>& args, bool& quit);
   Reply cmd_play(const std::vector<std::string>& args);
   Reply cmd_genmove(const std::vector<std::string>& args);
