@@ -28,7 +28,10 @@ std::string transcript(const std::vector<play::HexExternalGame>& games) {
   std::string t;
   for (const auto& g : games) {
     std::string moves;
-    for (const int m : g.moves) moves += (moves.empty() ? "" : " ") + play::hex_gtp_cell(m);
+    for (const int m : g.moves) {
+      if (!moves.empty()) moves += ' ';
+      moves += play::hex_gtp_cell(m);
+    }
     t += fmt::format("{} {}  # ours {}{}\n", moves, g.winner == hex::kBlack ? "B+" : "W+", g.agent_black ? "black" : "white",
                      g.completed ? "" : ", forfeit: " + g.error);
   }
