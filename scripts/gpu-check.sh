@@ -167,7 +167,7 @@ data_args=()
 [[ -f $carry/data/logbook.gam.gz ]] && data_args=(--data "$carry/data/logbook.gam.gz")
 
 say "parity tests"
-"$dir/tests/evalforge_tests" --gtest_filter='*Cuda*:GenerationBatch*:NTuple*:Backend*:Play*:EloGa*:FeatureTournament*' \
+"$dir/tests/evalforge_tests" --gtest_filter='*Cuda*:GenerationBatch*:NTuple*:Backend*:Play*:EloGa*:FeatureTournament*:Hex*' \
   --gtest_output="json:$out/gpu-check-tests.json" || fail "parity tests"
 
 say "evalforge verify"
@@ -188,6 +188,9 @@ say "benchmark: CPU vs GPU, one paper-size generation, then self-play games/s"
 
 say "benchmark: seconds per Elo-GA generation (123,552 1-ply games), CPU vs GPU"
 "$dir/bench/evolve_bench" --repeats 3 --json "$out/evolve-bench.json" | tee "$out/evolve-bench.txt" || fail "evolve_bench"
+
+say "benchmark: Hex random playouts, CPU vs GPU (records compared game by game)"
+"$dir/bench/hex_bench" --repeats 3 --json "$out/hex-bench.json" | tee "$out/hex-bench.txt" || fail "hex_bench"
 
 say "full test suite (informational)"
 timeout 300 "$dir/tests/evalforge_tests" --gtest_brief=1 || fail "full test suite"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The Hex experiments of docs/hex.md (docs/method.md section 4), as resumable match runs under
-# OUT (default runs/hex): Ev against UCT at two playout budgets, the gamma sweep of Ev', the
-# resistance evaluator as the classic reference, and UCT self-play games for `hex analyse`.
+# The Hex experiments of docs/hex.md (docs/method.md section 4), as resumable runs under OUT
+# (default runs/hex): Ev against UCT at four playout budgets, the gamma sweep of Ev', the
+# resistance evaluator as the classic reference, UCT self-play games for `hex analyse` (the sign
+# convention), and a BRKGA tuning gamma whose best is then played on fresh games (seed 7) beside
+# gamma = 0 on the same games.
 # Rerunning the script resumes unfinished runs and skips finished ones.
 # Usage: scripts/hex-experiments.sh [OUT] [GAMES]   (GAMES per match, default 200)
 set -euo pipefail
@@ -23,7 +25,24 @@ match ev-vs-uct1000 ev uct:playouts=1000
 match ev-vs-uct5000 ev uct:playouts=5000
 match resistance-vs-uct1000 resistance uct:playouts=1000
 match resistance-vs-uct5000 resistance uct:playouts=5000
-for g in 0.05 0.1 0.2 0.3 0.5 1 2; do
+for g in 0.05 0.1 0.2 0.5 1; do
   match "evp-gamma$g-vs-uct1000" "ev:gamma=$g" uct:playouts=1000
 done
 match uct5000-selfplay uct:playouts=5000 uct:playouts=5000 --seed 2
+"$bin" hex analyse "$out/uct5000-selfplay" > "$out/uct5000-selfplay.analyse"
+match ev-vs-uct300 ev uct:playouts=300
+match ev-vs-uct100 ev uct:playouts=100
+if [[ -f "$out/tune/config.toml" ]]; then
+  "$bin" hex tune --resume "$out/tune" > "$out/tune.summary"
+else
+  "$bin" hex tune --opponent uct:playouts=1000 --population 8 --elite 2 --mutants 2 --generations 6 --games 24 \
+    --gamma-max 2 --out "$out/tune" > "$out/tune.summary"
+fi
+cat "$out/tune.summary"
+best=$(tail -n 1 "$out/tune/best.csv" | cut -d, -f2)
+match tuned-vs-uct1000-seed7 "ev:gamma=$best" uct:playouts=1000 --seed 7
+match ev-vs-uct1000-seed7 ev uct:playouts=1000 --seed 7
+# Ablation: the network with one node per stone (own stones then count for nothing in a
+# colour's own network), as first implemented.
+match ev-cells-vs-uct1000 ev:groups=0 uct:playouts=1000
+match ev-cells-vs-uct5000 ev:groups=0 uct:playouts=5000

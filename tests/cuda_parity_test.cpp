@@ -633,6 +633,46 @@ TEST(CudaParityGames, TicTacToeGamesAreTheCpusGames) {
   }
 }
 
+TEST(CudaParityGames, HexGamesAreTheCpusGames) {
+  REQUIRE_CUDA_DEVICE();
+  auto cpu = make_backend("cpu", 2), gpu = make_backend("cuda", 2);
+  // Random play (UCT's playouts), Ev and Ev' (doubles: the device must round as the host does)
+  // with and without virtual connections, and resistance (a banded solve), some with epsilon.
+  std::vector<play::HexAgent> agents(5);
+  agents[0] = play::hex_random_agent();
+  agents[1].params.kind = play::HexEvaluator::kBetweenness;
+  agents[2].params.kind = play::HexEvaluator::kBetweenness;
+  agents[2].params.betweenness.gamma = 0.1;
+  agents[2].params.epsilon_ppm = 100000;
+  agents[3].params.kind = play::HexEvaluator::kBetweenness;
+  agents[3].params.betweenness.options.bridges = agents[3].params.betweenness.options.edge_bridges = false;
+  agents[4].params.kind = play::HexEvaluator::kResistance;
+  agents[4].params.epsilon_ppm = 50000;
+  for (const auto& a : agents) ASSERT_EQ(cpu->add_agent(a), gpu->add_agent(a));
+  std::vector<GameJobOf<games::Hex>> jobs;
+  for (int b = 0; b < 5; ++b)
+    for (int w = 0; w < 5; ++w)
+      for (int k = 0; k < 8; ++k) {
+        GameJobOf<games::Hex> j;
+        j.black = b;
+        j.white = w;
+        j.start = hex::empty_board(k % 2 ? 7 : 11, k % 4 == 3);
+        j.seed = 21;
+        j.game = static_cast<u32>(jobs.size());
+        jobs.push_back(j);
+      }
+  // Plain random playouts in bulk, as UCT hands them over.
+  for (int k = 0; k < 4096; ++k) jobs.push_back({0, 0, hex::empty_board(11), 22, static_cast<u32>(k)});
+  std::vector<play::HexRecord> a(jobs.size()), b(jobs.size());
+  cpu->play(jobs, a);
+  gpu->play(jobs, b);
+  for (std::size_t k = 0; k < jobs.size(); ++k) {
+    EXPECT_EQ(a[k].plies, b[k].plies) << "game " << k;
+    EXPECT_EQ(a[k].black_score, b[k].black_score) << "game " << k;
+    EXPECT_TRUE(std::equal(a[k].moves, a[k].moves + a[k].plies, b[k].moves)) << "game " << k;
+  }
+}
+
 #if defined(EF_EVALFORGE_BIN) && defined(EF_SOURCE_DIR)
 // `evalforge verify`: exit 0 when the backends agree, 4 with a "no CUDA ..." line without a device.
 TEST(CudaParity, VerifyCommand) {

@@ -3,6 +3,7 @@
 // the edge rules from their definitions, Floyd-Warshall distances, path counts by a separate
 // DP, explicit enumeration of shortest edge-to-edge paths, and a dense Kirchhoff solve.
 #include <gtest/gtest.h>
+#include <set>
 #include <cmath>
 #include <functional>
 #include <random>
@@ -394,7 +395,7 @@ TEST(HexNetwork, MatchesTheDefinitionsOnRandomPositions) {
     const Board b = random_position(rng, n, 0.4, true);
     for (int colour = 0; colour < 2; ++colour)
       for (int opt = 0; opt < 4; ++opt) {
-        const NetworkOptions o{(opt & 1) != 0, (opt & 2) != 0};
+        const NetworkOptions o{(opt & 1) != 0, (opt & 2) != 0, false};
         PositionNetwork g;
         build_network(b, colour, o, g);
         // Nodes: the non-opponent cells in ascending square order, then the two edges.
@@ -607,6 +608,56 @@ TEST(HexNetwork, ShortestPathNetworkMatchesEnumeration) {
   EXPECT_GT(connected, 30);  // the test must exercise mostly connected networks
 }
 
+TEST(HexNetwork, GroupedNetworkIsTheCellNetworkWithEachGroupContracted) {
+  std::mt19937_64 rng(21);
+  for (int trial = 0; trial < 80; ++trial) {
+    const int n = trial < 60 ? 2 + trial % 8 : 11;
+    const Board b = random_position(rng, n, 0.5, true);
+    for (int colour = 0; colour < 2; ++colour) {
+      const NetworkOptions cell_options{(trial & 1) != 0, (trial & 2) != 0, false};
+      NetworkOptions grouped_options = cell_options;
+      grouped_options.groups = true;
+      PositionNetwork cells, grouped;
+      build_network(b, colour, cell_options, cells);
+      build_network(b, colour, grouped_options, grouped);
+      // The group of each cell node, by a flood over the colour's stones in coordinates.
+      auto group_square = [&](int sq) {
+        if (!b.stones[colour].has(sq)) return sq;
+        std::set<int> seen{sq};
+        std::vector<int> stack{sq};
+        int lowest = sq;
+        while (!stack.empty()) {
+          const int s = stack.back();
+          stack.pop_back();
+          lowest = std::min(lowest, s);
+          for (Cells nb = neighbours(Cells::bit(s), b.stones[colour]); nb.any(); nb.drop_lowest())
+            if (seen.insert(nb.lowest()).second) stack.push_back(nb.lowest());
+        }
+        return lowest;
+      };
+      auto name = [&](const PositionNetwork& g, int v) {
+        return v == g.edge[0] ? -1 : (v == g.edge[1] ? -2 : int(g.square_of_node[v]));
+      };
+      std::set<std::pair<int, int>> expect, got;
+      for (int u = 0; u < cells.nodes; ++u)
+        for (int k = cells.first[u]; k < cells.first[u + 1]; ++k) {
+          const int v = cells.arc[k];
+          const int a = name(cells, u) < 0 ? name(cells, u) : group_square(name(cells, u));
+          const int c = name(cells, v) < 0 ? name(cells, v) : group_square(name(cells, v));
+          if (a != c) expect.insert({a, c});
+        }
+      for (int u = 0; u < grouped.nodes; ++u)
+        for (int k = grouped.first[u]; k < grouped.first[u + 1]; ++k)
+          ASSERT_TRUE(got.insert({name(grouped, u), name(grouped, grouped.arc[k])}).second) << "a repeated arc";
+      EXPECT_EQ(got, expect) << "trial " << trial << " colour " << colour;
+      // Nodes: the empty cells and one per group.
+      std::set<int> heads;
+      for (Cells m = b.stones[colour]; m.any(); m.drop_lowest()) heads.insert(group_square(m.lowest()));
+      EXPECT_EQ(grouped.nodes, b.empty().count() + static_cast<int>(heads.size()) + 2);
+    }
+  }
+}
+
 TEST(HexNetwork, DisconnectedColour) {
   // White's full row 2 cuts Black's rows apart on 3x3: Black's network has no path.
   const Board b = position(3, {}, {"a2", "b2", "c2"});
@@ -616,8 +667,10 @@ TEST(HexNetwork, DisconnectedColour) {
   EXPECT_EQ(s.gp_nodes, 0);
   EXPECT_EQ(s.C_prime, 0.0);
   // White's own chain e0 - a2 - b2 - c2 - e1 is the shortest: no edge bridges (each would
-  // need a2 or c2 empty) and the a-to-c bridges have b2 as a carrier. d = 4.
-  EXPECT_EQ(stats_of(b, kWhite).d, 4);
+  // need a2 or c2 empty) and the a-to-c bridges have b2 as a carrier. d = 4 cell by cell, and
+  // 2 with the chain as one group node (e0 - group - e1).
+  EXPECT_EQ(stats_of(b, kWhite, NetworkOptions{true, true, false}).d, 4);
+  EXPECT_EQ(stats_of(b, kWhite).d, 2);
   EXPECT_EQ(effective_resistance(b, kBlack), kNoConnection);
 }
 

@@ -81,6 +81,7 @@ struct HexAnalyseArgs {
   std::string run;
   int bucket = 10;
   bool bridges = true;
+  bool groups = true;
 };
 
 // Per bucket of plies: how often the winner's characteristic is the smaller of the two colours'.
@@ -97,6 +98,7 @@ void run_hex_analyse(const HexAnalyseArgs& a) {
   std::vector<Tally> buckets;
   hex::NetworkOptions options;
   options.bridges = options.edge_bridges = a.bridges;
+  options.groups = a.groups;
   hex::PositionNetwork g;
   for (const auto& f : rows) {
     const bool black_won = (f[1] == f[3]);  // the winner is the player that played Black
@@ -130,6 +132,7 @@ void run_hex_analyse(const HexAnalyseArgs& a) {
   fmt::print("{}: {} games; per ply bucket, the share of positions where the WINNER's value is the smaller one\n"
              "and the mean log(loser / winner) (virtual connections: {})\n",
              a.run, rows.size(), a.bridges ? "bridges + edge bridges" : "adjacency only");
+  fmt::print("(own stones: {})\n", a.groups ? "one node per group" : "one node per stone");
   fmt::print("{:>9} {:>9} | {:>14} {:>14} {:>14} {:>14}\n", "plies", "positions", "d", "L", "C", "C'");
   for (std::size_t k = 0; k < buckets.size(); ++k) {
     const Tally& t = buckets[k];
@@ -256,6 +259,7 @@ void register_hex(CLI::App& app) {
   analyse->add_option("run", an->run, "Hex match run directory")->required();
   analyse->add_option("--bucket", an->bucket, "Plies per row")->check(CLI::Range(1, 200))->capture_default_str();
   analyse->add_option("--bridges", an->bridges, "Virtual connections (bridges, edge bridges) in the networks")->capture_default_str();
+  analyse->add_option("--groups", an->groups, "One node per group of connected own stones")->capture_default_str();
   analyse->callback([an] { run_hex_analyse(*an); });
   auto t = std::make_shared<HexTuneArgs>();
   auto* tune = hex->add_subcommand("tune", "BRKGA over gamma of Ev' (fitness: games lost against an opponent)");

@@ -22,7 +22,7 @@ constexpr const char* kBestHeader = "generation,gamma,fitness";
 constexpr const char* kCheckpoint = "population.bin";
 constexpr u32 kIsland = 0;
 
-std::string ev_spec(double gamma, int depth) { return fmt::format("ev:gamma={:.17g},depth={}", gamma, depth); }
+std::string ev_spec(double gamma, int depth) { return fmt::format("ev:gamma={:.17g},depth={},groups=1", gamma, depth); }
 }  // namespace
 
 void validate_hex_tune_config(const HexTuneConfig& c, const std::string& who) {
@@ -104,6 +104,7 @@ HexTuneResult run_hex_tune(const std::filesystem::path& dir, const HexTuneConfig
   if (config) {
     c = *config;
     validate_hex_tune_config(c, "hex tune");
+    c.opponent = play::parse_hex_player(c.opponent).spec;  // canonical: defaults may change, runs may not
     run = RunDir::create(dir, kKind, options.resume_hint, {{kRows, kRowsHeader}, {kBest, kBestHeader}});
     run->set_sink(options.progress);
     pop = random_population(c.population, 1, c.seed, kIsland);

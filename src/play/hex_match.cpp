@@ -77,14 +77,16 @@ HexPlayer parse_hex_player(std::string_view spec) {
       } else if (ev && k == "gamma") a.betweenness.gamma = number(spec, k, v);
       else if (ev && k == "bridges") a.betweenness.options.bridges = integer(spec, k, v, 0, 1) == 1;
       else if (ev && k == "edge_bridges") a.betweenness.options.edge_bridges = integer(spec, k, v, 0, 1) == 1;
+      else if (ev && k == "groups") a.betweenness.options.groups = integer(spec, k, v, 0, 1) == 1;
       else if (ev && k == "sign") {
         a.betweenness.sign = integer(spec, k, v, -1, 1);
         if (a.betweenness.sign == 0) fail("hex player '{}': sign=0 (use 1 or -1)", spec);
-      } else unknown(k, ev ? "gamma, depth, bridges, edge_bridges, sign, epsilon" : "depth, epsilon");
+      } else unknown(k, ev ? "gamma, depth, bridges, edge_bridges, groups, sign, epsilon" : "depth, epsilon");
     }
     a.epsilon_ppm = static_cast<u32>(std::llround(epsilon * kEpsilonScale));
-    p.spec = ev ? fmt::format("ev:gamma={},depth={},bridges={},edge_bridges={},sign={},epsilon={}", a.betweenness.gamma, a.depth,
-                              int(a.betweenness.options.bridges), int(a.betweenness.options.edge_bridges), a.betweenness.sign, epsilon)
+    p.spec = ev ? fmt::format("ev:gamma={},depth={},bridges={},edge_bridges={},groups={},sign={},epsilon={}", a.betweenness.gamma,
+                              a.depth, int(a.betweenness.options.bridges), int(a.betweenness.options.edge_bridges),
+                              int(a.betweenness.options.groups), a.betweenness.sign, epsilon)
                 : fmt::format("resistance:depth={},epsilon={}", a.depth, epsilon);
   } else if (kind == "uct") {
     p.uct = true;

@@ -87,6 +87,10 @@ std::vector<HexGameRow> run_hex_match(const std::filesystem::path& dir, const He
   if (config) {
     c = *config;
     validate_hex_match_config(c, "hex match");
+    // The canonical specs (every key spelled out), so that a later change of a default cannot
+    // change what a resumed run plays.
+    c.a = parse_hex_player(c.a).spec;
+    c.b = parse_hex_player(c.b).spec;
     run = RunDir::create(dir, kKind, options.resume_hint, {{kGames, kGamesHeader}});
     run->set_sink(options.progress);
     run->commit_config(hex_match_config_toml(c));

@@ -79,6 +79,10 @@ constexpr double kNoConnection = 1e300;  // effective resistance when the edges 
 struct NetworkOptions {
   bool bridges = true;
   bool edge_bridges = true;
+  // Each group of c's connected stones is one node (H-search's unit: Anshelevich's groups),
+  // so that own stones shorten the colour's own paths; off, every stone is its own node, as
+  // interchangeable with an empty cell as the plain definition makes it.
+  bool groups = true;
 };
 
 // Adjacency in CSR form: the neighbours of node v are arc[first[v] .. first[v + 1]).
@@ -178,7 +182,10 @@ EF_HD_INLINE double det_log(double x) {
 
 // Builds colour's position network of `b` into `g` (see the header comment for the node
 // order and the edge rules).
+EF_HD_INLINE void build_grouped_network(const Board& b, int colour, const NetworkOptions& options, PositionNetwork& g);
+
 EF_HD_INLINE void build_network(const Board& b, int colour, const NetworkOptions& options, PositionNetwork& g) {
+  if (options.groups) return build_grouped_network(b, colour, options, g);
   const int n = b.n;
   const Cells empty = b.empty();
   const Cells members = b.on_board.without(b.stones[colour ^ 1]);
@@ -238,6 +245,85 @@ EF_HD_INLINE void build_network(const Board& b, int colour, const NetworkOptions
   for (int e = 0; e < 2; ++e) {
     g.first[count + e] = static_cast<short>(a);
     for (Cells m = to_edge[e]; m.any(); m.drop_lowest()) g.arc[a++] = g.node_of_square[m.lowest()];
+  }
+  g.first[count + 2] = static_cast<short>(a);
+  g.arcs = a;
+}
+
+// build_network with options.groups: a node per empty cell and per group of c's connected
+// stones (numbered by its lowest square; node_of_square maps every stone of a group to it,
+// square_of_node gives that lowest square), then the two edge nodes. A group node is adjacent
+// to every node one of its stones is adjacent to; bridges and edge bridges are those of its
+// stones (the carriers still empty); an edge node joins every node with a cell on its line or
+// edge-bridged to it. Lists are in ascending node order, without repeats.
+EF_HD_INLINE void build_grouped_network(const Board& b, int colour, const NetworkOptions& options, PositionNetwork& g) {
+  const int n = b.n;
+  const Cells empty = b.empty();
+  const Cells own = b.stones[colour];
+  const Cells members = b.on_board.without(b.stones[colour ^ 1]);
+  g.colour = colour;
+  g.n = n;
+  for (int s = 0; s < kSquares; ++s) g.node_of_square[s] = kNone;
+  Cells cells_of[kMaxCells];  // the cells of each non-edge node
+  int count = 0;
+  for (Cells m = members; m.any() && count < kMaxCells; m.drop_lowest()) {
+    const int sq = m.lowest();
+    if (sq >= kSquares) break;
+    if (g.node_of_square[sq] != kNone) continue;  // a stone of a group already numbered
+    Cells group = Cells::bit(sq);
+    if (own.has(sq))
+      for (Cells frontier = group; frontier.any();) {
+        frontier = neighbours(frontier, own).without(group);
+        group |= frontier;
+      }
+    for (Cells k = group; k.any(); k.drop_lowest())
+      if (k.lowest() < kSquares) g.node_of_square[k.lowest()] = static_cast<unsigned char>(count);
+    cells_of[count] = group;
+    g.square_of_node[count++] = static_cast<unsigned char>(sq);
+  }
+  g.edge[0] = count;
+  g.edge[1] = count + 1;
+  g.square_of_node[count] = kNone;
+  g.square_of_node[count + 1] = kNone;
+  g.nodes = count + 2;
+  Cells to_edge[2];
+  for (int e = 0; e < 2; ++e) {
+    to_edge[e] = members & edge_cells(colour, e, n);
+    if (options.edge_bridges)
+      for (Cells m = members; m.any(); m.drop_lowest())
+        if (detail::edge_bridged(b, colour, e, m.lowest())) to_edge[e].set(m.lowest());
+  }
+  // Node sets as bitsets (<= 171 nodes), then listed in ascending order.
+  auto add = [](u64* set, int v) { set[v >> 6] |= u64{1} << (v & 63); };
+  int a = 0;
+  for (int v = 0; v < count; ++v) {
+    u64 near[3] = {0, 0, 0};
+    const Cells nb = neighbours(cells_of[v], members).without(cells_of[v]);
+    for (Cells k = nb; k.any(); k.drop_lowest()) add(near, g.node_of_square[k.lowest()]);
+    if (options.bridges)
+      for (Cells x = cells_of[v]; x.any(); x.drop_lowest()) {
+        const int col = col_of(x.lowest()), row = row_of(x.lowest());
+        for (int k = 0; k < 6; ++k) {
+          int dc, dr, c1c, c1r, c2c, c2r;
+          detail::bridge_offset(k, dc, dr, c1c, c1r, c2c, c2r);
+          if (!detail::inside(col + dc, row + dr, n)) continue;
+          const unsigned char w = g.node_of_square[square_of(col + dc, row + dr)];
+          if (w != kNone && w != v && empty.has(square_of(col + c1c, row + c1r)) && empty.has(square_of(col + c2c, row + c2r)))
+            add(near, w);
+        }
+      }
+    for (int e = 0; e < 2; ++e)
+      if ((to_edge[e] & cells_of[v]).any()) add(near, g.edge[e]);
+    g.first[v] = static_cast<short>(a);
+    for (int i = 0; i < 3; ++i)
+      for (u64 m = near[i]; m && a < kMaxArcs; m &= m - 1) g.arc[a++] = static_cast<unsigned char>(64 * i + ctz64(m));
+  }
+  for (int e = 0; e < 2; ++e) {
+    u64 near[3] = {0, 0, 0};
+    for (Cells m = to_edge[e]; m.any(); m.drop_lowest()) add(near, g.node_of_square[m.lowest()]);
+    g.first[count + e] = static_cast<short>(a);
+    for (int i = 0; i < 3; ++i)
+      for (u64 m = near[i]; m && a < kMaxArcs; m &= m - 1) g.arc[a++] = static_cast<unsigned char>(64 * i + ctz64(m));
   }
   g.first[count + 2] = static_cast<short>(a);
   g.arcs = a;
