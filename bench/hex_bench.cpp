@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+#include "bench_util.hpp"
 #include "evalforge/backend.hpp"
 #include "evalforge/core/error.hpp"
 #include "evalforge/cuda_backend.hpp"
@@ -24,17 +25,8 @@ using namespace ef;
 
 namespace {
 
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown CPU";
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
-}
+using bench::cpu_model;
+using bench::median;
 
 template <class F>
 double seconds_of(F&& f) {

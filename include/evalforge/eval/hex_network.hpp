@@ -182,81 +182,16 @@ EF_HD_INLINE double det_log(double x) {
 
 // Builds colour's position network of `b` into `g` (see the header comment for the node
 // order and the edge rules).
-EF_HD_INLINE void build_grouped_network(const Board& b, int colour, const NetworkOptions& options, PositionNetwork& g);
-
+// Builds colour's position network of `b` into `g` (see the header comment for the edge rules):
+// a node per empty cell and per own stone -- or, with options.groups, per group of connected
+// own stones, numbered by its lowest square (node_of_square maps every stone of a group to it,
+// square_of_node gives that lowest square) -- in ascending square order, then the two edge
+// nodes. A group node is adjacent to every node one of its stones is adjacent to; bridges and
+// edge bridges are those of its stones (the carriers still empty); an edge node joins every
+// node with a cell on its line or edge-bridged to it. Lists are in ascending node order,
+// without repeats. (The order of arcs changes no value: path counts are integers, exact in
+// doubles, and Brandes sums level by level in node order.)
 EF_HD_INLINE void build_network(const Board& b, int colour, const NetworkOptions& options, PositionNetwork& g) {
-  if (options.groups) return build_grouped_network(b, colour, options, g);
-  const int n = b.n;
-  const Cells empty = b.empty();
-  const Cells members = b.on_board.without(b.stones[colour ^ 1]);
-  g.colour = colour;
-  g.n = n;
-  for (int s = 0; s < kSquares; ++s) g.node_of_square[s] = kNone;
-  int count = 0;
-  for (Cells m = members; m.any() && count < kMaxCells; m.drop_lowest()) {
-    const int sq = m.lowest();
-    if (sq >= kSquares) break;  // (members lie on the board: tells the compiler the index is in range)
-    g.node_of_square[sq] = static_cast<unsigned char>(count);
-    g.square_of_node[count++] = static_cast<unsigned char>(sq);
-  }
-  g.edge[0] = count;
-  g.edge[1] = count + 1;
-  g.square_of_node[count] = kNone;
-  g.square_of_node[count + 1] = kNone;
-  g.nodes = count + 2;
-
-  // Which cells each edge node joins: its line, and (optionally) its edge-bridged cells.
-  Cells to_edge[2];
-  for (int e = 0; e < 2; ++e) {
-    to_edge[e] = members & edge_cells(colour, e, n);
-    if (options.edge_bridges)
-      for (Cells m = members; m.any(); m.drop_lowest())
-        if (detail::edge_bridged(b, colour, e, m.lowest())) to_edge[e].set(m.lowest());
-  }
-
-  int a = 0;
-  for (int v = 0; v < count; ++v) {
-    g.first[v] = static_cast<short>(a);
-    const int sq = g.square_of_node[v];
-    const int col = col_of(sq), row = row_of(sq);
-    for (int k = 0; k < 6; ++k) {
-      int dc, dr;
-      detail::neighbour_offset(k, dc, dr);
-      if (!detail::inside(col + dc, row + dr, n)) continue;
-      const unsigned char w = g.node_of_square[square_of(col + dc, row + dr)];
-      if (w != kNone) g.arc[a++] = w;
-    }
-    if (options.bridges) {
-      for (int k = 0; k < 6; ++k) {
-        int dc, dr, c1c, c1r, c2c, c2r;
-        detail::bridge_offset(k, dc, dr, c1c, c1r, c2c, c2r);
-        if (!detail::inside(col + dc, row + dr, n)) continue;
-        const unsigned char w = g.node_of_square[square_of(col + dc, row + dr)];
-        // Both carriers lie inside the board whenever both ends do (the four cells form a
-        // parallelogram); they must be empty, not merely nodes: an own stone in a carrier is
-        // already an adjacency path, and the bridge's point is the two-way choice.
-        if (w != kNone && empty.has(square_of(col + c1c, row + c1r)) && empty.has(square_of(col + c2c, row + c2r)))
-          g.arc[a++] = w;
-      }
-    }
-    for (int e = 0; e < 2; ++e)
-      if (to_edge[e].has(sq)) g.arc[a++] = static_cast<unsigned char>(g.edge[e]);
-  }
-  for (int e = 0; e < 2; ++e) {
-    g.first[count + e] = static_cast<short>(a);
-    for (Cells m = to_edge[e]; m.any(); m.drop_lowest()) g.arc[a++] = g.node_of_square[m.lowest()];
-  }
-  g.first[count + 2] = static_cast<short>(a);
-  g.arcs = a;
-}
-
-// build_network with options.groups: a node per empty cell and per group of c's connected
-// stones (numbered by its lowest square; node_of_square maps every stone of a group to it,
-// square_of_node gives that lowest square), then the two edge nodes. A group node is adjacent
-// to every node one of its stones is adjacent to; bridges and edge bridges are those of its
-// stones (the carriers still empty); an edge node joins every node with a cell on its line or
-// edge-bridged to it. Lists are in ascending node order, without repeats.
-EF_HD_INLINE void build_grouped_network(const Board& b, int colour, const NetworkOptions& options, PositionNetwork& g) {
   const int n = b.n;
   const Cells empty = b.empty();
   const Cells own = b.stones[colour];
@@ -271,7 +206,7 @@ EF_HD_INLINE void build_grouped_network(const Board& b, int colour, const Networ
     if (sq >= kSquares) break;
     if (g.node_of_square[sq] != kNone) continue;  // a stone of a group already numbered
     Cells group = Cells::bit(sq);
-    if (own.has(sq))
+    if (options.groups && own.has(sq))
       for (Cells frontier = group; frontier.any();) {
         frontier = neighbours(frontier, own).without(group);
         group |= frontier;
