@@ -42,6 +42,11 @@ cat "$out/tune.summary"
 best=$(tail -n 1 "$out/tune/best.csv" | cut -d, -f2)
 match tuned-vs-uct1000-seed7 "ev:gamma=$best" uct:playouts=1000 --seed 7
 match ev-vs-uct1000-seed7 ev uct:playouts=1000 --seed 7
+# The orientation of Ev''s C' term, against the stronger UCT (where gamma = 0 is near 50%):
+# Eq. 11's (cp_sign=1) and the one self-play records point to (cp_sign=-1).
+match evp-gamma0.1-vs-uct5000 ev:gamma=0.1 uct:playouts=5000
+match evp-gamma0.1-cpinv-vs-uct5000 ev:gamma=0.1,cp_sign=-1 uct:playouts=5000
+match evp-gamma0.5-cpinv-vs-uct5000 ev:gamma=0.5,cp_sign=-1 uct:playouts=5000
 # Ablation: the network with one node per stone (own stones then count for nothing in a
 # colour's own network), as first implemented.
 match ev-cells-vs-uct1000 ev:groups=0 uct:playouts=1000

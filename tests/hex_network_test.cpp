@@ -794,6 +794,9 @@ TEST(HexEvaluators, BetweennessFollowsItsDefinition) {
     ev.gamma = 0.7;
     const double v1 = std::log(them.C / me.C + 0.7 * them.C_prime / me.C_prime) * kScale;
     EXPECT_NEAR(ev.eval(b), v1, 1.01);
+    ev.c_prime_sign = -1;  // the C' ratio the other way up
+    const double v2 = std::log(them.C / me.C + 0.7 * me.C_prime / them.C_prime) * kScale;
+    EXPECT_NEAR(ev.eval(b), v2, 1.01);
   }
 }
 

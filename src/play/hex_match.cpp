@@ -16,6 +16,8 @@ void HexAgent::validate() const {
   if (!std::isfinite(g) || g < 0 || g > 1e6) fail("hex agent '{}': gamma {} is outside 0..10^6", name, g);
   if (params.betweenness.sign != 1 && params.betweenness.sign != -1)
     fail("hex agent '{}': sign {} is neither 1 nor -1", name, params.betweenness.sign);
+  if (params.betweenness.c_prime_sign != 1 && params.betweenness.c_prime_sign != -1)
+    fail("hex agent '{}': cp_sign {} is neither 1 nor -1", name, params.betweenness.c_prime_sign);
 }
 
 namespace {
@@ -78,15 +80,20 @@ HexPlayer parse_hex_player(std::string_view spec) {
       else if (ev && k == "bridges") a.betweenness.options.bridges = integer(spec, k, v, 0, 1) == 1;
       else if (ev && k == "edge_bridges") a.betweenness.options.edge_bridges = integer(spec, k, v, 0, 1) == 1;
       else if (ev && k == "groups") a.betweenness.options.groups = integer(spec, k, v, 0, 1) == 1;
+      else if (ev && k == "cp_sign") {
+        a.betweenness.c_prime_sign = integer(spec, k, v, -1, 1);
+        if (a.betweenness.c_prime_sign == 0) fail("hex player '{}': cp_sign=0 (use 1 or -1)", spec);
+      }
       else if (ev && k == "sign") {
         a.betweenness.sign = integer(spec, k, v, -1, 1);
         if (a.betweenness.sign == 0) fail("hex player '{}': sign=0 (use 1 or -1)", spec);
-      } else unknown(k, ev ? "gamma, depth, bridges, edge_bridges, groups, sign, epsilon" : "depth, epsilon");
+      } else unknown(k, ev ? "gamma, depth, bridges, edge_bridges, groups, sign, cp_sign, epsilon" : "depth, epsilon");
     }
     a.epsilon_ppm = static_cast<u32>(std::llround(epsilon * kEpsilonScale));
-    p.spec = ev ? fmt::format("ev:gamma={},depth={},bridges={},edge_bridges={},groups={},sign={},epsilon={}", a.betweenness.gamma,
-                              a.depth, int(a.betweenness.options.bridges), int(a.betweenness.options.edge_bridges),
-                              int(a.betweenness.options.groups), a.betweenness.sign, epsilon)
+    p.spec = ev ? fmt::format("ev:gamma={},depth={},bridges={},edge_bridges={},groups={},sign={},cp_sign={},epsilon={}",
+                              a.betweenness.gamma, a.depth, int(a.betweenness.options.bridges),
+                              int(a.betweenness.options.edge_bridges), int(a.betweenness.options.groups), a.betweenness.sign,
+                              a.betweenness.c_prime_sign, epsilon)
                 : fmt::format("resistance:depth={},epsilon={}", a.depth, epsilon);
   } else if (kind == "uct") {
     p.uct = true;

@@ -615,6 +615,10 @@ struct BetweennessEvaluator {
   double gamma = 0.0;
   NetworkOptions options;
   int sign = +1;
+  // The orientation of the C' term: +1 is Eq. 11's, C'_opp / C'_c (a colour is better when its
+  // own C' is the smaller); -1 uses C'_c / C'_opp, the direction self-play records point to
+  // (docs/hex.md: the winner's C' is the larger).
+  int c_prime_sign = +1;
 
   EF_HD i32 eval(const Board& b) const {
     const int c = b.side;
@@ -636,7 +640,8 @@ struct BetweennessEvaluator {
       v = detail::det_log(theirs.C) - detail::det_log(mine.C);  // exactly antisymmetric
     } else {
       if (!(mine.C_prime > 0.0) || !(theirs.C_prime > 0.0)) return 0;
-      const double ev = theirs.C / mine.C + gamma * (theirs.C_prime / mine.C_prime);
+      const double cp = c_prime_sign > 0 ? theirs.C_prime / mine.C_prime : mine.C_prime / theirs.C_prime;
+      const double ev = theirs.C / mine.C + gamma * cp;
       if (!(ev > 0.0)) return sign > 0 ? -kClamp : kClamp;  // a negative gamma can drive Ev to 0
       v = detail::det_log(ev);
     }
