@@ -422,8 +422,25 @@ TEST(HexNetwork, ArcCapacityOnTheLargestBoard) {
   PositionNetwork g;
   build_network(empty_board(kMaxSide), kBlack, {}, g);
   EXPECT_EQ(g.nodes, kMaxNodes);
+  // The empty board has the most arcs; count them from the definitions, by coordinates, so a
+  // builder that stopped at the capacity would show here. Per cell: its on-board neighbours,
+  // its on-board bridge partners (offsets (1,1), (2,-1), (1,-2) and negatives; the carriers are
+  // empty), and the edge arcs of a first-line cell or an edge-bridged second-line cell (two
+  // neighbours on the line: every second-line cell but the one next to the obtuse corner).
+  const int n = kMaxSide;
+  auto inside = [n](int c, int r) { return c >= 0 && r >= 0 && c < n && r < n; };
+  const int nb[6][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, -1}, {-1, 1}};
+  const int br[6][2] = {{1, 1}, {-1, -1}, {2, -1}, {-2, 1}, {1, -2}, {-1, 2}};
+  int cell_arcs = 0, edge_arcs = 0;
+  for (int r = 0; r < n; ++r)
+    for (int c = 0; c < n; ++c) {
+      for (auto& o : nb) cell_arcs += inside(c + o[0], r + o[1]);
+      for (auto& o : br) cell_arcs += inside(c + o[0], r + o[1]);
+      if (r == 0 || r == n - 1) ++edge_arcs;                    // Black: rows 1 and n
+      if ((r == 1 && c < n - 1) || (r == n - 2 && c > 0)) ++edge_arcs;  // edge bridges
+    }
+  EXPECT_EQ(g.arcs, cell_arcs + 2 * edge_arcs);
   EXPECT_LE(g.arcs, kMaxArcs);
-  EXPECT_EQ(g.arcs % 2, 0);
 }
 
 // ---------------------------------------------------------------- distances and betweenness
@@ -840,9 +857,15 @@ TEST(HexEvaluators, ValuesStayInsideTheSearchRange) {
     const Board b = random_position(rng, 1 + trial % 11, 0.6, true);
     BetweennessEvaluator be;
     be.gamma = 2.0;
+    // A heuristic value must stay below every exact result, so that the search prefers a proven
+    // win: |value| <= kClamp < kExactWin, and a colour still connected is never clamped (its
+    // ratios are finite), so such values lie strictly inside.
+    const bool both_connected = stats_of(b, kBlack).d < kNoPath && stats_of(b, kWhite).d < kNoPath;
     for (const i32 v : {be.eval(b), ResistanceEvaluator{}.eval(b)}) {
-      EXPECT_LE(v, kClamp);
-      EXPECT_GE(v, -kClamp);
+      EXPECT_LT(std::abs(v), kExactWin);
+      if (both_connected) {
+        EXPECT_LT(std::abs(v), kClamp) << "trial " << trial;
+      }
     }
   }
 }

@@ -88,8 +88,22 @@ struct HexAnalyseArgs {
 void run_hex_analyse(const HexAnalyseArgs& a) {
   RunDir run = RunDir::open(a.run, "hex-match");
   const play::HexMatchConfig c = play::load_hex_match_config(run.file("config.toml").string());
-  const auto rows = run.resume_table("games.csv", "game,black,white,winner,plies,seconds,moves",
-                                     [](const RunDir::Row&, const std::string&) { return true; });
+  // Read, never rewritten (a match may still be appending): whole lines only, 7 fields each.
+  std::vector<std::vector<std::string>> rows;
+  {
+    const std::string text = run.read_file("games.csv");
+    std::size_t pos = text.find('\n');
+    for (int lineno = 2; pos != std::string::npos && pos + 1 < text.size(); ++lineno) {
+      const std::size_t end = text.find('\n', pos + 1);
+      if (end == std::string::npos) break;  // a row still being written
+      std::vector<std::string> f;
+      std::stringstream ss(text.substr(pos + 1, end - pos - 1));
+      for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+      if (f.size() != 7) fail("{}:{}: {} fields (expected 7)", run.file("games.csv").string(), lineno, f.size());
+      rows.push_back(std::move(f));
+      pos = end;
+    }
+  }
   struct Tally {
     long positions = 0;
     long smaller[4] = {0, 0, 0, 0};  // winner's d, L, C, C' below the loser's
@@ -162,7 +176,7 @@ void run_hex_tournament(const HexTournamentArgs& a) {
   for (const auto& spec : a.players) players.push_back(play::parse_hex_player(spec));
   const int n = static_cast<int>(players.size());
   if (n < 2) fail("hex tournament: give at least two --player specs");
-  if (n > 1000 || a.games > 1000) fail("hex tournament: at most 1000 players and 1000 games a pair");
+  if (n > 64) fail("hex tournament: {} players (at most 64)", n);
   struct Unit {
     int i, j, k;
   };
@@ -241,7 +255,8 @@ void register_hex(CLI::App& app) {
   hex->require_subcommand(1);
   auto m = std::make_shared<HexMatchArgs>();
   auto* match = hex->add_subcommand("match", "Players A and B over N games, colours alternating (A is Black in even games)");
-  match->add_option("--a", m->config.a, "Player A: random | ev[:gamma=G,depth=D,bridges=0|1,edge_bridges=0|1,sign=1|-1,epsilon=E] | "
+  match->add_option("--a", m->config.a, "Player A: random | ev[:gamma=G,depth=D,bridges=0|1,edge_bridges=0|1,groups=0|1,sign=1|-1,"
+                                        "cp_sign=1|-1,epsilon=E] | "
                                         "resistance[:depth=D] | uct[:playouts=P,c=C,expand=K,batch=B]")
       ->capture_default_str();
   match->add_option("--b", m->config.b, "Player B (as --a)")->capture_default_str();
@@ -270,7 +285,8 @@ void register_hex(CLI::App& app) {
   tune->add_option("--generations", t->config.generations, "Generations")->check(CLI::Range(1, 100000))->capture_default_str();
   tune->add_option("--games", t->config.games, "Games per individual (even)")->check(CLI::Range(2, 100000))->capture_default_str();
   tune->add_option("--gamma-max", t->config.gamma_max, "gamma = key * gamma_max")->check(CLI::Range(1e-9, 1e6))->capture_default_str();
-  tune->add_option("--depth", t->config.depth, "Alpha-beta depth of the Ev' player")->check(CLI::Range(1, play::kHexMaxDepth))->capture_default_str();
+  tune->add_option("--player", t->config.player, "The Ev' player whose gamma is tuned (an ev spec; its gamma is ignored)")
+      ->capture_default_str();
   tune->add_option("--size", t->config.size, "Board side")->check(CLI::Range(1, hex::kMaxSide))->capture_default_str();
   tune->add_option("--seed", t->config.seed, "Seed of the GA and the games")->capture_default_str();
   tune->add_option("--out", t->out, "Run directory (default runs/hex-tune-DATE-TIME)");

@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <string>
 #include <vector>
 #include "app/report.hpp"
+#include "core/run_dir.hpp"
 #include "evalforge/core/error.hpp"
 
 namespace ef::app {
@@ -19,20 +21,29 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::vector<std::string>> csv_rows(const fs::path& file) {
-  std::ifstream in(file);
+// The rows of a run's table, each with exactly `fields` fields; a last line without its newline
+// (a row still being written) is left out.
+std::vector<std::vector<std::string>> csv_rows(const fs::path& file, std::size_t fields) {
+  std::ifstream in(file, std::ios::binary);
   if (!in) fail("{}: cannot read", file.string());
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::vector<std::vector<std::string>> rows;
-  std::string line;
-  std::getline(in, line);  // header
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
+  std::size_t pos = text.find('\n');
+  for (int lineno = 2; pos != std::string::npos; ++lineno) {
+    const std::size_t end = text.find('\n', pos + 1);
+    if (end == std::string::npos) break;
     std::vector<std::string> f;
-    std::stringstream ss(line);
+    std::stringstream ss(text.substr(pos + 1, end - pos - 1));
     for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    if (f.size() != fields) fail("{}:{}: {} fields (expected {})", file.string(), lineno, f.size(), fields);
     rows.push_back(std::move(f));
+    pos = end;
   }
   return rows;
+}
+
+double number(const std::string& field, const fs::path& file) {
+  return parse_real_field(field, file.string(), "a number");
 }
 
 // Wilson score interval of k successes in n trials (95%).
@@ -50,12 +61,11 @@ void report_hex(const fs::path& dir, const std::string& kind) {
   gp << "set terminal pngcairo size 900,600\nset key outside right\nset grid\n";
   std::string made;
   if (kind == "hex-match") {
-    auto rows = csv_rows(dir / "games.csv");
+    auto rows = csv_rows(dir / "games.csv", 7);
     if (rows.empty()) fail("{}: no games yet", (dir / "games.csv").string());
     std::vector<std::pair<int, bool>> games;  // game, A won
     for (const auto& f : rows) {
-      if (f.size() < 4) fail("{}: a row with {} fields", (dir / "games.csv").string(), f.size());
-      games.emplace_back(std::stoi(f[0]), f[3] == "A");
+      games.emplace_back(static_cast<int>(number(f[0], dir / "games.csv")), f[3] == "A");
     }
     std::sort(games.begin(), games.end());
     gp << "$d << EOD\n";
@@ -73,13 +83,13 @@ void report_hex(const fs::path& dir, const std::string& kind) {
           "0.5 with lines dt 2 lc rgb 'black' title '0.5'\nunset output\n";
     made = "win_rate.png";
   } else {
-    const auto rows = csv_rows(dir / "generations.csv");
-    const auto best = csv_rows(dir / "best.csv");
+    const auto rows = csv_rows(dir / "generations.csv", 6);
+    const auto best = csv_rows(dir / "best.csv", 3);
     if (rows.empty()) fail("{}: no generation yet", (dir / "generations.csv").string());
     gp << "$all << EOD\n";
-    for (const auto& f : rows) gp << f[0] << " " << f[2] << " " << 1 - std::stod(f[5]) << "\n";
+    for (const auto& f : rows) gp << f[0] << " " << f[2] << " " << 1 - number(f[5], dir / "generations.csv") << "\n";
     gp << "EOD\n$best << EOD\n";
-    for (const auto& f : best) gp << f[0] << " " << f[1] << " " << 1 - std::stod(f[2]) << "\n";
+    for (const auto& f : best) gp << f[0] << " " << f[1] << " " << 1 - number(f[2], dir / "best.csv") << "\n";
     gp << "EOD\n";
     gp << fmt::format("set output '{}'\nset xlabel 'gamma'\nset ylabel 'win rate'\nset yrange [0:1]\n",
                       (dir / "gamma.png").string());

@@ -22,7 +22,13 @@ constexpr const char* kBestHeader = "generation,gamma,fitness";
 constexpr const char* kCheckpoint = "population.bin";
 constexpr u32 kIsland = 0;
 
-std::string ev_spec(double gamma, int depth) { return fmt::format("ev:gamma={:.17g},depth={},groups=1", gamma, depth); }
+// The tuned player with its gamma set.
+play::HexPlayer with_gamma(const play::HexPlayer& base, double gamma) {
+  play::HexPlayer p = base;
+  p.agent.params.betweenness.gamma = gamma;
+  p.spec = p.agent.name = fmt::format("{} (gamma {:.17g})", base.spec, gamma);
+  return p;
+}
 }  // namespace
 
 void validate_hex_tune_config(const HexTuneConfig& c, const std::string& who) {
@@ -33,7 +39,9 @@ void validate_hex_tune_config(const HexTuneConfig& c, const std::string& who) {
   if (!(c.gamma_max > 0 && c.gamma_max <= 1e6)) fail("{}: gamma_max {} is outside (0, 10^6]", who, c.gamma_max);
   if (c.size < 1 || c.size > hex::kMaxSide) fail("{}: size {} is outside 1..{}", who, c.size, hex::kMaxSide);
   play::parse_hex_player(c.opponent);
-  play::parse_hex_player(ev_spec(c.gamma_max, c.depth));  // checks the depth
+  const play::HexPlayer tuned = play::parse_hex_player(c.player);
+  if (tuned.uct || tuned.agent.params.kind != play::HexEvaluator::kBetweenness)
+    fail("{}: player '{}' is not an ev player (gamma is what is tuned)", who, c.player);
 }
 
 HexTuneConfig load_hex_tune_config(const std::string& file) {
@@ -43,8 +51,9 @@ HexTuneConfig load_hex_tune_config(const std::string& file) {
   const toml::table* m = t["hex_tune"].as_table();
   if (!m) fail("{}: [hex_tune] is required", file);
   TableReader r(*m, file, "hex_tune");
-  r.allow({"opponent", "population", "elite", "mutants", "generations", "games", "gamma_max", "depth", "size", "seed"});
+  r.allow({"player", "opponent", "population", "elite", "mutants", "generations", "games", "gamma_max", "size", "seed"});
   HexTuneConfig c;
+  r.text("player", c.player);
   r.text("opponent", c.opponent);
   r.integer("population", c.population, 2, 100000);
   r.integer("elite", c.elite, 1, 100000);
@@ -52,7 +61,6 @@ HexTuneConfig load_hex_tune_config(const std::string& file) {
   r.integer("generations", c.generations, 1, 100000);
   r.integer("games", c.games, 2, 100000);
   r.real("gamma_max", c.gamma_max, 1e-9, 1e6);
-  r.integer("depth", c.depth, 1, play::kHexMaxDepth);
   r.integer("size", c.size, 1, hex::kMaxSide);
   r.seed("seed", c.seed);
   validate_hex_tune_config(c, file);
@@ -61,9 +69,10 @@ HexTuneConfig load_hex_tune_config(const std::string& file) {
 
 std::string hex_tune_config_toml(const HexTuneConfig& c) {
   return fmt::format(
-      "[hex_tune]\nopponent = {}\npopulation = {}\nelite = {}\nmutants = {}\ngenerations = {}\ngames = {}\n"
-      "gamma_max = {:.17g}\ndepth = {}\nsize = {}\nseed = {}\n",
-      toml_quote(c.opponent), c.population, c.elite, c.mutants, c.generations, c.games, c.gamma_max, c.depth, c.size, c.seed);
+      "[hex_tune]\nplayer = {}\nopponent = {}\npopulation = {}\nelite = {}\nmutants = {}\ngenerations = {}\n"
+      "games = {}\ngamma_max = {:.17g}\nsize = {}\nseed = {}\n",
+      toml_quote(c.player), toml_quote(c.opponent), c.population, c.elite, c.mutants, c.generations, c.games, c.gamma_max,
+      c.size, c.seed);
 }
 
 namespace {
@@ -104,7 +113,9 @@ HexTuneResult run_hex_tune(const std::filesystem::path& dir, const HexTuneConfig
   if (config) {
     c = *config;
     validate_hex_tune_config(c, "hex tune");
-    c.opponent = play::parse_hex_player(c.opponent).spec;  // canonical: defaults may change, runs may not
+    // Canonical specs: defaults may change, a run may not.
+    c.opponent = play::parse_hex_player(c.opponent).spec;
+    c.player = play::parse_hex_player(c.player).spec;
     run = RunDir::create(dir, kKind, options.resume_hint, {{kRows, kRowsHeader}, {kBest, kBestHeader}});
     run->set_sink(options.progress);
     pop = random_population(c.population, 1, c.seed, kIsland);
@@ -117,18 +128,38 @@ HexTuneResult run_hex_tune(const std::filesystem::path& dir, const HexTuneConfig
     const auto bytes = run->read_checkpoint(kCheckpoint);
     if (!bytes) fail("{}: no checkpoint", run->file(kCheckpoint).string());
     pop = decode(*bytes, c, run->file(kCheckpoint).string(), generation);
-    // Rows of the generation in flight at the stop are replayed: drop them.
-    auto keep = [&](const RunDir::Row& f, const std::string& where) {
-      return parse_int_field(f[0], 0, c.generations - 1, where, "generation") < generation;
-    };
-    run->resume_table(kRows, kRowsHeader, keep);
-    run->resume_table(kBest, kBestHeader, keep);
+    // Rows of the generation in flight at the stop are replayed: drop them. Kept rows must be
+    // ones this run could have written.
+    std::vector<std::vector<bool>> seen(c.generations, std::vector<bool>(c.population, false));
+    run->resume_table(kRows, kRowsHeader, [&](const RunDir::Row& f, const std::string& where) {
+      const i64 g = parse_int_field(f[0], 0, c.generations - 1, where, "generation");
+      if (g >= generation) return false;
+      const i64 i = parse_int_field(f[1], 0, c.population - 1, where, "individual");
+      if (seen[g][i]) fail("{}: individual {} of generation {} appears twice", where, i, g);
+      seen[g][i] = true;
+      const double gamma = parse_real_field(f[2], where, "gamma");
+      if (gamma < 0 || gamma > c.gamma_max) fail("{}: gamma {} is outside [0, {}]", where, gamma, c.gamma_max);
+      const i64 wins = parse_int_field(f[3], 0, c.games, where, "wins");
+      if (parse_int_field(f[4], c.games, c.games, where, "games") != c.games) fail("{}: games is not {}", where, c.games);
+      const double fitness = parse_real_field(f[5], where, "fitness");
+      if (fitness != 1.0 - static_cast<double>(wins) / c.games) fail("{}: fitness {} is not 1 - wins / games", where, fitness);
+      return true;
+    });
+    run->resume_table(kBest, kBestHeader, [&](const RunDir::Row& f, const std::string& where) {
+      if (parse_int_field(f[0], 0, c.generations - 1, where, "generation") >= generation) return false;
+      const double gamma = parse_real_field(f[1], where, "gamma");
+      const double fitness = parse_real_field(f[2], where, "fitness");
+      if (gamma < 0 || gamma > c.gamma_max || fitness < 0 || fitness > 1)
+        fail("{}: gamma {} or fitness {} out of range", where, gamma, fitness);
+      return true;
+    });
   }
   const play::HexPlayer opponent = play::parse_hex_player(c.opponent);
+  const play::HexPlayer base = play::parse_hex_player(c.player);
   const int threads = options.threads > 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-  run->log(fmt::format("hex tune: gamma in [0, {}] against {}, population {} (elite {}, mutants {}), {} generations of {} "
-                       "games each{}",
-                       c.gamma_max, opponent.spec, c.population, c.elite, c.mutants, c.generations, c.games,
+  run->log(fmt::format("hex tune: gamma of {} in [0, {}] against {}, population {} (elite {}, mutants {}), {} generations "
+                       "of {} games each{}",
+                       base.spec, c.gamma_max, opponent.spec, c.population, c.elite, c.mutants, c.generations, c.games,
                        generation ? fmt::format(", resuming at generation {}", generation) : ""));
   const BrkgaParams params{c.population, c.elite, c.mutants, 0.7};
   const hex::Board start = hex::empty_board(c.size);
@@ -143,15 +174,22 @@ HexTuneResult run_hex_tune(const std::filesystem::path& dir, const HexTuneConfig
     for (int i = 0; i < pop.size; ++i)
       if (!is_evaluated(pop.fitness[i])) todo.push_back(i);
     std::vector<play::HexPlayer> players(pop.size);
-    for (int i : todo) players[i] = play::parse_hex_player(ev_spec(pop.keys[i] * c.gamma_max, c.depth));
+    for (int i : todo) players[i] = with_gamma(base, pop.keys[i] * c.gamma_max);
     // The games' stream: the same for every individual of this generation.
     const u64 game_seed = Rng(c.seed, Purpose::kGame, generation, 0xC0FFEE, 0).next_u64();
     std::vector<std::atomic<int>> wins(pop.size);
     std::atomic<std::size_t> next{0};
+    std::atomic<bool> abandoned{false};
     const std::size_t units = todo.size() * static_cast<std::size_t>(c.games);
     run_parallel(std::min<int>(threads, static_cast<int>(std::max<std::size_t>(units, 1))), [&] {
       play::HexTable table;
       for (std::size_t k; (k = next.fetch_add(1)) < units;) {
+        // A stop request abandons the generation: nothing of it is written, and a resume
+        // plays it again from the checkpoint with the same games.
+        if (options.stop_requested && options.stop_requested()) {
+          abandoned = true;
+          return;
+        }
         const int i = todo[k / c.games];
         const u32 g = static_cast<u32>(k % c.games);
         const bool black = g % 2 == 0;
@@ -160,6 +198,10 @@ HexTuneResult run_hex_tune(const std::filesystem::path& dir, const HexTuneConfig
         if ((r.black_score > 0) == black) ++wins[i];
       }
     });
+    if (abandoned) {
+      if (options.stopped) *options.stopped = true;
+      break;
+    }
     std::string rows;
     for (int i : todo) {
       pop.fitness[i] = 1.0 - static_cast<double>(wins[i]) / c.games;

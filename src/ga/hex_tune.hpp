@@ -6,8 +6,9 @@
 // the draw; the elite keeps its fitness from the generation it was evaluated in.
 //
 // A resumable run (core/run_dir.hpp):
-//   config.toml      [hex_tune] opponent, population, elite, mutants, generations, games,
-//                    gamma_max, depth, size, seed
+//   config.toml      [hex_tune] player (the Ev' player whose gamma is tuned, a full spec),
+//                    opponent, population, elite, mutants, generations, games, gamma_max,
+//                    size, seed
 //   generations.csv  generation,individual,gamma,wins,games,fitness   (every evaluated individual)
 //   best.csv         generation,gamma,fitness                         (the best after each one)
 //   population.bin   checkpoint: the next generation's population (checksummed)
@@ -21,11 +22,11 @@
 namespace ef::ga {
 
 struct HexTuneConfig {
+  std::string player = "ev";  // an ev spec: every key but gamma is kept as given
   std::string opponent = "uct:playouts=1000";
   int population = 8, elite = 2, mutants = 2, generations = 6;
   int games = 24;          // per individual and generation (even: both colours equally)
   double gamma_max = 2.0;  // gamma = key * gamma_max
-  int depth = 1;           // the Ev' player's alpha-beta depth
   int size = 11;
   u64 seed = 1;
 };

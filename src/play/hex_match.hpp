@@ -3,7 +3,8 @@
 // UCT (play/hex_uct.hpp), named by a spec string:
 //
 //   random
-//   ev[:gamma=G,depth=D,bridges=0|1,edge_bridges=0|1,sign=1|-1,epsilon=E]   Ev (gamma = 0) / Ev'
+//   ev[:gamma=G,depth=D,bridges=0|1,edge_bridges=0|1,groups=0|1,sign=1|-1,cp_sign=1|-1,epsilon=E]
+//                                                                       Ev (gamma = 0) / Ev'
 //   resistance[:depth=D,epsilon=E]
 //   uct[:playouts=P,c=C,expand=K,batch=B]
 //

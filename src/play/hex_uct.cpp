@@ -1,5 +1,6 @@
 #include "play/hex_uct.hpp"
 #include <cmath>
+#include <limits>
 #include <string>
 #include "evalforge/core/error.hpp"
 #include "evalforge/play/hex_player.hpp"
@@ -66,6 +67,9 @@ int Uct::select_child(const Node& n) const {
 }
 
 void Uct::expand(int node, const hex::Board& s) {
+  // Node numbers are ints: refuse a tree that would outgrow them (~10^7 playouts on 13x13).
+  if (nodes_.size() + games::Hex::kMaxMoves > static_cast<std::size_t>(std::numeric_limits<int>::max()))
+    fail("uct: the search tree outgrew {} nodes; use fewer playouts per move", nodes_.size());
   const int first = static_cast<int>(nodes_.size());
   int count = 0;
   for (hex::Cells m = s.moves(); m.any(); m.drop_lowest()) {

@@ -5,8 +5,9 @@
 //  - selection: from the root, the child maximising  w/n + c * sqrt(2 ln N / n)  (w wins of the
 //    player who moved into the child, n its visits, N the parent's visits); a child not yet
 //    visited comes first, the lowest square first; ties go to the lowest square;
-//  - expansion: a node reached for the `expand_after`-th time (the root at once) gets a child for
-//    every legal move, and the first of them is the leaf;
+//  - expansion: a leaf reached once it has `expand_after` visits (pending playouts of the
+//    batch included; the root at once) gets a child for every legal move, and the first of
+//    them is the leaf -- with the default 1, a leaf is expanded the second time it is reached;
 //  - evaluation: a finished game's winner, else a random playout from the leaf (a game of two
 //    random players of play/hex_player.hpp: the same body every backend runs);
 //  - the move: the root child with most visits, ties to the lowest square.

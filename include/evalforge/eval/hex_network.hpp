@@ -6,16 +6,17 @@
 // turns off FMA contraction; log is our own, below, because libm's and CUDA's differ in ulps).
 //
 // Position network of colour c (build_network)
-//  - Nodes: the empty cells and c's stones, in ascending square order (nodes 0 .. N-3), then
-//    c's two edges: node N-2 is edge 0 (row 1 for Black, column a for White), node N-1 edge 1.
-//    The opponent's stones are not nodes.
+//  - Nodes: the empty cells and c's stones -- with options.groups (the default) one node per
+//    group of connected stones, numbered by its lowest square -- in ascending square order
+//    (nodes 0 .. N-3), then c's two edges: node N-2 is edge 0 (row 1 for Black, column a for
+//    White), node N-1 edge 1. The opponent's stones are not nodes.
 //  - Edges (undirected, no multi-edges): cell-cell adjacency; an edge node to every node cell
 //    on that edge's line; BRIDGES (options.bridges): two node cells that are not adjacent and
 //    have exactly two common neighbour cells, both empty (on a hex grid these are the six
 //    offsets (1,1), (2,-1), (1,-2) and their negatives; the two carriers are always on the
 //    board when both ends are); EDGE BRIDGES (options.edge_bridges): a node cell not on the
 //    edge's line that has exactly two neighbours on it, both empty, gets an edge to that edge
-//    node (these are the cells of the second line, less the one at the acute end).
+//    node (these are the cells of the second line, less the one at the obtuse end).
 //
 // Characteristics (network_stats), N = number of nodes, edge nodes included:
 //  - d: hops between the two edge nodes; kNoPath when they are not connected (c has lost:
@@ -180,8 +181,6 @@ EF_HD_INLINE double det_log(double x) {
 
 }  // namespace detail
 
-// Builds colour's position network of `b` into `g` (see the header comment for the node
-// order and the edge rules).
 // Builds colour's position network of `b` into `g` (see the header comment for the edge rules):
 // a node per empty cell and per own stone -- or, with options.groups, per group of connected
 // own stones, numbered by its lowest square (node_of_square maps every stone of a group to it,

@@ -3,8 +3,9 @@
 // A game is a traits type G (no objects, no virtual functions: every member is a static EF_HD
 // function or constant, so a CUDA thread can run a search over it):
 //   G::State                   a small trivially copyable position, side to move included
-//   G::kMaxMoves               an upper bound on the legal moves of any position (<= 255: a
-//                              search frame stores a move in a byte)
+//   G::kMaxMoves               an upper bound on the legal moves of any position (<= 255); every
+//                              square number must also fit a byte (< 256): a search frame stores
+//                              moves as bytes
 //   G::kHasPass                whether a side without a legal move passes (Othello) or the game
 //                              ends when a side has no move (Tic-Tac-Toe)
 //   G::kSymmetries             how many board symmetries symmetry() knows (identity = 0)

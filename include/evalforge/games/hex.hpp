@@ -190,6 +190,7 @@ struct Board {
   // the long diagonal (col, row) -> (row, col), so that it keeps its relation to its edges;
   // Black, now the other player, moves next.
   EF_HD void swap_colours() {
+    if (!stones[kBlack].any()) return;  // (only reachable through legal(): Black has its stone)
     const int sq = stones[kBlack].lowest();
     stones[kBlack] = Cells{};
     stones[kWhite] = Cells::bit(square_of(row_of(sq), col_of(sq)));

@@ -61,7 +61,8 @@ concept PlayoutPlayer = std::is_trivially_copyable_v<P> &&
                           { p.wants_endgame_table() } -> std::convertible_to<bool>;
                         };
 
-// How a record stores one move: a signed byte while every square fits one (the pass is -1).
+// How a record stores one move: a signed byte for games of at most 64 moves, whose squares are
+// 0..63 (the pass is -1); 16 bits otherwise (Hex numbers its squares up to 182).
 template <class G>
 using MoveCodeOf = std::conditional_t<(G::kMaxMoves <= 64), signed char, short>;
 
