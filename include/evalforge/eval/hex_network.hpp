@@ -298,6 +298,24 @@ struct NodeSet {
   EF_HD_INLINE int count() const { return popcount64(w[0]) + popcount64(w[1]) + popcount64(w[2]); }
 };
 
+// One step of a level-by-level breadth-first search: the nodes adjacent to `frontier` not yet
+// in `seen`, which then joins them.
+EF_HD_INLINE NodeSet next_level(const NodeSet* adj, const NodeSet& frontier, NodeSet& seen) {
+  NodeSet next;
+  for (int i = 0; i < 3; ++i)
+    for (u64 m = frontier.w[i]; m; m &= m - 1) {
+      const NodeSet& a = adj[64 * i + ctz64(m)];
+      next.w[0] |= a.w[0];
+      next.w[1] |= a.w[1];
+      next.w[2] |= a.w[2];
+    }
+  for (int i = 0; i < 3; ++i) {
+    next.w[i] &= ~seen.w[i];
+    seen.w[i] |= next.w[i];
+  }
+  return next;
+}
+
 // Brandes' algorithm over all sources. raw[v] (if not null) gets the unnormalised betweenness
 // B(v) = sum over unordered connected pairs {s, t}, s != v != t, of sigma_st(v) / sigma_st;
 // mean_distance gets L (header comment). Returns C, the mean over nodes of
@@ -340,19 +358,8 @@ EF_HD_INLINE double brandes(const PositionNetwork& g, double* raw, double& mean_
     int depth = 0;  // deepest non-empty level
     int reached = 1, d_sum = 0;
     for (;;) {
-      NodeSet next;
       const NodeSet& cur = level[depth];
-      for (int i = 0; i < 3; ++i)
-        for (u64 m = cur.w[i]; m; m &= m - 1) {
-          const NodeSet& a = adj[64 * i + ctz64(m)];
-          next.w[0] |= a.w[0];
-          next.w[1] |= a.w[1];
-          next.w[2] |= a.w[2];
-        }
-      for (int i = 0; i < 3; ++i) {
-        next.w[i] &= ~seen.w[i];
-        seen.w[i] |= next.w[i];
-      }
+      const NodeSet next = next_level(adj, cur, seen);
       if (!next.any()) break;
       ++depth;
       level[depth] = next;
@@ -473,18 +480,7 @@ EF_HD_INLINE double mean_betweenness_from_distances(const PositionNetwork& g, do
     frontier.set(s);
     int reached = 1, d_sum = 0;
     for (int depth = 1;; ++depth) {
-      NodeSet next;
-      for (int i = 0; i < 3; ++i)
-        for (u64 m = frontier.w[i]; m; m &= m - 1) {
-          const NodeSet& a = adj[64 * i + ctz64(m)];
-          next.w[0] |= a.w[0];
-          next.w[1] |= a.w[1];
-          next.w[2] |= a.w[2];
-        }
-      for (int i = 0; i < 3; ++i) {
-        next.w[i] &= ~seen.w[i];
-        seen.w[i] |= next.w[i];
-      }
+      const NodeSet next = next_level(adj, frontier, seen);
       if (!next.any()) break;
       const int c = next.count();
       reached += c;
