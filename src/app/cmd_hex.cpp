@@ -53,6 +53,23 @@ void print_summary(const std::vector<play::HexGameRow>& rows, const std::string&
   line("A white", as_white);
 }
 
+// Where a resumable `hex COMMAND` runs: the directory of --resume (its settings come from it),
+// or --out, by default runs/hex-COMMAND-DATE-TIME; and the hint its errors give for resuming.
+struct RunTarget {
+  std::string dir, resume_hint;
+  bool resume = false;
+};
+
+RunTarget run_target(const char* command, const std::string& resume, const std::string& out) {
+  RunTarget t;
+  t.resume = !resume.empty();
+  if (t.resume && !out.empty()) fail("hex {}: --resume DIR takes its settings from DIR; drop --out", command);
+  t.dir = t.resume ? resume
+                   : (out.empty() ? fmt::format("runs/hex-{}-{:%Y%m%d-%H%M%S}", command, fmt::localtime(std::time(nullptr))) : out);
+  t.resume_hint = fmt::format("evalforge hex {} --resume {}", command, t.dir);
+  return t;
+}
+
 void run_hex_match_command(const HexMatchArgs& a) {
   play::HexMatchRunOptions o;
   o.threads = a.threads;
@@ -61,19 +78,10 @@ void run_hex_match_command(const HexMatchArgs& a) {
   bool stopped = false;
   o.stopped = &stopped;
   install_stop_signals();
-  std::string dir;
-  std::vector<play::HexGameRow> rows;
-  if (!a.resume.empty()) {
-    if (!a.out.empty()) fail("hex match: --resume DIR takes its settings from DIR; drop --out");
-    dir = a.resume;
-    o.resume_hint = fmt::format("evalforge hex match --resume {}", dir);
-    rows = play::run_hex_match(dir, nullptr, o);
-  } else {
-    dir = a.out.empty() ? fmt::format("runs/hex-match-{:%Y%m%d-%H%M%S}", fmt::localtime(std::time(nullptr))) : a.out;
-    o.resume_hint = fmt::format("evalforge hex match --resume {}", dir);
-    rows = play::run_hex_match(dir, &a.config, o);
-  }
-  print_summary(rows, dir);
+  const RunTarget t = run_target("match", a.resume, a.out);
+  o.resume_hint = t.resume_hint;
+  const auto rows = play::run_hex_match(t.dir, t.resume ? nullptr : &a.config, o);
+  print_summary(rows, t.dir);
   if (stopped) throw ExitStatus{kStoppedExitStatus};
 }
 
@@ -231,19 +239,10 @@ void run_hex_tune_command(const HexTuneArgs& a) {
   bool stopped = false;
   o.stopped = &stopped;
   install_stop_signals();
-  std::string dir;
-  ga::HexTuneResult r;
-  if (!a.resume.empty()) {
-    if (!a.out.empty()) fail("hex tune: --resume DIR takes its settings from DIR; drop --out");
-    dir = a.resume;
-    o.resume_hint = fmt::format("evalforge hex tune --resume {}", dir);
-    r = ga::run_hex_tune(dir, nullptr, o);
-  } else {
-    dir = a.out.empty() ? fmt::format("runs/hex-tune-{:%Y%m%d-%H%M%S}", fmt::localtime(std::time(nullptr))) : a.out;
-    o.resume_hint = fmt::format("evalforge hex tune --resume {}", dir);
-    r = ga::run_hex_tune(dir, &a.config, o);
-  }
-  fmt::print("{}: {} generation(s); best gamma {:.4f}, winning {:.1f}% of its games (generations.csv, best.csv)\n", dir,
+  const RunTarget t = run_target("tune", a.resume, a.out);
+  o.resume_hint = t.resume_hint;
+  const ga::HexTuneResult r = ga::run_hex_tune(t.dir, t.resume ? nullptr : &a.config, o);
+  fmt::print("{}: {} generation(s); best gamma {:.4f}, winning {:.1f}% of its games (generations.csv, best.csv)\n", t.dir,
              r.generations_done, r.best_gamma, 100 * (1 - r.best_fitness));
   if (stopped) throw ExitStatus{kStoppedExitStatus};
 }
