@@ -4,7 +4,10 @@
 // the projected time of 4,000 generations, and the peak resident memory.
 //
 //   build/bench/search_bench [--data FILE] [--split position|game] [--island-size N]
-//                            [--generations G] [--threads T] [--epochs E]
+//                            [--generations G] [--threads T] [--epochs E] [--batch B]
+//
+// EF_CPU_PATH=portable|avx2|avx512 picks the training loop's vector path (default: the best
+// this CPU has), for comparing them in one session.
 #include <fmt/core.h>
 #include <sys/resource.h>
 #include <algorithm>
@@ -13,18 +16,17 @@
 #include <numeric>
 #include <string>
 #include <thread>
-#include "data/games.hpp"
-#include "data/positions.hpp"
+#include "backend_cpu/train_body.hpp"
+#include "bench_util.hpp"
 #include "evalforge/core/error.hpp"
 #include "ga/decoder.hpp"
-#include "ga/fitness.hpp"
-#include "ga/islands.hpp"
+#include "paper_setting.hpp"
 
 using namespace ef;
 
 int main(int argc, char** argv) {
   std::string data_file = "../shared/data/othello/logbook.gam.gz", split_name = "position";
-  int island_size = 100, generations = 1, threads = 0, epochs = TrainParams{}.epochs;
+  int island_size = 100, generations = 1, threads = 0, epochs = TrainParams{}.epochs, batch = 1;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--data") data_file = v;
@@ -33,6 +35,7 @@ int main(int argc, char** argv) {
     else if (k == "--generations") generations = std::stoi(v);
     else if (k == "--threads") threads = std::stoi(v);
     else if (k == "--epochs") epochs = std::stoi(v);
+    else if (k == "--batch") batch = std::stoi(v);
     else {
       fmt::print(stderr, "unknown option {}\n", k);
       return 2;
@@ -40,34 +43,16 @@ int main(int argc, char** argv) {
   }
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   try {
-    const auto db = data::load_games({data_file});
-    ga::IslandsConfig config;
-    config.moves = {18, 22, 26, 30, 34, 38, 42, 46};
-    config.brkga.population_size = island_size;
-    config.brkga.elite_count = std::max(1, island_size / 5);
-    config.brkga.mutant_count = std::max(1, island_size / 5);
-    config.migration.size = std::min(10, config.brkga.elite_count);
-    const data::SplitBy split = split_name == "game" ? data::SplitBy::kGame : data::SplitBy::kPosition;
-    data::PositionOptions po;
-    po.duplicates = split == data::SplitBy::kGame ? data::Duplicates::kKeep : data::Duplicates::kMerge;
     auto backend = make_backend("cpu", threads);
-    std::vector<ga::IslandFitnessData> fit;
-    std::size_t train_positions = 0;
-    for (int move : config.moves) {
-      const auto s = data::fitness_test_at_move(db.games, move, split, 0.2, 1, po);
-      PositionData pd;
-      for (std::size_t i = 0; i < s.first.size(); ++i) {
-        pd.black.push_back(s.first.black[i]);
-        pd.white.push_back(s.first.white[i]);
-        pd.label.push_back(ntuple::label_to_fixed(s.first.label[i]));
-      }
-      fit.push_back({backend->add_positions(pd), static_cast<u32>(s.first.size())});
-      train_positions += s.first.size() - static_cast<std::size_t>(0.2 * s.first.size());
-    }
+    const bench::PaperSetting setting = bench::make_paper_setting(*backend, data_file, split_name == "game", island_size);
+    const ga::IslandsConfig& config = setting.config;
+    const auto& fit = setting.fit;
+    const std::size_t train_positions = setting.train_positions;
     const ga::Decoder decoder;
     ga::Archipelago a = ga::make_archipelago(config, decoder.num_keys());
     ga::FitnessOptions fo;
     fo.train.epochs = epochs;
+    fo.train.batch_size = batch;
     std::vector<double> secs;
     for (int g = 0; g < generations; ++g) {
       const auto t0 = std::chrono::steady_clock::now();
@@ -83,8 +68,9 @@ int main(int argc, char** argv) {
     struct rusage ru{};
     getrusage(RUSAGE_SELF, &ru);
     fmt::print("search generation on {} (split by {}, {} games), {} islands x {} = {} individuals, Edax-size "
-               "networks, {} epochs, {} thread(s)\n",
-               data_file, split_name, db.games.size(), config.moves.size(), island_size, individuals, epochs, threads);
+               "networks, {} epochs, batch {}, {} thread(s)\n",
+               data_file, split_name, setting.games, config.moves.size(), island_size, individuals, epochs, batch, threads);
+    fmt::print("  CPU: {}; training path: {}\n", bench::cpu_model(), cpu::path_name(cpu::default_path()));
     fmt::print("  training positions per island (mean): {:.0f}\n", static_cast<double>(train_positions) / config.moves.size());
     fmt::print("  seconds per generation (median of {}): {:.2f}\n", generations, s);
     fmt::print("  fitness evaluations/s: {:.1f} ({:.1f} per core)\n", individuals / s, individuals / s / threads);

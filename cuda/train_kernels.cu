@@ -1,8 +1,8 @@
 // Batched n-tuple training on the GPU: many independent jobs (individuals) at once, plain
 // sequential SGD (or the CPU's mini-batch rule) inside each, bit-identical to the CPU
 // reference (src/backend_cpu/train_body.cpp). The arithmetic is the shared EF_HD code of
-// ntuple.hpp: othello::symmetry + ntuple::tuple_index (the body of feature_indices),
-// clamp_error, weight_step, evaluate and LossSums.
+// ntuple.hpp and ntuple_lanes.hpp: feature indices from the features' square lists (the same
+// values as feature_indices), clamp_error, weight_step, evaluate and LossSums.
 //
 // Layout: one warp per job.
 //   - A job is a chain of dependent steps (sample k+1 reads the weights sample k wrote), so the
@@ -10,9 +10,14 @@
 //     paper's setup), enough warps to cover a GPU. Within a job, the warp's 32 lanes share
 //     the 8*m (tuple, symmetry) features of one sample: feature f = 8*i + s (the layout of
 //     ntuple::feature_indices) goes to lane f % 32. As 32 is a multiple of 8, every feature
-//     of lane l has the same symmetry s = l % 8, so a lane computes ONE image of the board per
-//     sample and then the indices of tuples l/8, l/8 + 4, ... (at most kMaxTuples/4 = 16).
-//     The mapping is EF_HD code in ntuple_lanes.hpp, checked against feature_indices on the host.
+//     of lane l has the same symmetry s = l % 8: the lane computes the indices of tuples l/8,
+//     l/8 + 4, ... (at most kMaxTuples/4 = 16) on image s. It does so from the original board:
+//     the warp builds, once per job, the list of board squares each feature reads (6.5 KiB of
+//     shared memory), and an index is then a Horner sum over the squares' states, the same
+//     number of steps on every lane (the network's largest tuple size): no per-sample symmetry
+//     images, no software pext loops (about 1,300 instructions a sample a lane before, about 8
+//     per square now). The mapping is EF_HD code in ntuple_lanes.hpp, checked against
+//     feature_indices on the host.
 //   - Prediction: each lane sums its weights into an int64, the warp adds the 32 partial sums
 //     (cub::WarpReduce). Integer addition is associative, so this order-free sum equals the
 //     CPU's sequential evaluate_indices bit for bit; every lane then derives the same clamped
@@ -24,16 +29,17 @@
 //     the weights reinterpreted as uint32: two's-complement wrap-around, which is exactly
 //     ntuple::add_weight. Only the step (the same on every lane) matters, so a zero step
 //     skips the adds altogether.
-//   - Ordering: after its adds every lane fences (__threadfence) and the warp meets at
-//     __syncwarp before any lane reads weights for the next sample, so sample k+1 sees all of
-//     sample k's updates. Weights are read with ld.global.cg (L2, the point where the atomics
+//   - Ordering: after its adds every lane fences (__threadfence_block: the table belongs to
+//     this block's one warp, so no GPU-wide fence is needed) and the warp meets at __syncwarp
+//     before any lane reads weights for the next sample, so sample k+1 sees all of sample k's
+//     updates. Weights are read with ld.global.cg (L2, the point where the atomics
 //     are performed) so that no stale L1 line can be read.
 //   - Why int32 weights: 4 bytes a weight halves the memory traffic of the gathers and the
 //     atomic read-modify-writes against int64, native 32-bit atomics exist, and integers make
 //     the sum order-free (a float sum over a warp would depend on the reduction tree).
 //   - Latency hiding: the boards and label of sample k+1 are loaded before sample k's gather,
 //     and its feature indices (pure ALU) are computed while sample k's atomics are in flight,
-//     before the fence that waits for them.
+//     before the fence that waits for them; its weight lines are then prefetched into L2.
 //   - Mini-batches (batch_size B > 1), exactly the CPU's rule: the errors of the B samples are
 //     taken with the weights as they were before the batch (gathers only, no fence needed
 //     between them), their steps are kept in a per-job scratch of B int32, then all updates
@@ -45,10 +51,8 @@
 // Memory: nothing is precomputed per job beyond its weights (the CPU backend precomputes every
 // training position's indices, n * 8m words per job, which at 800 jobs x 77,000 positions x
 // 96 features would be 24 GB; on the GPU the indices are recomputed per sample, which is ALU
-// work done while the previous sample's atomics travel). Board images are computed per lane
-// per sample too (a few dozen integer operations against 128 bytes a position of stored
-// images, loaded from random addresses). Whether storing images or indices would pay has not
-// been measured: no GPU was available when this was written.
+// work done while the previous sample's atomics travel). Whether storing indices would pay has
+// not been measured: no GPU was available when this was written.
 //
 // L2: a warp's working set is the part of its weight table its positions actually touch; at
 // one move number most tuple patterns never occur, so that part is far smaller than the
@@ -70,6 +74,7 @@ namespace {
 constexpr int kWarpSize = ntuple::kLanes;
 constexpr unsigned kFullMask = 0xFFFFFFFFu;
 constexpr int kSlots = ntuple::kLaneSlots;
+using ntuple::FeatureSquares;
 using ntuple::LaneGeometry;
 using ntuple::lane_features;
 using ntuple::lane_geometry;
@@ -101,22 +106,34 @@ __device__ __forceinline__ i64 warp_total(i64 partial, WarpSumI64::TempStorage& 
   return __shfl_sync(kFullMask, total, 0);
 }
 
-// Sample k+1 becomes visible to the warp only after every lane's adds for sample k.
+// Sample k+1 becomes visible to the warp only after every lane's adds for sample k. The job's
+// table is touched by this warp only (one warp per block), so a block-scope fence orders the
+// lane's atomics before its later reads as the other lanes see them; __syncwarp makes every
+// lane wait for all of them.
 __device__ __forceinline__ void publish_updates() {
-  __threadfence();
+  __threadfence_block();
   __syncwarp();
 }
 
+// Asks L2 for the lines of the lane's weights of a later sample: the gathers and atomics are
+// served there, and a table line that is not yet in L2 then arrives while the current sample
+// is still being stepped. A hint: it changes no value.
+__device__ __forceinline__ void lane_prefetch(const LaneGeometry& lg, const i32* weights, const u32 (&idx)[kSlots]) {
+#pragma unroll
+  for (int j = 0; j < kSlots; ++j)
+    if (j < lg.slots) asm volatile("prefetch.global.L2 [%0];" ::"l"(weights + idx[j]));
+}
+
 // One epoch of plain SGD (batch_size 1) over `samples` (position ids in this epoch's order).
-__device__ void train_epoch_sgd(const DeviceJob& job, const LaneGeometry& lg, int lane, const u32* samples,
-                                WarpSumI64::TempStorage& storage, ntuple::LossSums& loss) {
+__device__ void train_epoch_sgd(const DeviceJob& job, const LaneGeometry& lg, const FeatureSquares& squares, int lane,
+                                const u32* samples, WarpSumI64::TempStorage& storage, ntuple::LossSums& loss) {
   const u32 n = job.num_train;
   if (n == 0) return;
   i32* const w = job.weights;
   u32 idx[kSlots], next_idx[kSlots];  // entries j >= lg.slots are never written or read
   const u32 first = samples[0];
   i64 label = job.label[first];
-  lane_features(lg, job.black[first], job.white[first], idx);
+  lane_features(lg, squares, lane, job.black[first], job.white[first], idx);
   u32 next_id = n > 1 ? samples[1] : 0;
   for (u32 k = 0; k < n; ++k) {
     // The next sample's board and label (and the id after it) do not depend on the weights:
@@ -136,7 +153,10 @@ __device__ void train_epoch_sgd(const DeviceJob& job, const LaneGeometry& lg, in
     if (lane == 0) loss.add(e);
     const i32 step = ntuple::weight_step(e, job.rate);
     if (step != 0) lane_add(lg, w, idx, step);
-    if (more) lane_features(lg, next_black, next_white, next_idx);  // ALU while the adds travel
+    if (more) {
+      lane_features(lg, squares, lane, next_black, next_white, next_idx);  // ALU while the adds travel
+      lane_prefetch(lg, w, next_idx);
+    }
     publish_updates();
 #pragma unroll
     for (int j = 0; j < kSlots; ++j)
@@ -147,8 +167,9 @@ __device__ void train_epoch_sgd(const DeviceJob& job, const LaneGeometry& lg, in
 }
 
 // One epoch with mini-batches of job.batch_size > 1 (train_body.cpp's rule).
-__device__ void train_epoch_minibatch(const DeviceJob& job, const LaneGeometry& lg, int lane, const u32* samples,
-                                      WarpSumI64::TempStorage& storage, ntuple::LossSums& loss) {
+__device__ void train_epoch_minibatch(const DeviceJob& job, const LaneGeometry& lg, const FeatureSquares& squares,
+                                      int lane, const u32* samples, WarpSumI64::TempStorage& storage,
+                                      ntuple::LossSums& loss) {
   const u32 n = job.num_train;
   const u32 batch = static_cast<u32>(job.batch_size);
   i32* const w = job.weights;
@@ -158,7 +179,7 @@ __device__ void train_epoch_minibatch(const DeviceJob& job, const LaneGeometry& 
     // Errors of the whole batch with the weights before the batch.
     for (u32 k = b0; k < b1; ++k) {
       const u32 id = samples[k];
-      lane_features(lg, job.black[id], job.white[id], idx);
+      lane_features(lg, squares, lane, job.black[id], job.white[id], idx);
       const i64 e = ntuple::clamp_error(job.label[id] - warp_total(lane_weight_sum(lg, w, idx), storage));
       if (lane == 0) {
         loss.add(e);
@@ -171,7 +192,7 @@ __device__ void train_epoch_minibatch(const DeviceJob& job, const LaneGeometry& 
       const i32 step = job.steps[k - b0];
       if (step == 0) continue;
       const u32 id = samples[k];
-      lane_features(lg, job.black[id], job.white[id], idx);
+      lane_features(lg, squares, lane, job.black[id], job.white[id], idx);
       lane_add(lg, w, idx, step);
     }
     publish_updates();
@@ -184,6 +205,7 @@ __global__ void __launch_bounds__(kWarpSize) train_kernel(const DeviceJob* jobs,
   __shared__ alignas(ntuple::Geometry) unsigned char geometry_storage[sizeof(ntuple::Geometry)];
   __shared__ WarpSumI64::TempStorage sum_storage;
   __shared__ WarpSumU64::TempStorage loss_storage;
+  __shared__ FeatureSquares squares;
   if (static_cast<int>(blockIdx.x) >= num_jobs) return;
   const DeviceJob job = jobs[blockIdx.x];
   const int lane = static_cast<int>(threadIdx.x);
@@ -196,13 +218,15 @@ __global__ void __launch_bounds__(kWarpSize) train_kernel(const DeviceJob* jobs,
   for (int k = lane; k < kWords; k += kWarpSize) dst[k] = src[k];
   __syncwarp();
   const ntuple::Geometry& geometry = *reinterpret_cast<const ntuple::Geometry*>(geometry_storage);
+  ntuple::build_feature_squares(geometry, squares, lane, kWarpSize);
+  __syncwarp();
   const LaneGeometry lg = lane_geometry(geometry, lane);
 
   for (int epoch = 0; epoch < job.epochs; ++epoch) {
     ntuple::LossSums train_loss;  // meaningful in lane 0
     const u32* samples = job.epoch_samples[epoch];
-    if (job.batch_size == 1) train_epoch_sgd(job, lg, lane, samples, sum_storage, train_loss);
-    else train_epoch_minibatch(job, lg, lane, samples, sum_storage, train_loss);
+    if (job.batch_size == 1) train_epoch_sgd(job, lg, squares, lane, samples, sum_storage, train_loss);
+    else train_epoch_minibatch(job, lg, squares, lane, samples, sum_storage, train_loss);
     if (job.epoch_loss && lane == 0) job.epoch_loss[epoch] = train_loss;
   }
 
@@ -225,13 +249,16 @@ __global__ void __launch_bounds__(kWarpSize) train_kernel(const DeviceJob* jobs,
 constexpr int kFeatureWarpsPerBlock = 4;
 __global__ void __launch_bounds__(kFeatureWarpsPerBlock * kWarpSize)
     feature_indices_kernel(const ntuple::Geometry* geometry, const u64* black, const u64* white, int n, u32* out) {
+  __shared__ FeatureSquares squares;
   const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
   const int lane = static_cast<int>(threadIdx.x) % kWarpSize;
   const int p = static_cast<int>(blockIdx.x) * kFeatureWarpsPerBlock + warp;
+  ntuple::build_feature_squares(*geometry, squares, static_cast<int>(threadIdx.x), kFeatureWarpsPerBlock * kWarpSize);
+  __syncthreads();
   if (p >= n) return;
   const LaneGeometry lg = lane_geometry(*geometry, lane);
   u32 idx[kSlots];  // entries j >= lg.slots are never read
-  lane_features(lg, black[p], white[p], idx);
+  lane_features(lg, squares, lane, black[p], white[p], idx);
   const std::size_t nf = static_cast<std::size_t>(geometry->num_features());
 #pragma unroll
   for (int j = 0; j < kSlots; ++j)

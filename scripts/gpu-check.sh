@@ -92,7 +92,8 @@ build() {  # build <build-dir> <prefix> <extra cmake args...>
     -DCMAKE_CUDA_ARCHITECTURES="90-real;90-virtual" $(cmake_dep_args "$prefix") "$@" 2>&1 | tee "$configure_log"
   [[ ${PIPESTATUS[0]} == 0 ]] || return 1
   grep -q 'evalforge: CUDA backend ON' "$configure_log" || { echo "CUDA was not enabled (see above)"; return 1; }
-  ninja -C "$dir" evalforge evalforge_tests gpu_bench evolve_bench || return 1
+  timeout --kill-after=5 "${GPU_CHECK_BUILD_TIMEOUT:-240}" ninja -C "$dir" evalforge evalforge_tests gpu_bench evolve_bench hex_bench ||
+    return 1
 }
 
 prove_here() {
@@ -140,6 +141,62 @@ exec > >(tee "$log") 2>&1
 status=0
 fail() { echo "FAILED: $*"; status=1; }
 
+budget=${GPU_CHECK_BUDGET:-340}  # seconds for the whole call; optional steps start only within it
+# step TIMEOUT NAME CMD...: runs CMD with a time limit; a failure or timeout marks the check failed.
+step() {
+  local limit=$1 name=$2 rc
+  shift 2
+  timeout --kill-after=5 "$limit" "$@"
+  rc=$?
+  if [[ $rc == 124 || $rc == 137 ]]; then fail "$name (timed out after ${limit}s)"; elif [[ $rc != 0 ]]; then fail "$name (exit $rc)"; fi
+  echo "-- $name: exit $rc at ${SECONDS}s"
+}
+# optional TIMEOUT NAME CMD...: a step that runs only when its time limit fits in the budget left,
+# and rewrites the summary after it.
+optional() {
+  local limit=$1 name=$2
+  if ((SECONDS + limit > budget)); then echo "-- skipped: $name (needs up to ${limit}s, ${SECONDS}s of ${budget}s used)"; return; fi
+  step "$@"
+  summary >/dev/null
+}
+summary() {
+  say "summary"
+  command -v python3 >/dev/null || { echo "no python3: no summary JSON"; return; }
+  SECONDS_USED=$SECONDS python3 - "$out" "$status" <<'EOF'
+import json, os, sys
+out, status = sys.argv[1], int(sys.argv[2])
+def load(name):
+    try:
+        with open(os.path.join(out, name)) as f: return json.load(f)
+    except Exception as e: return {"missing": str(e)}
+tests = load("gpu-check-tests.json")
+summary = {"status": "ok" if status == 0 else "failed",
+           "tests": {k: tests.get(k) for k in ("tests", "failures", "disabled", "errors")},
+           "verify": {n: {k: load(n).get(k) for k in ("identical", "training_identical", "jobs", "reference_seconds", "tested_seconds", "first_difference", "games", "tictactoe", "elo_generation")}
+                      for n in ("verify-quick.json", "verify-quick-g3-b16.json", "verify-paper.json")},
+           "bench": load("gpu-bench.json"),
+           "games_bench": load("gpu-bench-games.json"),
+           "evolve_bench": load("evolve-bench.json"),
+           "hex_bench": load("hex-bench.json"),
+           "seconds": int(os.environ.get("SECONDS_USED", "0"))}
+with open(os.path.join(out, "gpu-check-summary.json"), "w") as f: json.dump(summary, f, indent=2)
+b = summary["bench"]; g = b.get("gpu") or {}; c = b.get("cpu") or {}
+print(f"tests: {summary['tests']}")
+for n, v in summary["verify"].items(): print(f"{n}: identical={v.get('identical')} jobs={v.get('jobs')} cpu {v.get('reference_seconds')} s, cuda {v.get('tested_seconds')} s")
+print(f"CPU: {c.get('seconds_per_generation')} s/generation (extrapolated from {c.get('measured_individuals')} individuals), {c.get('training_samples_per_s')} samples/s")
+print(f"GPU: {g.get('seconds_per_generation')} s/generation, {g.get('training_samples_per_s')} samples/s, ratio {b.get('gpu_over_cpu')}")
+print(f"GPU bound: {g.get('bound_seconds_4byte')} s (4-byte) / {g.get('bound_seconds_sectors')} s (sectors) at {g.get('memory_bandwidth_bytes_per_s')} B/s")
+e = summary["evolve_bench"]
+print(f"Elo-GA generation ({e.get('games')} games): CPU {e.get('cpu_seconds')} s, GPU {e.get('gpu_seconds')} s, ratio {e.get('gpu_over_cpu')}, differing games {e.get('differing_games')}")
+for n, v in summary["verify"].items():
+    gm = v.get("games") or {}
+    if gm: print(f"{n} games: {gm.get('games')} identical={gm.get('identical')} cpu {gm.get('reference_seconds')} s, cuda {gm.get('tested_seconds')} s {gm.get('first_difference', '')}")
+for gm in summary["games_bench"].get("games") or []:
+    gc, gg = gm.get("cpu") or {}, gm.get("gpu") or {}
+    print(f"games/s {gm.get('configuration')}: CPU {gc.get('games_per_s')} ({gc.get('games')} games), GPU {gg.get('games_per_s')} ({gg.get('games')} games), ratio {gm.get('gpu_over_cpu')}, parity {gm.get('parity_games_identical')}/{gm.get('parity_games_compared')}")
+EOF
+}
+
 say "machine"
 uname -srm
 lscpu 2>/dev/null | grep -E '^(Model name|CPU\(s\)):' || true
@@ -165,69 +222,33 @@ fi
 
 data_args=()
 [[ -f $carry/data/logbook.gam.gz ]] && data_args=(--data "$carry/data/logbook.gam.gz")
+ev=$dir/evalforge
 
+# Required steps first (parity, verify, training speed), then the summary JSON, then optional
+# steps only while the budget allows: what matters is on disk even when the call is cut short.
 say "parity tests"
-"$dir/tests/evalforge_tests" --gtest_filter='*Cuda*:GenerationBatch*:NTuple*:Backend*:Play*:EloGa*:FeatureTournament*:Hex*' \
-  --gtest_output="json:$out/gpu-check-tests.json" || fail "parity tests"
+step 90 "parity tests" "$dir/tests/evalforge_tests" \
+  --gtest_filter='*Cuda*:GenerationBatch*:NTuple*:Backend*:Play*:EloGa*:FeatureTournament*:Hex*' \
+  --gtest_output="json:$out/gpu-check-tests.json"
 
 say "evalforge verify"
-ev=$dir/evalforge
-"$ev" verify --config configs/quick.toml --json "$out/verify-quick.json" || fail "verify quick (batch 1)"
-"$ev" verify --config configs/quick.toml --generation 3 --batch 16 --play-games 0 --json "$out/verify-quick-g3-b16.json" ||
-  fail "verify quick generation 3, batch 16"
-if [[ ${#data_args[@]} -gt 0 ]]; then
-  "$ev" verify --config configs/paper.toml "${data_args[@]}" --individuals 64 --play-games 2048 \
-    --json "$out/verify-paper.json" || fail "verify paper (64 individuals, logbook; 2048 games)"
-else
-  "$ev" verify --config configs/paper.toml --games 20000 --individuals 64 --play-games 2048 \
-    --json "$out/verify-paper.json" || fail "verify paper (64 individuals, 20,000 generated games; 2048 games)"
-fi
+step 40 "verify quick (batch 1)" "$ev" verify --config configs/quick.toml --json "$out/verify-quick.json"
+step 40 "verify quick generation 3, batch 16" "$ev" verify --config configs/quick.toml --generation 3 --batch 16 \
+  --play-games 0 --json "$out/verify-quick-g3-b16.json"
 
-say "benchmark: CPU vs GPU, one paper-size generation, then self-play games/s"
-"$dir/bench/gpu_bench" "${data_args[@]}" --repeats 3 --l2-experiment --json "$out/gpu-bench.json" || fail "gpu_bench"
+say "benchmark: CPU vs GPU, one paper-size generation of training"
+step 90 "gpu_bench (training)" "$dir/bench/gpu_bench" "${data_args[@]}" --repeats 3 --no-games --json "$out/gpu-bench.json"
 
-say "benchmark: seconds per Elo-GA generation (123,552 1-ply games), CPU vs GPU"
-"$dir/bench/evolve_bench" --repeats 3 --json "$out/evolve-bench.json" | tee "$out/evolve-bench.txt" || fail "evolve_bench"
+summary
+say "optional steps (budget ${budget}s, ${SECONDS}s used)"
+paper_data=("${data_args[@]}")
+((${#paper_data[@]})) || paper_data=(--games 20000)
+optional 90 "verify paper (64 individuals; 2048 games)" "$ev" verify --config configs/paper.toml "${paper_data[@]}" \
+  --individuals 64 --play-games 2048 --json "$out/verify-paper.json"
+optional 90 "gpu_bench (self-play games/s)" "$dir/bench/gpu_bench" --repeats 3 --games-only --json "$out/gpu-bench-games.json"
+optional 60 "evolve_bench (Elo-GA generation)" "$dir/bench/evolve_bench" --repeats 3 --json "$out/evolve-bench.json"
+optional 40 "hex_bench (Hex playouts)" "$dir/bench/hex_bench" --repeats 3 --json "$out/hex-bench.json"
 
-say "benchmark: Hex random playouts, CPU vs GPU (records compared game by game)"
-"$dir/bench/hex_bench" --repeats 3 --json "$out/hex-bench.json" | tee "$out/hex-bench.txt" || fail "hex_bench"
-
-say "full test suite (informational)"
-timeout 300 "$dir/tests/evalforge_tests" --gtest_brief=1 || fail "full test suite"
-
-say "summary"
-if command -v python3 >/dev/null; then
-  python3 - "$out" "$status" <<'EOF'
-import json, os, sys
-out, status = sys.argv[1], int(sys.argv[2])
-def load(name):
-    try:
-        with open(os.path.join(out, name)) as f: return json.load(f)
-    except Exception as e: return {"missing": str(e)}
-tests = load("gpu-check-tests.json")
-summary = {"status": "ok" if status == 0 else "failed",
-           "tests": {k: tests.get(k) for k in ("tests", "failures", "disabled", "errors")},
-           "verify": {n: {k: load(n).get(k) for k in ("identical", "training_identical", "jobs", "reference_seconds", "tested_seconds", "first_difference", "games", "tictactoe", "elo_generation")}
-                      for n in ("verify-quick.json", "verify-quick-g3-b16.json", "verify-paper.json")},
-           "bench": load("gpu-bench.json"),
-           "evolve_bench": load("evolve-bench.json")}
-with open(os.path.join(out, "gpu-check-summary.json"), "w") as f: json.dump(summary, f, indent=2)
-b = summary["bench"]; g = b.get("gpu") or {}; c = b.get("cpu") or {}
-print(f"tests: {summary['tests']}")
-for n, v in summary["verify"].items(): print(f"{n}: identical={v.get('identical')} jobs={v.get('jobs')} cpu {v.get('reference_seconds')} s, cuda {v.get('tested_seconds')} s")
-print(f"CPU: {c.get('seconds_per_generation')} s/generation (extrapolated from {c.get('measured_individuals')} individuals), {c.get('training_samples_per_s')} samples/s")
-print(f"GPU: {g.get('seconds_per_generation')} s/generation, {g.get('training_samples_per_s')} samples/s, ratio {b.get('gpu_over_cpu')}")
-print(f"GPU bound: {g.get('bound_seconds_4byte')} s (4-byte) / {g.get('bound_seconds_sectors')} s (sectors) at {g.get('memory_bandwidth_bytes_per_s')} B/s")
-print(f"L2 experiment: {b.get('l2_experiment')}")
-e = summary["evolve_bench"]
-print(f"Elo-GA generation ({e.get('games')} games): CPU {e.get('cpu_seconds')} s, GPU {e.get('gpu_seconds')} s, ratio {e.get('gpu_over_cpu')}, differing games {e.get('differing_games')}")
-for n, v in summary["verify"].items():
-    gm = v.get("games") or {}
-    if gm: print(f"{n} games: {gm.get('games')} identical={gm.get('identical')} cpu {gm.get('reference_seconds')} s, cuda {gm.get('tested_seconds')} s {gm.get('first_difference', '')}")
-for gm in b.get("games") or []:
-    gc, gg = gm.get("cpu") or {}, gm.get("gpu") or {}
-    print(f"games/s {gm.get('configuration')}: CPU {gc.get('games_per_s')} ({gc.get('games')} games), GPU {gg.get('games_per_s')} ({gg.get('games')} games), ratio {gm.get('gpu_over_cpu')}, parity {gm.get('parity_games_identical')}/{gm.get('parity_games_compared')}")
-EOF
-fi
+summary
 echo "gpu-check: $([[ $status == 0 ]] && echo OK || echo FAILED) in ${SECONDS}s; files in $out"
 exit $status

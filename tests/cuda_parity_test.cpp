@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include "eval/shape.hpp"
@@ -80,6 +81,10 @@ std::vector<Shape> test_shapes() {
                                {"c3", "d3", "e3"},
                                {"a1", "a2", "a3", "b1", "b2", "b3", "c1", "c2", "c3"},
                                {"b2", "g7"}},
+                              "test"));
+  shapes.push_back(make_shape("twelve",  // the largest tuple size, beside a shorter one (uneven digit counts)
+                              {{"a1", "b1", "c1", "d1", "e1", "f1", "g1", "h1", "a2", "b2", "c2", "d2"},
+                               {"c3", "d4", "e5"}},
                               "test"));
   Shape many;
   many.name = "sixty-four";
@@ -196,13 +201,16 @@ TEST(CudaLaneLayout, LanesCoverFeatureIndicesExactlyOnce) {
     const Geometry g = s.geometry();
     const int nf = g.num_features();
     std::vector<u32> host(static_cast<std::size_t>(nf));
+    // The square lists as the warp builds them: each lane its share of the features.
+    auto squares = std::make_unique<FeatureSquares>();
+    for (int lane = 0; lane < kLanes; ++lane) build_feature_squares(g, *squares, lane, kLanes);
     for (std::size_t p = 0; p < d.size(); ++p) {
       feature_indices(g, d.black[p], d.white[p], host.data());
       std::vector<int> seen(static_cast<std::size_t>(nf), 0);
       for (int lane = 0; lane < kLanes; ++lane) {
         const LaneGeometry lg = lane_geometry(g, lane);
         u32 idx[kLaneSlots] = {};
-        lane_features(lg, d.black[p], d.white[p], idx);
+        lane_features(lg, *squares, lane, d.black[p], d.white[p], idx);
         for (int j = 0; j < lg.slots; ++j) {
           const int f = lane_feature(lane, j);
           ASSERT_LT(f, nf) << s.name << " lane " << lane << " slot " << j;

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include "backend_cpu/train_body.hpp"
+#include "test_support.hpp"
 #include "eval/shape.hpp"
 #include "evalforge/backend.hpp"
 #include "evalforge/core/error.hpp"
@@ -158,21 +160,26 @@ Problem teacher_problem(int n) {
   return p;
 }
 
+// Job k of a test batch: epochs, rates and sample orders differ from job to job.
+TrainJob job_of(const Problem& p, const Geometry& g, int k, int batch, int positions = 0) {
+  TrainJob j;
+  j.geometry = &g;
+  j.positions = positions;
+  j.train_ids = p.train;
+  j.eval_ids = p.eval;
+  j.params.epochs = 3 + k % 2;
+  j.params.learning_rate = 0.2 + 0.1 * (k % 3);
+  j.params.batch_size = batch;
+  j.stream[0] = static_cast<u32>(k);
+  j.return_weights = true;
+  j.record_epoch_loss = true;
+  return j;
+}
+
 std::vector<TrainResult> run(Backend& backend, const Problem& p, const Geometry& g, int jobs, int batch) {
   const int h = backend.add_positions(p.data);
   std::vector<TrainJob> js(jobs);
-  for (int k = 0; k < jobs; ++k) {
-    js[k].geometry = &g;
-    js[k].positions = h;
-    js[k].train_ids = p.train;
-    js[k].eval_ids = p.eval;
-    js[k].params.epochs = 3 + k % 2;
-    js[k].params.learning_rate = 0.2 + 0.1 * (k % 3);
-    js[k].params.batch_size = batch;
-    js[k].stream[0] = static_cast<u32>(k);
-    js[k].return_weights = true;
-    js[k].record_epoch_loss = true;
-  }
+  for (int k = 0; k < jobs; ++k) js[k] = job_of(p, g, k, batch, h);
   std::vector<TrainResult> rs(jobs);
   backend.train(js, rs);
   return rs;
@@ -222,4 +229,102 @@ TEST(NTupleTraining, ShuffleIsAPermutationKeyedByEpoch) {
 
 TEST(Backend, UnknownKindIsAnError) {
   EXPECT_THROW(make_backend("tpu", 1), Error);
+}
+
+namespace {
+
+// A geometry of `tuples` random tuples of 1..12 squares (every size the index code handles,
+// including the largest), for training tests beyond the Edax shape.
+Geometry random_geometry(int tuples, u64 seed) {
+  Geometry g;
+  Rng rng(seed, Purpose::kPopulation, 7);
+  g.num_tuples = tuples;
+  for (int i = 0; i < tuples; ++i) {
+    const int size = 1 + static_cast<int>(rng.below(kMaxTupleSize));
+    u64 m = 0;
+    while (popcount64(m) < size) m |= u64{1} << rng.below(64);
+    g.mask[i] = m;
+    g.offset[i + 1] = g.offset[i] + pow3(size);
+  }
+  return g;
+}
+
+// FNV-1a over everything a training job returns: weights, evaluation loss, epoch losses.
+u64 result_digest(const std::vector<TrainResult>& rs) {
+  u64 h = 1469598103934665603ull;
+  auto mix = [&](u64 v) {
+    for (int b = 0; b < 8; ++b) h = (h ^ ((v >> (8 * b)) & 0xff)) * 1099511628211ull;
+  };
+  for (const TrainResult& r : rs) {
+    mix(r.eval_loss.squared), mix(r.eval_loss.absolute), mix(r.eval_loss.count);
+    for (const LossSums& l : r.epoch_loss) mix(l.squared), mix(l.absolute), mix(l.count);
+    for (const i32 w : r.weights) mix(static_cast<u32>(w));
+  }
+  return h;
+}
+
+}  // namespace
+
+// Pins what training returns for fixed jobs (Edax shape; 13 and 64 random tuples of up to 12
+// squares; plain SGD and mini-batches) to the digests the CPU backend gave before its training
+// loop was rewritten for speed (the per-job index buffer of commit cc16d01), on every vector
+// path this CPU has: every implementation and backend must reproduce these bits.
+TEST(NTupleTraining, ResultsPinnedToTheReferenceImplementation) {
+  const Problem p = teacher_problem(1500);
+  const Geometry edax = edax_shape().geometry();
+  const Geometry g13 = random_geometry(13, 5), g64 = random_geometry(64, 6);
+  struct Case {
+    const Geometry* g;
+    int batch;
+    u64 digest;
+  };
+  const Case cases[] = {
+      {&edax, 1, 3962305714964865251ull}, {&edax, 16, 17232471666596888471ull}, {&g13, 1, 1319402293025304148ull},
+      {&g13, 7, 9662633339188579647ull}, {&g64, 1, 14732157137490896535ull},
+  };
+  // The backend (its default path, two threads), then each path on its own.
+  auto backend = make_backend("cpu", 2);
+  for (const Case& c : cases) {
+    const auto rs = run(*backend, p, *c.g, 3, c.batch);
+    EXPECT_EQ(result_digest(rs), c.digest) << "backend, tuples " << c.g->num_tuples << " batch " << c.batch;
+  }
+  const auto paths = cpu::available_paths();
+  ASSERT_EQ(paths.front(), cpu::VectorPath::kPortable);
+  for (const cpu::VectorPath path : paths)
+    for (const Case& c : cases) {
+      std::vector<TrainResult> rs(3);
+      cpu::TrainScratch scratch;
+      for (int k = 0; k < 3; ++k)
+        cpu::train_job(p.data, job_of(p, *c.g, k, c.batch), rs[k], scratch, path);
+      EXPECT_EQ(result_digest(rs), c.digest)
+          << cpu::path_name(path) << ", tuples " << c.g->num_tuples << " batch " << c.batch;
+    }
+}
+
+// The vector paths' index computation against ntuple::feature_indices, feature by feature, on
+// many positions and on geometries of every tuple count from 1 to 64 (so every padding case of
+// the 8- and 16-feature groups), through whole training jobs: a wrong index would move the wrong
+// weights, so the trained weights differ.
+TEST(NTupleTraining, EveryVectorPathMatchesPortableOnEveryTupleCount) {
+  const Problem p = teacher_problem(300);
+  for (int tuples = 1; tuples <= kMaxTuples; tuples += (tuples < 20 ? 1 : 11)) {
+    const Geometry g = random_geometry(tuples, 100 + tuples);
+    const TrainJob job = job_of(p, g, 0, 1);
+    TrainResult want;
+    cpu::TrainScratch scratch;
+    cpu::train_job(p.data, job, want, scratch, cpu::VectorPath::kPortable);
+    for (const cpu::VectorPath path : cpu::available_paths()) {
+      TrainResult got;
+      cpu::train_job(p.data, job, got, scratch, path);
+      EXPECT_TRUE(got.weights == want.weights) << cpu::path_name(path) << ", " << tuples << " tuples";
+      EXPECT_EQ(got.eval_loss.squared, want.eval_loss.squared) << cpu::path_name(path) << ", " << tuples << " tuples";
+    }
+  }
+}
+
+TEST(NTupleTraining, VectorPathNamesAndErrors) {
+  for (const cpu::VectorPath p : cpu::available_paths()) EXPECT_EQ(cpu::path_from_name(cpu::path_name(p)), p);
+  EXPECT_EQ(cpu::default_path(), std::getenv("EF_CPU_PATH") ? cpu::path_from_name(std::getenv("EF_CPU_PATH"))
+                                                            : cpu::available_paths().back());
+  EXPECT_NE(test::error_of([] { cpu::path_from_name("sse9"); }).find("'sse9': unknown vector path"), std::string::npos);
 }

@@ -86,6 +86,22 @@ EF_HD_INLINE void feature_indices(const Geometry& g, u64 black, u64 white, u32* 
   }
 }
 
+// The squares of the original board that digit j of tuple `mask` reads on symmetry image s,
+// j = 0, 1, ... (ascending squares of the mask): digit j is the state of square a_j of image s,
+// and image s has at a_j what the board has at the square that symmetry s moves onto a_j.
+// So tuple_index(image s of (black, white), mask) = sum_j 3^j (2 black[sq_j] + white[sq_j]).
+// Returns the number of squares. Feature programs of both backends are built from it.
+EF_HD_INLINE int image_squares(u64 mask, int s, int* squares) {
+  int n = 0;
+  for (; mask; mask &= mask - 1) {
+    const int a = ctz64(mask);
+    int q = 0;
+    while (othello::symmetry_square(q, s) != a) ++q;
+    squares[n++] = q;
+  }
+  return n;
+}
+
 EF_HD_INLINE i64 evaluate_indices(const i32* weights, const u32* idx, int n) {
   i64 sum = 0;
   for (int k = 0; k < n; ++k) sum += weights[idx[k]];
