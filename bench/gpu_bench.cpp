@@ -228,8 +228,9 @@ void games_bench(const Args& a, int threads, Backend& cpu, Backend* gpu, const s
     if (gpu) {
       const int hg = gpu->add_agent(agent);
       if (hg != hc) fail("the backends numbered an agent differently");
-      {
-        // Warm-up: the stack limit, the arena and the clocks.
+      if (&c == &configs.front()) {
+        // Warm-up, once, with the cheapest configuration (depth 1): the stack limit, the
+        // arena and the clocks.
         std::vector<play::GameRecord> r;
         measure_games(*gpu, std::span(jobs).first(std::min<std::size_t>(jobs.size(), 256)), 1, r);
       }

@@ -10,12 +10,16 @@
 # private prefix that CMake is pointed at (no root install, nothing outside /tmp touched):
 #
 #   1. here, once (needs apt-get or the apt cache):   scripts/gpu-check.sh --prepare
-#      -> .gpu-carry/debs/*.deb (~3 MB) and .gpu-carry/data/logbook.gam.gz when
-#         ../shared/data/othello/logbook.gam.gz exists (3.2 MB); .gpu-carry/ is git-ignored.
+#      -> .gpu-carry/debs/*.deb (~3 MB) and .gpu-carry/data/logbook.gam.gz when a logbook is
+#         found (EF_LOGBOOK, or ../shared/data/othello/ beside this or the main checkout; 3.2 MB);
+#         .gpu-carry/ is git-ignored.
 #   2. with the device tool:
-#        run(command="bash scripts/gpu-check.sh", carry=[".gpu-carry"], timeout_s=540)
-#      The whole run (configure, build on 16 cores, tests, verify, benchmark) is planned for
-#      well under 8 minutes; results come back as files of $OUT.
+#        run(command="bash scripts/gpu-check.sh", carry=[".gpu-carry"], timeout_s=400)
+#      Every step has a time limit; the required ones (build, parity tests, verify, training
+#      benchmark) come first and the summary JSON is written right after them; optional steps
+#      (verify on the paper config, games/s, Elo-GA and Hex benchmarks) run only while the call
+#      stays within GPU_CHECK_BUDGET seconds (default 340), so one call fits in 6 minutes and
+#      leaves room for a rerun in a 15-minute device budget. Results come back as files of $OUT.
 #
 #   GPU_CHECK_SKIP_BUILD=1 reuses an existing build (GPU_CHECK_BUILD_DIR, default build-gpu),
 #   e.g. for a second call on a machine that is still warm.
@@ -36,6 +40,17 @@ packages=(libfmt-dev libfmt9 libcli11-dev libtomlplusplus-dev libtomlplusplus3 n
 
 say() { printf '\n== %s (%ds)\n' "$*" "$SECONDS"; }
 
+# The Logistello book for the device's benchmarks: EF_LOGBOOK, or the data folder beside this
+# checkout, or beside the main checkout when this one is a git worktree elsewhere.
+find_logbook() {
+  local common c
+  common=$(git -C "$root" rev-parse --path-format=absolute --git-common-dir 2>/dev/null)
+  for c in "${EF_LOGBOOK:-}" "$root/../shared/data/othello/logbook.gam.gz" \
+           ${common:+"$(dirname "$common")/../shared/data/othello/logbook.gam.gz"}; do
+    if [[ -n $c && -f $c ]]; then echo "$c"; return; fi
+  done
+}
+
 prepare() {
   mkdir -p "$debs" "$carry/data"
   local p f
@@ -44,10 +59,12 @@ prepare() {
     for f in /var/cache/apt/archives/"${p}"_*_{amd64,all}.deb; do [[ -f $f ]] && break; f=; done
     if [[ -n $f ]]; then cp -f "$f" "$debs/"; else (cd "$debs" && apt-get download "$p:amd64" 2>/dev/null || apt-get download "$p") || return 1; fi
   done
-  if [[ -f ../shared/data/othello/logbook.gam.gz ]]; then cp -f ../shared/data/othello/logbook.gam.gz "$carry/data/"; fi
+  local book
+  book=$(find_logbook)
+  if [[ -n $book ]]; then cp -f "$book" "$carry/data/"; else echo "no logbook found (set EF_LOGBOOK=FILE): the device check will use generated games"; fi
   git check-ignore -q "$carry" || { echo "warning: $carry is not git-ignored (the device tool carries only ignored paths)"; }
   du -sh "$carry"; ls -l "$debs" "$carry/data"
-  echo 'device tool: run(command="bash scripts/gpu-check.sh", carry=[".gpu-carry"], timeout_s=540)'
+  echo 'device tool: run(command="bash scripts/gpu-check.sh", carry=[".gpu-carry"], timeout_s=400)'
 }
 
 # Unpacks the carried .deb files into $1 (dpkg -x, or ar + tar where dpkg is missing) and fixes
@@ -114,7 +131,9 @@ prove_here() {
     done
     for f in /usr/include/zlib.h /usr/include/zconf.h; do if [ -f "$f" ]; then mount --bind /dev/null "$f"; fi; done
     echo "hidden: /usr/include/fmt has $(ls -A /usr/include/fmt | wc -l) entries, zlib.h $(wc -c < /usr/include/zlib.h) bytes"
+    start=$(date +%s)
     bash "$script" --build-only "$dir" "$prefix" -DEF_NATIVE=OFF
+    echo "prove-here: configure and build took $(( $(date +%s) - start ))s on $(nproc) cores"
     "$dir/tests/evalforge_tests" --gtest_brief=1
     for b in evalforge tests/evalforge_tests bench/gpu_bench; do echo "ldd $b:"; ldd "$dir/$b"; done
     if ldd "$dir/evalforge" "$dir/tests/evalforge_tests" "$dir/bench/gpu_bench" | grep "not found"; then exit 1; fi
