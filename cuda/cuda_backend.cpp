@@ -9,6 +9,7 @@
 // table. Back come the loss sums, and weights / epoch losses where asked for.
 //
 // Memory is planned from the problem: per job its weights (4 bytes each), mini-batch steps and
+// indices,
 // a few records; per chunk the id lists and orders its jobs use. The budget is the device's
 // free memory (plus what this backend already holds, minus a reserve), or EF_CUDA_MEMORY_LIMIT_MB
 // when that is smaller. Jobs are packed into chunks in order; each chunk is one launch, and
@@ -44,6 +45,13 @@
 namespace ef {
 
 namespace {
+
+// A mini-batch job's scratch: min(B, n) steps and min(B, n) samples' feature indices.
+std::size_t minibatch_scratch_bytes(const TrainJob& j) {
+  const std::size_t batch = std::min<std::size_t>(static_cast<std::size_t>(j.params.batch_size), j.train_ids.size());
+  return batch * sizeof(i32) + batch * static_cast<std::size_t>(j.geometry->num_features()) * sizeof(u32);
+}
+
 
 std::string describe(cudaError_t e) { return fmt::format("{} ({})", cudaGetErrorString(e), cudaGetErrorName(e)); }
 
@@ -348,9 +356,7 @@ void CudaBackend::train(std::span<const TrainJob> jobs, std::span<TrainResult> r
   // Per-job bytes, then chunks packed in job order.
   auto job_bytes = [&](const TrainJob& j) {
     std::size_t b = aligned(std::size_t{j.geometry->num_weights()} * sizeof(i32));
-    if (j.params.batch_size > 1)
-      b += aligned(std::min<std::size_t>(static_cast<std::size_t>(j.params.batch_size), j.train_ids.size()) *
-                   sizeof(i32));
+    if (j.params.batch_size > 1) b += aligned(minibatch_scratch_bytes(j));
     // Job record, geometry, loss records, order pointers (packed in shared sections; counted generously).
     b += sizeof(cuda::DeviceJob) + sizeof(ntuple::Geometry) +
          (1 + static_cast<std::size_t>(j.params.epochs)) * sizeof(ntuple::LossSums) +
@@ -489,9 +495,13 @@ void CudaBackend::run_chunk(std::span<const TrainJob> jobs, std::span<TrainResul
     d.rate = ntuple::rate_multiplier(j.params.learning_rate, j.geometry->num_features());
     d.epochs = j.params.epochs;
     d.batch_size = j.params.batch_size;
-    if (d.batch_size > 1 && d.num_train > 0)
-      d.steps = reinterpret_cast<i32*>(
-          take(std::min<std::size_t>(static_cast<std::size_t>(d.batch_size), j.train_ids.size()) * sizeof(i32)));
+    if (d.batch_size > 1 && d.num_train > 0) {
+      // One scratch: the batch's steps, then the batch's feature indices (computed once).
+      std::byte* scratch = take(minibatch_scratch_bytes(j));
+      const std::size_t batch = std::min<std::size_t>(static_cast<std::size_t>(d.batch_size), j.train_ids.size());
+      d.steps = reinterpret_cast<i32*>(scratch);
+      d.batch_indices = reinterpret_cast<u32*>(scratch + batch * sizeof(i32));
+    }
     d.eval_loss = eval_loss + i;
     if (j.record_epoch_loss) {
       d.epoch_loss = epoch_loss + epoch_offset;

@@ -42,8 +42,9 @@
 //     before the fence that waits for them; its weight lines are then prefetched into L2.
 //   - Mini-batches (batch_size B > 1), exactly the CPU's rule: the errors of the B samples are
 //     taken with the weights as they were before the batch (gathers only, no fence needed
-//     between them), their steps are kept in a per-job scratch of B int32, then all updates
-//     are applied (integer adds commute), then the fence.
+//     between them), their steps and feature indices are kept in a per-job scratch (B int32
+//     and B * 8m uint32: the indices are computed once per sample), then all updates are
+//     applied (integer adds commute), then the fence.
 //   - Evaluation: after training, each lane evaluates whole validation positions with
 //     ntuple::evaluate itself (the CPU's call), 32 positions at a time; the warp adds the
 //     lanes' LossSums (integers again, order-free).
@@ -172,14 +173,21 @@ __device__ void train_epoch_minibatch(const DeviceJob& job, const LaneGeometry& 
                                       ntuple::LossSums& loss) {
   const u32 n = job.num_train;
   const u32 batch = static_cast<u32>(job.batch_size);
+  const int num_features = job.geometry->num_features();
   i32* const w = job.weights;
   u32 idx[kSlots];  // entries j >= lg.slots are never read
   for (u32 b0 = 0; b0 < n; b0 += batch) {
     const u32 b1 = n - b0 < batch ? n : b0 + batch;
-    // Errors of the whole batch with the weights before the batch.
+    // Errors of the whole batch with the weights before the batch; each lane keeps its
+    // features' indices in the job's scratch for the updates (its own entries only, so no
+    // synchronisation is needed between the writes and the reads).
     for (u32 k = b0; k < b1; ++k) {
       const u32 id = samples[k];
       lane_features(lg, squares, lane, job.black[id], job.white[id], idx);
+      u32* const kept = job.batch_indices + static_cast<std::size_t>(k - b0) * num_features;
+#pragma unroll
+      for (int j = 0; j < kSlots; ++j)
+        if (j < lg.slots) kept[ntuple::lane_feature(lane, j)] = idx[j];
       const i64 e = ntuple::clamp_error(job.label[id] - warp_total(lane_weight_sum(lg, w, idx), storage));
       if (lane == 0) {
         loss.add(e);
@@ -191,8 +199,10 @@ __device__ void train_epoch_minibatch(const DeviceJob& job, const LaneGeometry& 
     for (u32 k = b0; k < b1; ++k) {
       const i32 step = job.steps[k - b0];
       if (step == 0) continue;
-      const u32 id = samples[k];
-      lane_features(lg, squares, lane, job.black[id], job.white[id], idx);
+      const u32* const kept = job.batch_indices + static_cast<std::size_t>(k - b0) * num_features;
+#pragma unroll
+      for (int j = 0; j < kSlots; ++j)
+        if (j < lg.slots) idx[j] = kept[ntuple::lane_feature(lane, j)];
       lane_add(lg, w, idx, step);
     }
     publish_updates();

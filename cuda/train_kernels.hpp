@@ -17,6 +17,7 @@ struct DeviceJob {
   const u32* const* epoch_samples = nullptr;  // `epochs` pointers: position ids in the sample order of each epoch
   const u32* eval_ids = nullptr;
   i32* steps = nullptr;                   // batch_size scratch (mini-batch steps); null when batch_size == 1
+  u32* batch_indices = nullptr;           // batch_size * num_features scratch (the batch's feature indices); null when batch_size == 1
   ntuple::LossSums* epoch_loss = nullptr; // `epochs` entries, or null when not recorded
   ntuple::LossSums* eval_loss = nullptr;  // one entry
   u32 num_train = 0;

@@ -30,9 +30,11 @@ print(f"{'B':>3} {'search s':>9}  test MSE of the searched shapes (B=1 training)
 for b in (1, 8, 16, 32):
     j = json.load(open(os.path.join(out, f"b{b}-score.json")))
     secs = int(open(os.path.join(out, f"b{b}.ms")).read()) / 1000
-    # cells[0]: the Edax shape; cells[1]: the searched shape of the row's move
-    searched = [(r["move"], r["cells"][1]["mse"]) for r in j["rows"]]
-    edax = [r["cells"][0]["mse"] for r in j["rows"]]
+    # Each row (move) has a cell per shape: the Edax shape, and island-M for every island;
+    # the searched shape of a move is its own island's.
+    cell = lambda r, name: next(c["mse"] for c in r["cells"] if c["shape"] == name)
+    searched = [(r["move"], cell(r, f"island-{r['move']}")) for r in j["rows"]]
+    edax = [cell(r, "edax") for r in j["rows"]]
     mean = sum(m for _, m in searched) / len(searched)
     print(f"{b:>3} {secs:>9.1f}  " + " ".join(f"{mv}:{m:.3f}" for mv, m in searched) +
           f"   {mean:.3f}   {sum(edax) / len(edax):.3f}")
