@@ -117,6 +117,8 @@ prove_here() {
   [[ -d $debs ]] || { echo "run scripts/gpu-check.sh --prepare first"; exit 2; }
   local prefix=/tmp/ef-gpu-check-deps dir=$root/build-gpucheck-prove
   unpack_debs "$prefix" || exit 1
+  # No build time limit here: this machine may have 2 cores where the device has 16.
+  export GPU_CHECK_BUILD_TIMEOUT=${GPU_CHECK_BUILD_TIMEOUT:-0}
   # A private mount namespace in which the system's copies of the packages are hidden: their
   # header directories and CMake package folders are empty, zlib's headers are empty files.
   # EF_NATIVE=OFF: nothing specific to this machine's processor.

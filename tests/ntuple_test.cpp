@@ -123,6 +123,16 @@ TEST(NTupleShape, FilesRoundTripAndErrors) {
   expect_error(R"({"tuples":[["a1"]], "colour": 3})", ".json", "unknown key 'colour'");
   expect_error("{not json", ".json", "not valid JSON");
   expect_error("tuples = [[\"a1\", 3]]\n", ".toml", "non-string");
+  // Values of the wrong type or out of range are errors that name the file, never a library
+  // exception ("internal error" before).
+  expect_error(R"({"name": 40, "tuples":[["a1"]]})", ".json", "'name' must be a string");
+  expect_error(R"({"move": 1e999, "tuples":[["a1"]]})", ".json", "cannot read the JSON");
+  expect_error(R"({"move": 99999999999, "tuples":[["a1"]]})", ".json", "'move' must be an integer from 0 to 60");
+  expect_error(R"({"move": -3, "tuples":[["a1"]]})", ".json", "'move' must be an integer from 0 to 60");
+  expect_error(R"({"move": 30.5, "tuples":[["a1"]]})", ".json", "'move' must be an integer from 0 to 60");
+  expect_error("move = 99999999999\ntuples = [[\"a1\"]]\n", ".toml", "'move' must be an integer from 0 to 60");
+  expect_error("name = 4\ntuples = [[\"a1\"]]\n", ".toml", "'name' must be a string");
+  EXPECT_EQ(load_shapes(temp_file("m.json", R"({"move": 60, "tuples":[["a1"]]})").string())[0].move, 60);
   EXPECT_THROW(load_shapes("/nonexistent/shape.json"), Error);
 }
 

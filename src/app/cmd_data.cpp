@@ -27,6 +27,7 @@ struct InspectArgs {
   bool json_output = false;
   bool keep_truncated = false;
   bool all_moves = false;
+  bool accept_damaged = false;
   std::string cache_dir;
 };
 
@@ -172,6 +173,7 @@ void run_inspect(const InspectArgs& args) {
   options.use_cache = !args.no_cache;
   options.skip_truncated_wthor = !args.keep_truncated;
   options.cache_dir = args.cache_dir;
+  options.accept_read_errors = true;  // inspect reports damage (first) and then fails, unless accepted
 
   const auto start = std::chrono::steady_clock::now();
   json files = json::array();
@@ -190,7 +192,9 @@ void run_inspect(const InspectArgs& args) {
     summary["file"] = name;
     summary["format"] = data::format_name(format);
     summary["from_cache"] = db.files_from_cache > 0;
+    summary["read_errors"] = db.read_errors;
     files.push_back(summary);
+    total.read_errors.insert(total.read_errors.end(), db.read_errors.begin(), db.read_errors.end());
     ++game_files;
 
     total.files.push_back(name);
@@ -212,12 +216,21 @@ void run_inspect(const InspectArgs& args) {
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
+  // Damaged data is the first thing said, and a failure unless accepted: games after the
+  // damage are lost, which no count of bad records shows.
+  auto fail_if_damaged = [&] {
+    if (!total.read_errors.empty() && !args.accept_damaged)
+      fail("{} damaged file(s), games after the damage are lost; first: {} (--accept-damaged: report and exit 0)",
+           total.read_errors.size(), total.read_errors[0]);
+  };
   if (args.json_output) {
-    json report{{"files", files}, {"seconds", seconds}};
+    json report{{"read_errors", total.read_errors}, {"files", files}, {"seconds", seconds}};
     if (game_files > 0) report["total"] = total_summary;
     fmt::print("{}\n", report.dump(2, ' ', false, json::error_handler_t::replace));
+    fail_if_damaged();
     return;
   }
+  for (const std::string& e : total.read_errors) fmt::print("DAMAGED DATA: {}\n", e);
 
   for (const json& summary : files) {
     if (summary["format"] != "obf") continue;
@@ -253,6 +266,7 @@ void run_inspect(const InspectArgs& args) {
                   total.problems, args.all_moves);
   }
   fmt::print("({:.2f} s)\n", seconds);
+  fail_if_damaged();
 }
 
 }  // namespace
@@ -271,6 +285,8 @@ void register_data(CLI::App& app) {
   inspect->add_flag("--keep-truncated", args->keep_truncated,
                     "Keep WTHOR games that stop early with an adjudicated score (flagged, not skipped)");
   inspect->add_flag("--all-moves", args->all_moves, "List distinct positions for every move 1..60");
+  inspect->add_flag("--accept-damaged", args->accept_damaged,
+                    "Exit 0 even when a file is damaged (gzip CRC error, truncation); the damage is still reported first");
   inspect->add_option("--cache-dir", args->cache_dir, "Cache directory (default $XDG_CACHE_HOME/evalforge)");
   inspect->callback([args] { run_inspect(*args); });
 }

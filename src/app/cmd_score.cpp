@@ -29,6 +29,7 @@ struct ScoreArgs {
   bool curves = false;
   bool no_cache = false;
   bool fatal = false;
+  bool accept_damaged = false;
   u64 seed = 1;
   double test_fraction = 0.2;
   TrainArgs train;
@@ -94,6 +95,7 @@ void run_score(const ScoreArgs& a) {
   data::ReadOptions ro;
   ro.use_cache = !a.no_cache;
   ro.fatal_problems = a.fatal;
+  ro.accept_read_errors = a.accept_damaged;
   const auto t0 = std::chrono::steady_clock::now();
   const data::GameDatabase db = load_data_files(a.data, ro, !a.json);
   auto backend = make_backend(a.backend, a.threads);
@@ -173,6 +175,8 @@ void register_score(CLI::App& app) {
   cmd->add_flag("--curves", a->curves, "Also print the training MSE of every epoch");
   cmd->add_flag("--no-cache", a->no_cache, "Do not read or write the binary cache of parsed games");
   cmd->add_flag("--fatal", a->fatal, "Stop at the first bad record instead of skipping it");
+  cmd->add_flag("--accept-damaged", a->accept_damaged,
+                "Use the games read before a damaged part of a file (gzip CRC error, truncation) instead of stopping");
   cmd->add_option("--save-agents", a->save_agents,
                   "Write one agent per shape (TOML + .efnet) into this directory: the trained network of "
                   "each scored move, the nearest one for the other moves");

@@ -111,6 +111,9 @@ data::GameDatabase load_data_files(const std::vector<std::string>& files, const 
                                    bool report) {
   std::vector<std::filesystem::path> paths(files.begin(), files.end());
   data::GameDatabase db = data::load_games(paths, options);
+  // Damaged files first (accepted with --accept-damaged): they lose games, bad records only one.
+  for (const std::string& e : db.read_errors)
+    fmt::print(stderr, "DAMAGED DATA: {} (using the games read before it)\n", e);
   if (report && !db.problems.empty()) {
     fmt::print(stderr, "{} record(s) skipped; first: {}:{}: {}\n", db.problems.size(), db.problems[0].file,
                db.problems[0].record, db.problems[0].what);

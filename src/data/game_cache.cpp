@@ -25,7 +25,8 @@ namespace {
 
 constexpr char kMagic[8] = {'E', 'F', 'G', 'A', 'M', 'E', 'S', '\0'};
 // Bump when the payload layout or the readers' output changes: older cache files then miss.
-constexpr std::uint32_t kCacheVersion = 1;
+// 2: reads that ended with a decompression error are no longer cached; version 1 files may hold one.
+constexpr std::uint32_t kCacheVersion = 2;
 constexpr std::uint8_t kHasTheoretical = 1, kHasWthorFields = 2;
 
 struct CacheKey {

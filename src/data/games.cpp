@@ -243,7 +243,16 @@ GameDatabase load_games(const std::vector<std::filesystem::path>& files, const R
     }
     if (!part) {
       part = parse_file(file, format, display, options);
-      if (cache_dir) detail::store_cached(*cache_dir, file, options, *part);
+      if (!part->read_error.empty()) {
+        if (!options.accept_read_errors)
+          fail("{}: the data is damaged and cannot be read to its end; the {} records before the damage were "
+               "read, the rest is lost (`gzip -t` tests a .gz file; fetch or copy it again, or pass "
+               "--accept-damaged to `score` or `data inspect` to use what was read)",
+               part->read_error, part->records_read);
+        db.read_errors.push_back(part->read_error);  // a damaged read is never cached
+      } else if (cache_dir) {
+        detail::store_cached(*cache_dir, file, options, *part);
+      }
     }
     if (format == FileFormat::kWthor) load_wthor_names(file, db, name_directories);
 

@@ -58,6 +58,10 @@ struct ReadOptions {
   bool skip_truncated_wthor = true;
   bool use_cache = true;         // binary cache of parsed games in cache_dir (see game_cache.cpp)
   std::filesystem::path cache_dir;  // empty: $XDG_CACHE_HOME/evalforge or ~/.cache/evalforge
+  // A file whose container cannot be read to its end (a gzip CRC error, a truncated stream)
+  // makes load_games throw, naming it, since the games after the damage are lost; with this,
+  // the games read before the damage are used and the error is kept in read_errors.
+  bool accept_read_errors = false;
 };
 
 struct GameDatabase {
@@ -67,6 +71,7 @@ struct GameDatabase {
   std::size_t records_read = 0;       // records seen (games + problems)
   std::vector<std::string> player_names, tournament_names;  // WTHOR names (UTF-8), when found
   std::size_t files_from_cache = 0;   // how many of `files` were served by the binary cache
+  std::vector<std::string> read_errors;  // "file:line: what" per damaged file (accept_read_errors)
 };
 
 enum class FileFormat { kLogbook, kWthor, kTranscript, kObf, kWthorNames };

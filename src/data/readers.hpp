@@ -19,6 +19,7 @@ struct FileGames {
   std::vector<Game> games;
   std::vector<Problem> problems;
   std::size_t records_read = 0;
+  std::string read_error;  // the container could not be read to its end (gzip CRC, truncation); never cached
 };
 
 // Collects the problems of one file; under fatal_problems a skipped record throws ef::Error

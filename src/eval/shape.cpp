@@ -76,6 +76,9 @@ Shape edax_shape() {
 
 namespace {
 
+// A shape's `move`: a move number of the game, 0 (the start) to 60.
+constexpr std::int64_t kMaxMove = 60;
+
 std::vector<std::vector<std::string>> tuples_from_json(const nlohmann::json& j, const std::string& where) {
   if (!j.is_array()) fail("{}: 'tuples' must be an array of arrays of square names", where);
   std::vector<std::vector<std::string>> out;
@@ -98,11 +101,16 @@ Shape shape_from_json(const nlohmann::json& j, const std::string& where, const s
         it.key() != "island")
       fail("{}: unknown key '{}' (expected name, move, tuples)", where, it.key());
   if (!j.contains("tuples")) fail("{}: missing key 'tuples'", where);
+  if (j.contains("name") && !j["name"].is_string()) fail("{}: 'name' must be a string (got {})", where, j["name"].dump());
   std::string name = j.value("name", default_name);
   Shape s = make_shape(name, tuples_from_json(j["tuples"], where), where);
   if (j.contains("move")) {
-    if (!j["move"].is_number_integer()) fail("{}: 'move' must be an integer", where);
-    s.move = j["move"].get<int>();
+    const nlohmann::json& m = j["move"];
+    const bool integer = m.is_number_integer();
+    if (!integer || (m.is_number_unsigned() ? m.get<std::uint64_t>() > kMaxMove : m.get<std::int64_t>() < 0 ||
+                                                                                     m.get<std::int64_t>() > kMaxMove))
+      fail("{}: 'move' must be an integer from 0 to {} (got {})", where, kMaxMove, m.dump());
+    s.move = m.get<int>();
   }
   return s;
 }
@@ -129,8 +137,13 @@ Shape shape_from_toml(const toml::table& t, const std::string& where, const std:
   for (const auto& [k, v] : t)
     if (k != "name" && k != "move" && k != "tuples")
       fail("{}: unknown key '{}' (expected name, move, tuples)", where, k.str());
+  if (t.contains("name") && !t["name"].is_string()) fail("{}: 'name' must be a string", where);
   Shape s = make_shape(t["name"].value_or(default_name), tuples_from_toml(t.get("tuples"), where), where);
-  if (auto m = t["move"].value<int64_t>()) s.move = static_cast<int>(*m);
+  if (t.contains("move")) {
+    const auto m = t["move"].as_integer();
+    if (!m || m->get() < 0 || m->get() > kMaxMove) fail("{}: 'move' must be an integer from 0 to {}", where, kMaxMove);
+    s.move = static_cast<int>(m->get());
+  }
   return s;
 }
 
@@ -168,6 +181,8 @@ std::vector<Shape> load_shapes(const std::string& spec) {
       j = nlohmann::json::parse(text);
     } catch (const nlohmann::json::parse_error& e) {
       fail("{}: not valid JSON (byte {}): {}", spec, e.byte, e.what());
+    } catch (const nlohmann::json::exception& e) {  // e.g. out_of_range: a number too large (1e999)
+      fail("{}: cannot read the JSON: {}", spec, e.what());
     }
     if (j.is_object() && j.contains("shapes")) {
       if (!j["shapes"].is_array()) fail("{}: 'shapes' must be an array", spec);

@@ -71,7 +71,8 @@ Agent initial_agent(const MatchAgentConfig& c, int start_move, const std::string
     geometries.push_back(shapes[0].geometry());
     names.push_back(shapes[0].name);
   } else {
-    for (const auto& [last, move] : c.phases) {
+    for (const auto& phase : c.phases) {
+      const int move = phase.second;  // a plain variable: clang < 16 cannot capture a structured binding
       const auto it = std::find_if(shapes.begin(), shapes.end(), [&](const ntuple::Shape& s) { return s.move == move; });
       if (it == shapes.end())
         fail("{}: agent '{}': phases name the shape of move {}, which {} does not hold", config_file, c.name, move,
