@@ -49,11 +49,11 @@
 //     ntuple::evaluate itself (the CPU's call), 32 positions at a time; the warp adds the
 //     lanes' LossSums (integers again, order-free).
 //
-// Memory: nothing is precomputed per job beyond its weights (the CPU backend precomputes every
-// training position's indices, n * 8m words per job, which at 800 jobs x 77,000 positions x
-// 96 features would be 24 GB; on the GPU the indices are recomputed per sample, which is ALU
-// work done while the previous sample's atomics travel). Whether storing indices would pay has
-// not been measured: no GPU was available when this was written.
+// Memory: per job its weights, the square lists (shared memory) and, for mini-batches, one
+// batch's steps and indices. Indices are computed per sample, as on the CPU backend: stored for
+// every training position they would be n * 8m words a job, 24 GB at 800 jobs x 77,000
+// positions x 96 features, and on the GPU their ALU work is done while the previous sample's
+// atomics travel. Not measured yet: no GPU was available when this was written.
 //
 // L2: a warp's working set is the part of its weight table its positions actually touch; at
 // one move number most tuple patterns never occur, so that part is far smaller than the

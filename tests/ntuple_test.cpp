@@ -311,9 +311,9 @@ TEST(NTupleTraining, ResultsPinnedToTheReferenceImplementation) {
     }
 }
 
-// The vector paths' index computation against ntuple::feature_indices, feature by feature, on
-// many positions and on geometries of every tuple count from 1 to 64 (so every padding case of
-// the 8- and 16-feature groups), through whole training jobs: a wrong index would move the wrong
+// The vector paths' index computation against ntuple::feature_indices on many positions and on
+// geometries of 1..20, 31, 42, 53 and 64 tuples (odd and even counts: every padding case of the
+// 8- and 16-feature groups), through whole training jobs: a wrong index would move the wrong
 // weights, so the trained weights differ.
 TEST(NTupleTraining, EveryVectorPathMatchesPortableOnEveryTupleCount) {
   const Problem p = teacher_problem(300);

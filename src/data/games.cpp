@@ -245,9 +245,10 @@ GameDatabase load_games(const std::vector<std::filesystem::path>& files, const R
       part = parse_file(file, format, display, options);
       if (!part->read_error.empty()) {
         if (!options.accept_read_errors)
-          fail("{}: the data is damaged and cannot be read to its end; the {} records before the damage were "
-               "read, the rest is lost (`gzip -t` tests a .gz file; fetch or copy it again, or pass "
-               "--accept-damaged to `score` or `data inspect` to use what was read)",
+          fail("{}: the data is damaged and cannot be read to its end: {} records were read before reading "
+               "stopped, records near the damage may be garbage and the rest is lost (`gzip -t` tests a .gz file; "
+               "fetch or copy it again; `score --accept-damaged` trains on what was read, `data inspect "
+               "--accept-damaged` reports it)",
                part->read_error, part->records_read);
         db.read_errors.push_back(part->read_error);  // a damaged read is never cached
       } else if (cache_dir) {
