@@ -88,7 +88,8 @@ void BM_TrainPrecomputed(benchmark::State& state) {
 }
 BENCHMARK(BM_TrainPrecomputed);
 
-// A whole CPU-backend job (index precompute + 4 epochs + validation), one thread.
+// A whole CPU-backend job (4 epochs with per-sample indices on the default vector path, then
+// validation), one thread.
 void BM_TrainJob(benchmark::State& state) {
   const auto& p = positions();
   const ntuple::Geometry g = ntuple::edax_shape().geometry();
