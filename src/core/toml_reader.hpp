@@ -12,6 +12,10 @@ namespace ef {
 
 // Parses `file`; a syntax error becomes ef::Error "file:line: description".
 toml::table parse_toml_file(const std::string& file);
+// A run config (search, evolve, match, tournament, hex tune, hex match): parse_toml_file, and
+// an error when the file sets no key at all. A file of comments only (or an empty one) would
+// otherwise run the full default job without a word.
+toml::table parse_run_config(const std::string& file);
 
 // "..." with quotes and backslashes escaped, for writing TOML.
 std::string toml_quote(const std::string& s);

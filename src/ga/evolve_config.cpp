@@ -123,7 +123,7 @@ std::string tictactoe_to_toml(const TicTacToeConfig& c) {
 }  // namespace
 
 EvolveConfig load_evolve_config(const std::string& file) {
-  const toml::table root = parse_toml_file(file);
+  const toml::table root = parse_run_config(file);
   EvolveConfig c;
   if (const auto* evolve = root["evolve"].as_table()) TableReader(*evolve, file, "evolve").text("kind", c.kind);
   if (c.kind == "tictactoe") {

@@ -45,7 +45,7 @@ void validate_hex_tune_config(const HexTuneConfig& c, const std::string& who) {
 }
 
 HexTuneConfig load_hex_tune_config(const std::string& file) {
-  const toml::table t = parse_toml_file(file);
+  const toml::table t = parse_run_config(file);
   TableReader root(t, file, "");
   root.allow({"hex_tune"});
   const toml::table* m = t["hex_tune"].as_table();

@@ -19,7 +19,7 @@ data::PositionOptions SearchConfig::position_options() const {
 
 
 SearchConfig load_search_config(const std::string& file) {
-  const toml::table root = parse_toml_file(file);
+  const toml::table root = parse_run_config(file);
   SearchConfig c;
   c.islands.moves = {18, 22, 26, 30, 34, 38, 42, 46};
   c.tuple_sizes = edax_tuple_sizes();

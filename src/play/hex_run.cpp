@@ -28,7 +28,7 @@ void validate_hex_match_config(const HexMatchConfig& c, const std::string& who) 
 }
 
 HexMatchConfig load_hex_match_config(const std::string& file) {
-  const toml::table t = parse_toml_file(file);
+  const toml::table t = parse_run_config(file);
   TableReader root(t, file, "");
   root.allow({"hex_match"});
   const toml::table* m = t["hex_match"].as_table();

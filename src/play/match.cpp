@@ -240,7 +240,7 @@ std::vector<MatchRound> resume_rounds(RunDir& run, const MatchConfig& c, int nex
 }  // namespace
 
 MatchConfig load_match_config(const std::string& file) {
-  const toml::table root = parse_toml_file(file);
+  const toml::table root = parse_run_config(file);
   for (const auto& [k, v] : root) {
     const std::string key(k.str());
     if (key != "match" && key != "data" && key != "agent1" && key != "agent2" && key != "training" && key != "run")

@@ -161,7 +161,7 @@ std::vector<std::pair<int, int>> TournamentConfig::pairings() const {
 }
 
 TournamentConfig load_tournament_config(const std::string& file, const std::vector<fs::path>& base_dirs_in) {
-  const toml::table root = parse_toml_file(file);
+  const toml::table root = parse_run_config(file);
   std::vector<fs::path> base_dirs = base_dirs_in;
   if (base_dirs.empty()) base_dirs = {fs::absolute(fs::path(file)).parent_path(), fs::current_path()};
   for (const auto& [k, v] : root) {
