@@ -308,7 +308,9 @@ TEST(HexPlayers, SpecsParseToCanonicalFormsAndBadOnesNameTheProblem) {
       {"ev:speed=3", "unknown key 'speed'"},      {"uct:c=x", "c=x is not a number"},
       {"resistance:gamma=1", "unknown key 'gamma'"}, {"ev:gamma", "'gamma' is not key=value"},
       {"ev:sign=0", "sign=0"},                    {"random:depth=1", "unknown key 'depth'"}};
-  for (auto [spec, message] : bad) {
+  for (const auto& case_ : bad) {
+    const char* spec = case_.first;  // plain variables: clang < 16 cannot capture structured bindings
+    const char* message = case_.second;
     const std::string e = error_of([&] { play::parse_hex_player(spec); });
     EXPECT_NE(e.find(message), std::string::npos) << spec << ": " << e;
   }
