@@ -298,13 +298,19 @@ class GtpProcess : public ::testing::Test {
   static std::string evalforge_gtp(const std::string& agent, u64 seed = 1) {
     return fmt::format("'{}' gtp --agent {} --seed {} --table-bits 12", EF_EVALFORGE_BIN, agent, seed);
   }
-  // A fake engine: answers "= " to everything, `genmove` with `on_genmove` (shell code).
-  std::string fake_engine(const std::string& name, const std::string& on_genmove, const std::string& prologue = "") {
+  // A fake engine: answers "= " to everything, `genmove` with `on_genmove` (shell code). It
+  // skips the command's id (the client sends one) and answers without echoing it, as some
+  // engines do; `$id` holds it for answers that want it.
+  std::string fake_engine(const std::string& name, const std::string& on_genmove, const std::string& prologue = "",
+                          const std::string& on_play = "printf '= \\n\\n'") {
     const fs::path p = dir_ / name;
     std::ofstream(p) << "#!/bin/sh\n" << prologue
                      << "while IFS= read -r line; do\n"
                         "  set -- $line\n"
+                        "  id=\n"
+                        "  case \"$1\" in [0-9]*) id=$1; shift ;; esac\n"
                         "  case \"$1\" in\n"
+                        "    play) " << on_play << " ;;\n"
                         "    genmove) " << on_genmove << " ;;\n"
                         "    quit) printf '= \\n\\n'; exit 0 ;;\n"
                         "    *) printf '= \\n\\n' ;;\n"
@@ -352,6 +358,26 @@ TEST_F(GtpProcess, ClientTalksToEvalforgeGtp) {
     client.restart();
     EXPECT_EQ(client.send("name", 5).text, "evalforge");
   }  // the destructor stops and reaps it
+  EXPECT_TRUE(no_children());
+}
+
+// An engine that answers `play` twice (both answers carrying the command's id): the second
+// answer must not be taken for the next command's. Before ids were sent and matched, `name`
+// got "played" back and every later answer was one command late.
+TEST_F(GtpProcess, ClientSkipsADoubleAnswerByItsId) {
+  {
+    GtpClient client(fake_engine("twice.sh", "printf \"=$id e6\\n\\n\"", "",
+                                 "printf \"=$id played\\n\\n=$id played\\n\\n\""));
+    client.start();
+    EXPECT_EQ(client.send("play b d3", 5).text, "played");
+    const GtpResponse r = client.send("genmove w", 5);
+    EXPECT_TRUE(r.ok());
+    EXPECT_EQ(r.text, "e6");
+    EXPECT_EQ(client.stale_responses(), 1u);
+    EXPECT_EQ(client.send("play b c4", 5).text, "played");
+    EXPECT_EQ(client.send("name", 5).text, "");  // the fake answers "= " without an id: accepted
+    EXPECT_EQ(client.stale_responses(), 2u);
+  }
   EXPECT_TRUE(no_children());
 }
 

@@ -315,6 +315,7 @@ class HexGtpProcess : public ::testing::Test {
     std::ofstream(p) << "#!/bin/sh\n"
                         "while IFS= read -r line; do\n"
                         "  set -- $line\n"
+                        "  case \"$1\" in [0-9]*) shift ;; esac\n"  // the id the client sends
                         "  case \"$1\" in\n"
                         "    genmove) " << on_genmove << " ;;\n"
                         "    quit) printf '= \\n\\n'; exit 0 ;;\n"
@@ -414,7 +415,7 @@ TEST_F(HexGtpProcess, CheatingHangingAndDyingEnginesForfeit) {
     // Refuses our moves: a forfeit too.
     const fs::path p = dir_ / "refuser.sh";
     std::ofstream(p) << "#!/bin/sh\nwhile IFS= read -r line; do\n  case \"$line\" in\n"
-                        "    play*) printf '? illegal move\\n\\n' ;;\n    *) printf '= \\n\\n' ;;\n  esac\ndone\n";
+                        "    play*|[0-9]*\" play \"*) printf '? illegal move\\n\\n' ;;\n    *) printf '= \\n\\n' ;;\n  esac\ndone\n";
     fs::permissions(p, fs::perms::owner_all);
     std::vector<HexExternalGame> games;
     play_hex_external_match(parse_hex_player("random"), options(fmt::format("'{}'", p.string()), 1), games, nullptr);

@@ -158,6 +158,8 @@ void GtpClient::start() {
   set_nonblocking(err_fd_);
   buffer_.clear();
   stderr_tail_.clear();
+  next_id_ = 1;
+  stale_responses_ = 0;
 }
 
 void GtpClient::stop(double grace_s) {
@@ -257,9 +259,11 @@ GtpResponse GtpClient::send(const std::string& command, double timeout_s) {
   };
 
   // Write the command line, waiting for room in the pipe if the engine is slow to read it.
+  unsigned long id = 0;
   {
     SigpipeGuard guard;
-    const std::string line = command + "\n";
+    id = next_id_++;
+    const std::string line = fmt::format("{} {}\n", id, command);
     std::size_t written = 0;
     while (written < line.size()) {
       const ssize_t n = ::write(in_fd_, line.data() + written, line.size() - written);
@@ -279,6 +283,7 @@ GtpResponse GtpClient::send(const std::string& command, double timeout_s) {
 
   bool eof = false;
   for (;;) {
+    // (the loop also comes back here after skipping a stale response)
     // A complete response: a line starting with '=' or '?' up to the first empty line. Blank
     // lines before it are tolerated (some engines emit an extra newline).
     std::size_t start = 0;
@@ -298,6 +303,10 @@ GtpResponse GtpClient::send(const std::string& command, double timeout_s) {
       buffer_.erase(0, end + 2);
       std::size_t i = 1;
       while (i < response.size() && response[i] >= '0' && response[i] <= '9') ++i;  // the id, if any
+      if (i > 1 && response.compare(1, i - 1, std::to_string(id)) != 0) {
+        ++stale_responses_;  // the answer to an earlier command: not this one's
+        continue;
+      }
       while (i < response.size() && response[i] == ' ') ++i;
       std::string text = response.substr(i);
       while (!text.empty() && (text.back() == ' ' || text.back() == '\n')) text.pop_back();

@@ -54,7 +54,13 @@ class GtpClient {
 
   // Sends one command line and waits up to `timeout_s` for the whole response. On kTimeout,
   // kDied and kBadResponse the engine is no longer running (restart it to go on).
+  // Every command goes out with a GTP id (1, 2, ... per process); a response carrying another
+  // id answers an earlier command (an engine that answered twice) and is skipped, so that it
+  // cannot be taken for this command's answer. Responses without an id are accepted (GTP
+  // engines must echo ids, but not every one does).
   GtpResponse send(const std::string& command, double timeout_s);
+  // Responses skipped because their id belonged to an earlier command, since start().
+  std::size_t stale_responses() const { return stale_responses_; }
 
   // The end of what the engine wrote to stderr (at most 4 KiB), for error messages.
   const std::string& stderr_tail() const { return stderr_tail_; }
@@ -74,6 +80,8 @@ class GtpClient {
   int out_fd_ = -1;  // its stdout (we read)
   int err_fd_ = -1;  // its stderr (we read)
   std::string buffer_;  // stdout bytes read but not yet part of a response
+  unsigned long next_id_ = 1;
+  std::size_t stale_responses_ = 0;
   std::string stderr_tail_;
 };
 
