@@ -2,6 +2,7 @@
 // engines as child processes (our own binary, and fake engines written as shell scripts that
 // hang, die or cheat), and whole external matches with forfeits and restarts.
 #include <gtest/gtest.h>
+#include "test_support.hpp"
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -473,12 +474,26 @@ TEST_F(GtpProcess, DyingEngineIsRestartedUpToTheLimit) {
   EXPECT_TRUE(no_children());
 
   o.max_restarts = 1;  // game 3 would need a second restart
+  std::vector<ExternalGame> played;
   try {
-    play_external_match(swh_agent(), o, nullptr);
+    play_external_match(swh_agent(), o, played, nullptr);
     ADD_FAILURE() << "no error after too many restarts";
   } catch (const ef::Error& e) {
     EXPECT_NE(std::string(e.what()).find("failed again after 1 restarts"), std::string::npos) << e.what();
   }
+  EXPECT_EQ(played.size(), 2u);  // the games before the error are kept
+  EXPECT_TRUE(no_children());
+
+  // The command writes their transcript before it reports the error (it used to write none).
+  const fs::path out = dir_ / "partial.txt";
+  const auto [status, output] = test::run_command(fmt::format(
+      "'{}' match --agent swh --opponent-cmd \"{}\" --games 3 --max-restarts 1 --out '{}' 2>&1", EF_EVALFORGE_BIN,
+      engine, out.string()));
+  EXPECT_NE(status, 0) << output;
+  EXPECT_NE(output.find("failed again after 1 restarts"), std::string::npos) << output;
+  const std::string transcript = test::file_bytes(out);
+  EXPECT_EQ(std::count(transcript.begin(), transcript.end(), '\n'), 2) << transcript;
+  EXPECT_NE(transcript.find("forfeit: engine died"), std::string::npos) << transcript;
   EXPECT_TRUE(no_children());
 }
 

@@ -76,7 +76,27 @@ void run_external(const MatchArgs& a) {
       o.openings.push_back(std::move(moves));
     }
   }
-  const auto games = play::play_external_match(agent, o, &std::cout);
+  std::vector<play::ExternalGame> games;
+  const auto write_transcript = [&] {
+    std::string t;
+    for (const auto& g : games) {
+      std::string moves;
+      for (int m : g.moves) moves += move_text(m);
+      t += fmt::format("{} {:+d}  # agent {}{}\n", moves, g.black_score, g.agent_black ? "black" : "white",
+                       g.completed ? "" : ", forfeit: " + g.error);
+    }
+    write_atomically(a.out, t);
+  };
+  try {
+    play::play_external_match(agent, o, games, &std::cout);
+  } catch (const Error&) {
+    // Too many restarts (or an engine that stopped being startable): the games so far still count.
+    if (!a.out.empty() && !games.empty()) {
+      write_transcript();
+      fmt::print(stderr, "{}: the {} games played before the error\n", a.out, games.size());
+    }
+    throw;
+  }
   std::vector<tournament::GameResult> results;
   int forfeits = 0;
   double disc_sum = 0;
@@ -87,16 +107,7 @@ void run_external(const MatchArgs& a) {
     if (!g.completed) ++forfeits;
     else disc_sum += s, ++completed;
   }
-  if (!a.out.empty()) {
-    std::string t;
-    for (const auto& g : games) {
-      std::string moves;
-      for (int m : g.moves) moves += move_text(m);
-      t += fmt::format("{} {:+d}  # agent {}{}\n", moves, g.black_score, g.agent_black ? "black" : "white",
-                       g.completed ? "" : ", forfeit: " + g.error);
-    }
-    write_atomically(a.out, t);
-  }
+  if (!a.out.empty()) write_transcript();
   const auto si = tournament::expected_score_interval(results, 2, 0);
   fmt::print("{} vs '{}': {} games, wins {} draws {} losses {} (forfeits by the engine: {})\n", agent.name, a.opponent_cmd,
              si.games, si.wins, si.draws, si.losses, forfeits);

@@ -39,6 +39,14 @@ void validate(const ExternalMatchOptions& o) {
 }  // namespace
 
 std::vector<ExternalGame> play_external_match(const Agent& agent, const ExternalMatchOptions& options, std::ostream* log) {
+  std::vector<ExternalGame> results;
+  play_external_match(agent, options, results, log);
+  return results;
+}
+
+void play_external_match(const Agent& agent, const ExternalMatchOptions& options, std::vector<ExternalGame>& results,
+                         std::ostream* log) {
+  results.clear();
   validate(options);
   agent.validate();
   const ntuple::Evaluator evaluator = agent.ntuple_evaluator();
@@ -49,7 +57,6 @@ std::vector<ExternalGame> play_external_match(const Agent& agent, const External
   ExternalEngine engine(engine_options(options));
   engine.start();
 
-  std::vector<ExternalGame> results;
   for (int g = 0; g < options.games; ++g) {
     engine.ready_for_game(results.empty() ? "" : results.back().error, log);
     ExternalGame game;
@@ -121,7 +128,6 @@ std::vector<ExternalGame> play_external_match(const Agent& agent, const External
     results.push_back(std::move(game));
   }
   engine.stop();
-  return results;
 }
 
 }  // namespace ef::play

@@ -50,9 +50,14 @@ struct ExternalGame {
   int agent_score() const { return agent_black ? black_score : -black_score; }
 };
 
-// Plays options.games games; progress (one line a game, restarts) goes to `log` when not null.
-// Throws ef::Error for invalid options (an illegal opening names the opening and ply), an
-// engine that cannot be started, or more than max_restarts restarts.
+// Plays options.games games, appending each to `results` as it ends (so that after an ef::Error,
+// e.g. too many restarts, the games played so far are there, as in play_hex_external_match);
+// progress (one line a game, restarts) goes to `log` when not null. Throws ef::Error for invalid
+// options (an illegal opening names the opening and ply), an engine that cannot be started, or
+// more than max_restarts restarts.
+void play_external_match(const Agent& agent, const ExternalMatchOptions& options, std::vector<ExternalGame>& results,
+                         std::ostream* log);
+// The same, returning the games (nothing of them survives an error).
 std::vector<ExternalGame> play_external_match(const Agent& agent, const ExternalMatchOptions& options, std::ostream* log);
 
 }  // namespace ef::play
