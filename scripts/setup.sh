@@ -6,6 +6,9 @@ cd "$(dirname "$0")/.."
 packages=(g++ cmake ninja-build python3 libfmt-dev libcli11-dev libtomlplusplus-dev librandom123-dev
           nlohmann-json3-dev zlib1g-dev libgtest-dev libbenchmark-dev gnuplot-nox)
 missing=()
+# EF_EXTRA_PACKAGES: more Debian packages to install the same way (CI adds the sanitizer toolchain).
+read -r -a extra <<< "${EF_EXTRA_PACKAGES:-}"
+packages+=("${extra[@]}")
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then
   echo "installing: ${missing[*]}"

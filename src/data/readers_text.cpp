@@ -143,9 +143,7 @@ FileGames read_text_games(const std::filesystem::path& file, const std::string& 
   }
   if (!reader.stream_error().empty()) {
     // Not a bad record but damaged data: load_games reports it first and stops unless asked
-    // to go on. Under fatal_problems it stops here, as any problem does.
-    if (options.fatal_problems && !options.accept_read_errors)
-      problems.report(reader.line_number() + 1, reader.stream_error());
+    // to go on (with or without fatal_problems).
     out.read_error = fmt::format("{}:{}: {}", display_name, reader.line_number() + 1, reader.stream_error());
   }
   return out;

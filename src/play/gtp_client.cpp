@@ -283,7 +283,6 @@ GtpResponse GtpClient::send(const std::string& command, double timeout_s) {
 
   bool eof = false;
   for (;;) {
-    // (the loop also comes back here after skipping a stale response)
     // A complete response: a line starting with '=' or '?' up to the first empty line. Blank
     // lines before it are tolerated (some engines emit an extra newline).
     std::size_t start = 0;
