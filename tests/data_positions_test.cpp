@@ -189,6 +189,13 @@ TEST(Positions, ManyMovesInOnePassMatchOneAtATime) {
     EXPECT_EQ(distinct[i], positions_at_move(games, moves[i], {}).size()) << "move " << moves[i];
   EXPECT_EQ(distinct[0], 1u);
   EXPECT_EQ(distinct[1], 4u);
+  // Compacting the lists as they grow (every few boards here, with repeats of earlier games in
+  // between) gives the same counts as one sort at the end.
+  auto repeated = games;
+  for (int copy = 0; copy < 3; ++copy) repeated.insert(repeated.end(), games.begin(), games.begin() + 50 + 40 * copy);
+  const auto at_end = distinct_positions_at_moves(repeated, moves, repeated.size() * 60);
+  for (const std::size_t every : {1u, 2u, 7u, 64u}) EXPECT_EQ(distinct_positions_at_moves(repeated, moves, every), at_end) << every;
+  EXPECT_EQ(at_end, distinct);
 }
 
 TEST(Positions, BadRequestsThrow) {

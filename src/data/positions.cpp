@@ -183,26 +183,40 @@ PositionSet positions_at_move(const std::vector<Game>& games, int move, const Po
   return std::move(positions_at_moves(games, {move}, options, game_ids).front());
 }
 
-std::vector<std::size_t> distinct_positions_at_moves(const std::vector<Game>& games, const std::vector<int>& moves) {
+std::vector<std::size_t> distinct_positions_at_moves(const std::vector<Game>& games, const std::vector<int>& moves,
+                                                     std::size_t compact_every) {
   int last = 0;
   const auto wanted = requests_by_move(moves, last);
-  std::vector<std::vector<std::pair<u64, u64>>> boards(kMaxMove + 1);
+  using Boards = std::vector<std::pair<u64, u64>>;
+  auto compact = [](Boards& boards) {
+    std::sort(boards.begin(), boards.end());
+    boards.erase(std::unique(boards.begin(), boards.end()), boards.end());
+  };
+  std::vector<Boards> boards(kMaxMove + 1);
+  // A move's list is compacted when it reaches this size: sorted + unique, then the next
+  // threshold is twice the distinct count (at least compact_every more), so the sorting costs
+  // O(n log n) in all and the list never holds more than about twice its distinct boards.
+  std::vector<std::size_t> compact_at(kMaxMove + 1, std::max<std::size_t>(compact_every, 1));
   for (std::size_t index = 0; index < games.size(); ++index) {
     const int shared = shared_prefix(index > 0 ? &games[index - 1] : nullptr, games[index]);
     replay_positions(games[index], index, last, [&](int move, const othello::Board& board) {
       // A board shared with the previous game is already listed.
-      if (move > shared && !wanted[static_cast<std::size_t>(move)].empty())
-        boards[static_cast<std::size_t>(move)].emplace_back(board.black(), board.white());
+      const auto m = static_cast<std::size_t>(move);
+      if (move <= shared || wanted[m].empty()) return;
+      boards[m].emplace_back(board.black(), board.white());
+      if (boards[m].size() >= compact_at[m]) {
+        compact(boards[m]);
+        compact_at[m] = std::max(2 * boards[m].size(), boards[m].size() + std::max<std::size_t>(compact_every, 1));
+      }
     });
   }
   std::vector<std::size_t> counts(moves.size(), 0);
   for (int move = 0; move <= kMaxMove; ++move) {
     auto& at_move = boards[static_cast<std::size_t>(move)];
     if (wanted[static_cast<std::size_t>(move)].empty()) continue;
-    std::sort(at_move.begin(), at_move.end());
-    const auto distinct = static_cast<std::size_t>(std::unique(at_move.begin(), at_move.end()) - at_move.begin());
-    for (const std::size_t request : wanted[static_cast<std::size_t>(move)]) counts[request] = distinct;
-    std::vector<std::pair<u64, u64>>().swap(at_move);
+    compact(at_move);
+    for (const std::size_t request : wanted[static_cast<std::size_t>(move)]) counts[request] = at_move.size();
+    Boards().swap(at_move);
   }
   return counts;
 }

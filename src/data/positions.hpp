@@ -39,7 +39,12 @@ std::vector<PositionSet> positions_at_moves(const std::vector<Game>& games, cons
                                             const std::vector<std::uint32_t>* game_ids = nullptr);
 
 // Number of distinct boards at each of `moves` over all games (labels not needed), in one replay.
-std::vector<std::size_t> distinct_positions_at_moves(const std::vector<Game>& games, const std::vector<int>& moves);
+// Memory follows the distinct boards, not the games: a move's list is sorted and deduplicated
+// whenever it has grown by `compact_every` boards since the last time (or doubled, whichever is
+// later), so 2 M games that share most positions need a few MB, not 16 bytes per game and move.
+// The counts do not depend on `compact_every` (tests pass a small one).
+std::vector<std::size_t> distinct_positions_at_moves(const std::vector<Game>& games, const std::vector<int>& moves,
+                                                     std::size_t compact_every = std::size_t{1} << 16);
 
 struct Split {
   PositionSet first, second;  // e.g. (fitness, test) or (training, validation)
