@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <filesystem>
@@ -15,6 +16,33 @@
 #include "evalforge/core/error.hpp"
 
 namespace ef::test {
+
+// Scratch files of this test process are removed when it ends: every entry of the temp
+// directory named ef_..., ef-... or evalforge... that carries this process id as a token
+// (…_<pid>, …-<pid>-…), which is how the tests name them. EF_KEEP_TEST_FILES=1 keeps them for
+// a look after a failure.
+class ScratchCleanup : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    if (const char* keep = std::getenv("EF_KEEP_TEST_FILES"); keep && *keep && std::string(keep) != "0") return;
+    const std::string pid = std::to_string(::getpid());
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::temp_directory_path(), ec)) {
+      const std::string name = entry.path().filename().string();
+      if (!name.starts_with("ef_") && !name.starts_with("ef-") && !name.starts_with("evalforge")) continue;
+      for (std::size_t at = name.find(pid); at != std::string::npos; at = name.find(pid, at + 1)) {
+        const bool starts = at > 0 && (name[at - 1] == '_' || name[at - 1] == '-');
+        const std::size_t after = at + pid.size();
+        const bool ends = after == name.size() || name[after] == '_' || name[after] == '-' || name[after] == '.';
+        if (starts && ends) {
+          std::filesystem::remove_all(entry.path(), ec);
+          break;
+        }
+      }
+    }
+  }
+};
+inline ::testing::Environment* const kScratchCleanup = ::testing::AddGlobalTestEnvironment(new ScratchCleanup);
 
 // Runs a shell command; returns (exit status, stdout).
 inline std::pair<int, std::string> run_command(const std::string& command) {

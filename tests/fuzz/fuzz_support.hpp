@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -18,6 +19,11 @@ inline const std::filesystem::path& work_dir() {
   static const std::filesystem::path dir = [] {
     auto d = std::filesystem::temp_directory_path() / ("evalforge-fuzz-" + std::to_string(getpid()));
     std::filesystem::create_directories(d);
+    // Removed at a normal exit (libFuzzer's end of run); left after a crash, beside its repro.
+    std::atexit([] {
+      std::error_code ec;
+      std::filesystem::remove_all(work_dir(), ec);
+    });
     return d;
   }();
   return dir;
