@@ -195,7 +195,7 @@ void run_hex_tournament(const HexTournamentArgs& a) {
   std::vector<tournament::GameResult> results(units.size());
   std::atomic<std::size_t> next{0};
   const hex::Board start = hex::empty_board(a.size, a.swap);
-  const int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = resolve_threads(a.threads);
   run_parallel(std::min<int>(threads, static_cast<int>(units.size())), [&] {
     play::HexTable table;
     for (std::size_t u; (u = next.fetch_add(1)) < units.size();) {

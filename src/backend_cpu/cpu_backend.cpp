@@ -32,7 +32,7 @@ namespace {
 class CpuBackend final : public Backend {
  public:
   explicit CpuBackend(int threads)
-      : threads_(threads > 0 ? threads : std::max(1u, std::thread::hardware_concurrency())) {}
+      : threads_(resolve_threads(threads)) {}
   std::string name() const override { return fmt::format("cpu ({} threads)", threads_); }
 
   int add_positions(const PositionData& data) override {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <memory>
 #include "core/bytes.hpp"
+#include "core/memory_check.hpp"
 #include "eval/feature_weights.hpp"
 #include "evalforge/backend.hpp"
 #include "evalforge/core/error.hpp"
@@ -273,7 +274,34 @@ void check_new_limit(const RunDir& run, int played, int generations) {
 
 }  // namespace evolve_detail
 
+std::vector<MemoryPart> evolve_memory_estimate(const EvolveConfig& config) {
+  if (config.kind == "tictactoe") return tictactoe_memory_estimate(config.ttt);
+  const EloOthelloConfig& c = config.elo;
+  const double n = c.ga.population;
+  const double games = n * (n - 1);  // a round robin, both colours
+  // Per game: the job and record of the backend batch, its pairing (built three times), its
+  // score and two rating results.
+  const double per_game = sizeof(GameJob) + sizeof(play::GameRecord) + 3 * 8 + 8 + 2 * 16;
+  std::vector<MemoryPart> parts;
+  parts.push_back({fmt::format("a generation's round robin ({} games x {} B)", games, per_game), games * per_game});
+  if (c.bradley_terry) parts.push_back({fmt::format("Bradley-Terry fit (5 matrices of {} x {} x 8 B)", n, n), 5 * n * n * 8});
+  if (c.yardstick != "none") {
+    const double yard = 2.0 * c.yardstick_openings;
+    parts.push_back({fmt::format("yardstick games ({})", yard), yard * (sizeof(GameJob) + sizeof(play::GameRecord))});
+  }
+  return parts;
+}
+
+namespace {
+void check_evolve_memory(const EvolveConfig& config) {
+  check_memory("evolve", evolve_memory_estimate(config),
+               config.kind == "tictactoe" ? "fewer trials, a smaller population or a smaller co-evolution top"
+                                          : "a smaller population");
+}
+}  // namespace
+
 EvolveOutcome run_evolve(const EvolveConfig& config, const fs::path& dir, const EvolveRunOptions& options) {
+  check_evolve_memory(config);
   if (config.kind == "tictactoe") return run_tictactoe(config, dir, options);
   const EloOthelloConfig& c = config.elo;
   RunDir::check_creatable(dir, kKind, options.resume_hint);
@@ -291,6 +319,7 @@ EvolveOutcome resume_evolve(const fs::path& dir, const EvolveRunOptions& options
   RunDir run = RunDir::open(dir, kKind);
   if (options.progress) run.set_sink(options.progress);
   EvolveConfig config = load_evolve_config(run.file("config.toml").string());
+  check_evolve_memory(config);
   if (config.kind == "tictactoe") return resume_tictactoe(run, std::move(config), options, generations);
   EloOthelloConfig& c = config.elo;
   const std::vector<GeneRange> ranges = gene_ranges();

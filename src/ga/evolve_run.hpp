@@ -21,6 +21,8 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
+#include "core/memory_check.hpp"
 #include "core/run_dir.hpp"
 #include "ga/evolve_config.hpp"
 
@@ -42,6 +44,11 @@ struct EvolveOutcome {
 };
 
 // Starts a new run in `dir` (created; must not hold a run already).
+// What a generation of `config` allocates that grows with its values (games, ratings,
+// populations), in bytes: run_evolve and resume_evolve refuse a run that needs more than the
+// machine holds (core/memory_check.hpp) before allocating.
+std::vector<MemoryPart> evolve_memory_estimate(const EvolveConfig& config);
+
 EvolveOutcome run_evolve(const EvolveConfig& config, const std::filesystem::path& dir, const EvolveRunOptions& options);
 // Shared by the evolve kinds' loops (evolve_run.cpp, evolve_ttt.cpp).
 namespace evolve_detail {

@@ -265,6 +265,26 @@ EvolveOutcome loop(RunDir& run, const TicTacToeConfig& c, TttState state, std::u
 
 }  // namespace
 
+std::vector<MemoryPart> tictactoe_memory_estimate(const TicTacToeConfig& c) {
+  const double groups = static_cast<double>(c.trials) * populations(c);  // populations in all
+  const double members = groups * c.ga.population, tops = groups * (c.coevolution ? c.top : 0);
+  // A member meets the other population's top (and the monitor) or the static player: 16 games.
+  const double matches = members * (c.coevolution ? c.top + 1 : 1);
+  const double games = matches * play::kTttMatchGames;
+  const double bits = static_cast<double>(c.ga.bits) + sizeof(BitString);
+  std::vector<MemoryPart> parts;
+  parts.push_back({fmt::format("bit strings ({} members and tops x {} B, with the bred next generation)", members + tops,
+                               bits),
+                   (2 * members + tops) * bits});
+  parts.push_back({fmt::format("agents ({} x {} B, and the backend's copies)", members + tops,
+                               sizeof(play::TicTacToeAgent)),
+                   2 * (members + tops) * static_cast<double>(sizeof(play::TicTacToeAgent))});
+  parts.push_back({fmt::format("a generation's games ({} matches of {} games)", matches, play::kTttMatchGames),
+                   matches * sizeof(play::TttMatch) +
+                       games * static_cast<double>(sizeof(GameJobOf<games::TicTacToe>) + sizeof(play::TicTacToeRecord))});
+  return parts;
+}
+
 EvolveOutcome run_tictactoe(const EvolveConfig& config, const fs::path& dir, const EvolveRunOptions& options) {
   const TicTacToeConfig& c = config.ttt;
   RunDir::check_creatable(dir, "evolve", options.resume_hint);

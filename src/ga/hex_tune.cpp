@@ -103,6 +103,16 @@ Population decode(const std::string& bytes, const HexTuneConfig& c, const std::s
   return p;
 }
 
+// The opponent's and the player's trees, and the resume check's table of rows seen.
+void check_hex_tune_memory(const HexTuneConfig& c, const HexTuneOptions& options) {
+  const play::HexPlayer opponent = play::parse_hex_player(c.opponent), player = play::parse_hex_player(c.player);
+  const int threads = resolve_threads(options.threads);
+  check_memory("hex tune",
+               {play::hex_tree_memory({&opponent, &player}, c.size, threads),
+                {"rows seen on resume", static_cast<double>(c.generations) * c.population / 8}},
+               "fewer UCT playouts or fewer --threads");
+}
+
 }  // namespace
 
 HexTuneResult run_hex_tune(const std::filesystem::path& dir, const HexTuneConfig* config, const HexTuneOptions& options) {
@@ -116,6 +126,7 @@ HexTuneResult run_hex_tune(const std::filesystem::path& dir, const HexTuneConfig
     // Canonical specs: defaults may change, a run may not.
     c.opponent = play::parse_hex_player(c.opponent).spec;
     c.player = play::parse_hex_player(c.player).spec;
+    check_hex_tune_memory(c, options);
     run = RunDir::create(dir, kKind, options.resume_hint, {{kRows, kRowsHeader}, {kBest, kBestHeader}});
     run->set_sink(options.progress);
     pop = random_population(c.population, 1, c.seed, kIsland);
@@ -125,6 +136,7 @@ HexTuneResult run_hex_tune(const std::filesystem::path& dir, const HexTuneConfig
     run = RunDir::open(dir, kKind);
     run->set_sink(options.progress);
     c = load_hex_tune_config(run->file("config.toml").string());
+    check_hex_tune_memory(c, options);
     const auto bytes = run->read_checkpoint(kCheckpoint);
     if (!bytes) fail("{}: no checkpoint", run->file(kCheckpoint).string());
     pop = decode(*bytes, c, run->file(kCheckpoint).string(), generation);
@@ -156,7 +168,7 @@ HexTuneResult run_hex_tune(const std::filesystem::path& dir, const HexTuneConfig
   }
   const play::HexPlayer opponent = play::parse_hex_player(c.opponent);
   const play::HexPlayer base = play::parse_hex_player(c.player);
-  const int threads = options.threads > 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  const int threads = resolve_threads(options.threads);
   run->log(fmt::format("hex tune: gamma of {} in [0, {}] against {}, population {} (elite {}, mutants {}), {} generations "
                        "of {} games each{}",
                        base.spec, c.gamma_max, opponent.spec, c.population, c.elite, c.mutants, c.generations, c.games,

@@ -6,11 +6,14 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <thread>
 #include "core/bytes.hpp"
+#include "core/memory_check.hpp"
 #include "core/run_dir.hpp"
 #include "eval/score_table.hpp"
 #include "eval/shape.hpp"
 #include "evalforge/core/error.hpp"
+#include "evalforge/core/parallel.hpp"
 #include "ga/decoder.hpp"
 #include "ga/fitness.hpp"
 
@@ -37,14 +40,15 @@ struct Checkpoint {
 // u32 islands, per island i32 move, i32 size, i32 keys per individual, size x keys doubles,
 // size doubles of fitness (NaN: not evaluated). Doubles are stored bit for bit: a resume
 // must continue with exactly the keys it stopped with.
-std::string encode_checkpoint(const Checkpoint& c) {
+// (From a reference, not a Checkpoint: a copy of the archipelago would double the keys' memory.)
+std::string encode_checkpoint(const Archipelago& a, bool evaluated) {
   ByteWriter w;
-  w.put<i32>(c.archipelago.generation);
-  w.put<bool>(c.evaluated);
-  w.put<u32>(static_cast<u32>(c.archipelago.islands.size()));
-  for (std::size_t k = 0; k < c.archipelago.islands.size(); ++k) {
-    const Population& p = c.archipelago.islands[k];
-    w.put<i32>(c.archipelago.moves[k]);
+  w.put<i32>(a.generation);
+  w.put<bool>(evaluated);
+  w.put<u32>(static_cast<u32>(a.islands.size()));
+  for (std::size_t k = 0; k < a.islands.size(); ++k) {
+    const Population& p = a.islands[k];
+    w.put<i32>(a.moves[k]);
     w.put<i32>(p.size);
     w.put<i32>(p.num_keys);
     w.put_array<double>(p.keys);
@@ -230,7 +234,7 @@ SearchOutcome run_loop(const SearchConfig& c, RunDir& run, Checkpoint state, con
 
     const bool stop = o.stop_requested && o.stop_requested();
     if (last) {
-      run.write_checkpoint(kCheckpoint, encode_checkpoint({a, true}));
+      run.write_checkpoint(kCheckpoint, encode_checkpoint(a, true));
       out.generations_done = g + 1;
       out.complete = true;
       run.log(fmt::format("search complete: {} generations; best shapes in {}", g + 1, run.file(kShapes).string()));
@@ -238,7 +242,7 @@ SearchOutcome run_loop(const SearchConfig& c, RunDir& run, Checkpoint state, con
     }
     advance_generation(a, c.islands);
     if (stop || (c.checkpoint_every > 0 && a.generation % c.checkpoint_every == 0))
-      run.write_checkpoint(kCheckpoint, encode_checkpoint({a, false}));
+      run.write_checkpoint(kCheckpoint, encode_checkpoint(a, false));
     if (stop) {
       out.generations_done = a.generation;
       out.interrupted = true;
@@ -252,6 +256,45 @@ SearchOutcome run_loop(const SearchConfig& c, RunDir& run, Checkpoint state, con
 
 }  // namespace
 
+std::vector<MemoryPart> search_memory_estimate(const SearchConfig& c, const SearchRunOptions& o) {
+  const double islands = static_cast<double>(c.islands.moves.size());
+  const double size = c.islands.brkga.population_size;
+  const double keys = Decoder(c.region, c.tuple_sizes).num_keys();
+  const double individuals = islands * size;
+  const int threads = resolve_threads(o.threads);
+  double weights = 0;  // one network's table: sum of 3^size entries of 4 bytes
+  for (int t : c.tuple_sizes) weights += std::pow(3.0, t) * 4;
+  // The CPU loop keeps each mini-batch sample's 8 x tuples indices (rounded up to 16).
+  const double stride = std::ceil(8.0 * static_cast<double>(c.tuple_sizes.size()) / 16) * 16;
+  std::vector<MemoryPart> parts;
+  // The population, and at a checkpoint its serialised payload and the framed file bytes.
+  parts.push_back({fmt::format("keys and their checkpoint ({} islands x {} x {} keys x 8 B x 3)", islands, size, keys),
+                   individuals * (keys + 1) * 8 * 3});
+  parts.push_back({"next generation of one island", size * (keys + 1) * 8});
+  parts.push_back({fmt::format("training jobs of a generation ({} x {} B)", individuals,
+                               sizeof(ntuple::Geometry) + sizeof(TrainJob) + sizeof(TrainResult)),
+                   individuals * static_cast<double>(sizeof(ntuple::Geometry) + sizeof(TrainJob) + sizeof(TrainResult))});
+  if (o.backend == "cpu") {
+    parts.push_back({fmt::format("weight tables ({} threads x {})", threads, format_bytes(weights)), threads * weights});
+    parts.push_back({fmt::format("mini-batch scratch ({} threads x {} samples x {} indices x 4 B)", threads,
+                                 c.train.batch_size, stride),
+                     threads * std::max(4.0, static_cast<double>(c.train.batch_size)) * stride * 4});
+  } else {
+    // Device memory is planned by the backend; its host side orders every job's epochs.
+    parts.push_back({fmt::format("sample orders ({} jobs x {} epochs x 4 B)", individuals, c.train.epochs),
+                     individuals * c.train.epochs * 4});
+  }
+  return parts;
+}
+
+namespace {
+// Refuses a run that cannot fit; returns the log line of the estimate.
+std::string check_search_memory(const SearchConfig& c, const SearchRunOptions& o) {
+  return check_memory("search", search_memory_estimate(c, o),
+                      "fewer islands, a smaller island_size, fewer or smaller tuples, or fewer --threads");
+}
+}  // namespace
+
 SearchOutcome run_search(const SearchConfig& config, const fs::path& dir, const SearchRunOptions& options) {
   if (config.data_files.empty()) fail("search: no data (give the data files in the config's [data] files)");
   SearchConfig c = config;
@@ -259,12 +302,14 @@ SearchOutcome run_search(const SearchConfig& config, const fs::path& dir, const 
     if (!fs::exists(f)) fail("{}: no such data file", f);
     f = fs::absolute(f).lexically_normal().string();
   }
+  const std::string memory = check_search_memory(c, options);
   RunDir run = RunDir::create(dir, kKind, options.resume_hint, {{std::string(kMetrics), std::string(kMetricsHeader)}});
   run.set_sink(options.progress);
   // No initial checkpoint: generation 0 is a pure function of the config, and a resume that
   // finds no checkpoint.bin starts there.
   run.commit_config(search_config_to_toml(c));
   run.log(fmt::format("run directory: {}", dir.string()));
+  run.log(memory);
   Checkpoint start;
   start.archipelago = make_archipelago(c.islands, Decoder(c.region, c.tuple_sizes).num_keys());
   return run_loop(c, run, std::move(start), options);
@@ -275,6 +320,7 @@ SearchOutcome resume_search(const fs::path& dir, const SearchRunOptions& options
   run.set_sink(options.progress);
   SearchConfig c = load_search_config(run.file("config.toml").string());
   if (generations > 0) c.generations = generations;
+  run.log(check_search_memory(c, options));
   const int num_keys = Decoder(c.region, c.tuple_sizes).num_keys();
   if (run.has(kCheckpoint) && run.read_file(kCheckpoint).starts_with("EFCKPT01"))
     fail("{}: a checkpoint of an older evalforge (format EFCKPT01), which this version does not resume; start the "

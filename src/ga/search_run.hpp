@@ -19,6 +19,8 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <vector>
+#include "core/memory_check.hpp"
 #include "core/run_dir.hpp"
 #include "data/games.hpp"
 #include "ga/search_config.hpp"
@@ -39,6 +41,11 @@ struct SearchOutcome {
   bool complete = false;     // all configured generations evaluated
   bool interrupted = false;  // stopped early; resume continues it
 };
+
+// What a run of `config` allocates that grows with its values (keys, jobs, weight tables),
+// in bytes: run_search and resume_search refuse, before allocating, a run that needs more than
+// the machine holds (core/memory_check.hpp).
+std::vector<MemoryPart> search_memory_estimate(const SearchConfig& config, const SearchRunOptions& options);
 
 // Starts a new run in `dir` (created; must not hold a run already).
 SearchOutcome run_search(const SearchConfig& config, const std::filesystem::path& dir, const SearchRunOptions& options);

@@ -1,5 +1,6 @@
 #include "play/hex_match.hpp"
 #include <fmt/core.h>
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <vector>
@@ -142,6 +143,13 @@ std::string hex_move_list(const HexRecord& r) {
     s += hex_cell_name(r.moves[k]);
   }
   return s;
+}
+
+MemoryPart hex_tree_memory(const std::vector<const HexPlayer*>& players, int n, int threads) {
+  double tree = 0;
+  for (const HexPlayer* p : players)
+    if (p->uct) tree = std::max(tree, Uct::tree_bytes(p->uct_params, n * n));
+  return {fmt::format("UCT trees ({} threads x {})", threads, format_bytes(tree)), threads * tree};
 }
 
 HexTable::HexTable() = default;

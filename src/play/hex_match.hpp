@@ -12,6 +12,8 @@
 // contract: game g of a match keyed by `seed` is a pure function of (players, start, seed, g),
 // whatever the thread count. UCT draws the key of its own playouts from the game's stream.
 #pragma once
+#include <vector>
+#include "core/memory_check.hpp"
 #include <memory>
 #include <string>
 #include <string_view>
@@ -36,6 +38,10 @@ int parse_hex_cell(std::string_view text, int n);
 std::string hex_cell_name(int square);
 // The moves of a record, space-separated.
 std::string hex_move_list(const HexRecord& r);
+
+// The UCT trees of games between `players` on an n x n board with `threads` tables (one tree
+// each, reused for both sides): a memory estimate part (core/memory_check.hpp).
+MemoryPart hex_tree_memory(const std::vector<const HexPlayer*>& players, int n, int threads);
 
 // Plays games on one thread, keeping a UCT tree between calls.
 class HexTable {

@@ -77,6 +77,16 @@ std::string row_text(const HexGameRow& r) {
                      r.plies, r.seconds, r.moves);
 }
 
+// The trees of the players' tables and the rows of every game (moves as text, 4 B a ply).
+void check_hex_match_memory(const HexMatchConfig& c, const HexMatchRunOptions& options) {
+  const HexPlayer a = parse_hex_player(c.a), b = parse_hex_player(c.b);
+  const double rows = static_cast<double>(c.games) * (sizeof(HexGameRow) + 4.0 * c.size * c.size);
+  check_memory("hex match",
+               {hex_tree_memory({&a, &b}, c.size, resolve_threads(options.threads)),
+                {fmt::format("game rows ({} games)", c.games), rows}},
+               "fewer UCT playouts, fewer games or fewer --threads");
+}
+
 }  // namespace
 
 std::vector<HexGameRow> run_hex_match(const std::filesystem::path& dir, const HexMatchConfig* config,
@@ -91,6 +101,7 @@ std::vector<HexGameRow> run_hex_match(const std::filesystem::path& dir, const He
     // change what a resumed run plays.
     c.a = parse_hex_player(c.a).spec;
     c.b = parse_hex_player(c.b).spec;
+    check_hex_match_memory(c, options);
     run = RunDir::create(dir, kKind, options.resume_hint, {{kGames, kGamesHeader}});
     run->set_sink(options.progress);
     run->commit_config(hex_match_config_toml(c));
@@ -98,6 +109,7 @@ std::vector<HexGameRow> run_hex_match(const std::filesystem::path& dir, const He
     run = RunDir::open(dir, kKind);
     run->set_sink(options.progress);
     c = load_hex_match_config(run->file("config.toml").string());
+    check_hex_match_memory(c, options);
     std::vector<bool> seen(c.games, false);
     run->resume_table(kGames, kGamesHeader, [&](const RunDir::Row& f, const std::string& where) {
       HexGameRow r;
@@ -125,7 +137,7 @@ std::vector<HexGameRow> run_hex_match(const std::filesystem::path& dir, const He
     for (int g = 0; g < c.games; ++g)
       if (!have[g]) todo.push_back(g);
   }
-  const int threads = options.threads > 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  const int threads = resolve_threads(options.threads);
   run->log(fmt::format("hex match: A = {} vs B = {}, {} games on {}x{}{}, seed {}, {} to play on {} thread(s)", a.spec, b.spec,
                        c.games, c.size, c.size, c.swap ? " with swap" : "", c.seed, todo.size(), threads));
   const hex::Board start = hex::empty_board(c.size, c.swap);

@@ -1,4 +1,5 @@
 #include "play/hex_uct.hpp"
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -64,6 +65,12 @@ int Uct::select_child(const Node& n) const {
     }
   }
   return best;
+}
+
+double Uct::tree_bytes(const UctParams& params, int cells) {
+  const double expansions = std::ceil(static_cast<double>(params.playouts) / std::max(1, params.expand_after));
+  const double nodes = std::min(1 + expansions * cells, static_cast<double>(std::numeric_limits<int>::max()));
+  return nodes * sizeof(Node);
 }
 
 void Uct::expand(int node, const hex::Board& s) {

@@ -68,6 +68,10 @@ class Uct {
   int choose(const hex::Board& s, u64 seed, u64& playouts);
   // Visits of the root's children after the last choose(), by square (for tests and analysis).
   std::vector<std::pair<int, int>> root_visits() const;
+  // Bytes a tree of `params` can reach for one move on a board of `cells` cells: every
+  // expansion (one per expand_after playouts) adds a child per empty cell; capped at the node
+  // limit of expand(). For memory estimates (core/memory_check.hpp).
+  static double tree_bytes(const UctParams& params, int cells);
 
  private:
   struct Node {

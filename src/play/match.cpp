@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include "core/memory_check.hpp"
 #include "core/run_dir.hpp"
 #include "core/toml_reader.hpp"
 #include "data/games.hpp"
@@ -56,20 +57,29 @@ void read_agent_table(const toml::table& root, const char* key, const std::strin
   }
 }
 
-// The agent a match starts from: one zero network per move number from start_move on (the
-// moves before are never evaluated: games start at start_move and searches look forward, so
-// they share the first network instead of holding 24 more tables).
-Agent initial_agent(const MatchAgentConfig& c, int start_move, const std::string& config_file) {
-  const std::vector<ntuple::Shape> shapes = ntuple::load_shapes(c.shapes);
+// The geometries of a match agent and which one each move uses (from its shapes file).
+struct AgentLayout {
   std::vector<ntuple::Geometry> geometries;
   std::vector<std::string> names;
   std::array<int, ntuple::kMoveNumbers> geometry_of_move{};
+  // Bytes of the networks of moves start_move.. (one per move).
+  double weight_bytes(int start_move) const {
+    double sum = 0;
+    for (int t = start_move; t < ntuple::kMoveNumbers; ++t)
+      sum += static_cast<double>(geometries[static_cast<std::size_t>(geometry_of_move[t])].num_weights()) * sizeof(i32);
+    return sum;
+  }
+};
+
+AgentLayout agent_layout(const MatchAgentConfig& c, const std::string& config_file) {
+  const std::vector<ntuple::Shape> shapes = ntuple::load_shapes(c.shapes);
+  AgentLayout l;
   if (c.phases.empty()) {
     if (shapes.size() != 1)
       fail("{}: agent '{}': {} holds {} shapes; say which moves use which with phases = [[last move, shape move], ...]",
            config_file, c.name, c.shapes, shapes.size());
-    geometries.push_back(shapes[0].geometry());
-    names.push_back(shapes[0].name);
+    l.geometries.push_back(shapes[0].geometry());
+    l.names.push_back(shapes[0].name);
   } else {
     for (const auto& phase : c.phases) {
       const int move = phase.second;  // a plain variable: clang < 16 cannot capture a structured binding
@@ -77,25 +87,33 @@ Agent initial_agent(const MatchAgentConfig& c, int start_move, const std::string
       if (it == shapes.end())
         fail("{}: agent '{}': phases name the shape of move {}, which {} does not hold", config_file, c.name, move,
              c.shapes);
-      geometries.push_back(it->geometry());
-      names.push_back(it->name);
+      l.geometries.push_back(it->geometry());
+      l.names.push_back(it->name);
     }
   }
   for (int t = 0; t < ntuple::kMoveNumbers; ++t) {
     int g = 0;
     if (!c.phases.empty())
       while (c.phases[g].first < t) ++g;
-    geometry_of_move[t] = g;
+    l.geometry_of_move[t] = g;
   }
+  return l;
+}
+
+// The agent a match starts from: one zero network per move number from start_move on (the
+// moves before are never evaluated: games start at start_move and searches look forward, so
+// they share the first network instead of holding 24 more tables).
+Agent initial_agent(const MatchAgentConfig& c, int start_move, const std::string& config_file) {
+  AgentLayout l = agent_layout(c, config_file);
   Agent a;
   a.name = c.name;
   a.kind = EvaluatorKind::kNtuple;
   a.limits = c.limits;
   a.epsilon = c.epsilon;
-  a.geometries = std::move(geometries);
-  a.geometry_names = std::move(names);
+  a.geometries = std::move(l.geometries);
+  a.geometry_names = std::move(l.names);
   for (int t = start_move; t < ntuple::kMoveNumbers; ++t) {
-    a.networks.push_back(Network{geometry_of_move[t], std::vector<i32>(a.geometries[geometry_of_move[t]].num_weights(), 0)});
+    a.networks.push_back(Network{l.geometry_of_move[t], std::vector<i32>(a.geometries[l.geometry_of_move[t]].num_weights(), 0)});
     a.network_of_move[t] = t - start_move;
   }
   for (int t = 0; t < start_move; ++t) a.network_of_move[t] = 0;
@@ -299,6 +317,26 @@ MatchConfig load_match_config(const std::string& file) {
   return c;
 }
 
+std::vector<MemoryPart> match_memory_estimate(const MatchConfig& c, const std::string& config_file, int threads) {
+  threads = resolve_threads(threads);
+  const double replicates = c.replicates, games = replicates * c.games_per_round;
+  double agents = 0, largest = 0;  // one replicate's two agents; the largest network
+  for (const MatchAgentConfig& a : c.agents) {
+    const AgentLayout l = agent_layout(a, config_file);
+    agents += l.weight_bytes(c.start_move);
+    for (const ntuple::Geometry& g : l.geometries) largest = std::max(largest, 4.0 * g.num_weights());
+  }
+  const double positions = games * (ntuple::kMoveNumbers + 1 - c.start_move);  // a round's, by move
+  return {{fmt::format("agents ({} replicates x {}, and the backend's copies)", c.replicates, format_bytes(agents)),
+           2 * replicates * agents},
+          {fmt::format("a round's games ({} x {} B)", games, sizeof(GameJob) + sizeof(GameRecord)),
+           games * static_cast<double>(sizeof(GameJob) + sizeof(GameRecord))},
+          {fmt::format("a round's training positions ({} x {} B, twice)", positions, sizeof(TrainingPosition)),
+           2 * positions * sizeof(TrainingPosition)},
+          {fmt::format("training copies ({} threads)", threads),
+           threads * (largest + static_cast<double>(c.games_per_round) * sizeof(TrainingPosition))}};
+}
+
 std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config_file, const MatchRunOptions& options) {
   const bool resume = config_file.empty();
   MatchConfig c;
@@ -312,6 +350,12 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
     RunDir::check_creatable(dir, kKind, options.resume_hint);  // before the data and agents are loaded
   }
   const std::string config_name = resume ? opened->file("config.toml").string() : config_file;
+  // Checked before the data and agents load. A resume from a checkpoint reads its agents from
+  // their files (the shapes files may be gone) and fitted in memory before: not estimated again.
+  std::string memory;
+  if (!resume || !opened->has(kState))
+    memory = check_memory("match", match_memory_estimate(c, config_name, options.threads),
+                          "fewer replicates, fewer games_per_round, smaller shapes or fewer --threads");
 
   // Start positions: the position at start_move of every dataset game long enough to have one.
   const data::GameDatabase db = data::load_games(std::vector<fs::path>(c.data_files.begin(), c.data_files.end()));
@@ -348,6 +392,7 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
     results = resume_rounds(*opened, c, next_round);
   }
   RunDir& run = *opened;
+  if (!memory.empty()) run.log(memory);
 
   auto backend = make_backend(options.backend, options.threads);
   std::vector<int> handles;
@@ -438,7 +483,7 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
       const int moves = ntuple::kMoveNumbers - c.start_move;
       const std::size_t tasks = static_cast<std::size_t>(c.replicates) * 2 * moves;
       std::atomic<std::size_t> next{0};
-      run_parallel(options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())), [&] {
+      run_parallel(resolve_threads(options.threads), [&] {
         for (std::size_t k; (k = next.fetch_add(1)) < tasks;) {
           const int p = static_cast<int>(k / (2 * moves)), a = static_cast<int>(k / moves % 2);
           const int t = c.start_move + static_cast<int>(k % moves);

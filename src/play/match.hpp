@@ -27,6 +27,7 @@
 #include <string>
 #include <utility>
 #include <vector>
+#include "core/memory_check.hpp"
 #include "core/run_dir.hpp"
 #include "evalforge/backend.hpp"
 
@@ -76,6 +77,12 @@ struct MatchRunOptions {
   std::string resume_hint;               // how the user continues the match, named in messages
                                          // (the app: "evalforge match --resume DIR"); may be empty
 };
+
+// What a match of `config` allocates that grows with its values (agents' networks, a round's
+// games and positions), in bytes; `config_file` names the config in errors, `threads` as in
+// MatchRunOptions. run_match refuses a match that needs more than the machine holds
+// (core/memory_check.hpp) before loading data or agents.
+std::vector<MemoryPart> match_memory_estimate(const MatchConfig& config, const std::string& config_file, int threads);
 
 // Starts a match in `dir` (which must not hold a run) from `config_file`, or resumes the match
 // in `dir` when config_file is empty. Returns every round's result (resumed ones included).

@@ -10,6 +10,7 @@
 #include <optional>
 #include "core/bytes.hpp"
 #include "core/files.hpp"
+#include "core/memory_check.hpp"
 #include "core/run_dir.hpp"
 #include "core/toml_reader.hpp"
 #include "data/games.hpp"
@@ -158,6 +159,23 @@ std::vector<std::pair<int, int>> TournamentConfig::pairings() const {
   for (int a = 0; a < (format == TournamentFormat::kGauntlet ? std::min(n, 1) : n); ++a)
     for (int b = a + 1; b < n; ++b) p.emplace_back(a, b);
   return p;
+}
+
+std::size_t TournamentConfig::num_games() const {
+  const std::size_t n = agents.size();
+  const std::size_t pairs = n < 2 ? 0 : format == TournamentFormat::kGauntlet ? n - 1 : n * (n - 1) / 2;
+  return pairs * 2 * static_cast<std::size_t>(openings);
+}
+
+std::vector<MemoryPart> tournament_memory_estimate(const TournamentConfig& c) {
+  const double games = static_cast<double>(c.num_games()), n = static_cast<double>(c.agents.size());
+  // Per game: played/pending/done lists, the standings' copy and results, and on resume the
+  // line each game was read from.
+  const double per_game = 2.0 * sizeof(TournamentGame) + 4 + 1 + 16 + sizeof(std::string);
+  return {{fmt::format("per-game bookkeeping ({} games x {} B)", games, per_game), games * per_game},
+          {fmt::format("openings ({} x {} B)", c.openings, sizeof(othello::Position)),
+           static_cast<double>(c.openings) * sizeof(othello::Position)},
+          {fmt::format("rating fit and tables (8 matrices of {} x {} x 8 B)", n, n), 8 * n * n * 8}};
 }
 
 TournamentConfig load_tournament_config(const std::string& file, const std::vector<fs::path>& base_dirs_in) {
@@ -490,6 +508,7 @@ TournamentOutcome run_tournament(const fs::path& dir, const std::string& config_
     c = load_tournament_config(config_file);
     RunDir::check_creatable(dir, kKind, options.resume_hint);  // before the agents are loaded
   }
+  const std::string memory = check_memory("tournament", tournament_memory_estimate(c), "fewer agents or openings");
   const std::vector<Agent> agents = load_tournament_agents(c);
   std::vector<std::string> names, prints;
   for (const Agent& a : agents) {
@@ -535,6 +554,7 @@ TournamentOutcome run_tournament(const fs::path& dir, const std::string& config_
     });
   }
   RunDir& run = *opened;
+  run.log(memory);
 
   std::vector<u32> pending;
   for (std::size_t id = 0; id < total; ++id)

@@ -48,6 +48,7 @@
 // have no row. A resumed tournament gives byte-identical games.csv and standings to an
 // uninterrupted one.
 #pragma once
+#include "core/memory_check.hpp"
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -82,12 +83,18 @@ struct TournamentConfig {
 
   // The pairings (a, b), a < b, in game-id order.
   std::vector<std::pair<int, int>> pairings() const;
-  std::size_t num_games() const { return pairings().size() * 2 * static_cast<std::size_t>(openings); }
+  // pairings().size() * 2 * openings, counted without building the pairings.
+  std::size_t num_games() const;
 };
 
 // Reads and validates a config. Relative agent and data paths are looked up in `base_dirs` in
 // order (default: the config file's directory, then the working directory).
 TournamentConfig load_tournament_config(const std::string& file, const std::vector<std::filesystem::path>& base_dirs = {});
+
+// What a tournament of `config` allocates that grows with its values (per-game bookkeeping,
+// openings, the rating fit), in bytes: run_tournament refuses one that needs more than the
+// machine holds (core/memory_check.hpp) before loading agents or creating its directory.
+std::vector<MemoryPart> tournament_memory_estimate(const TournamentConfig& config);
 
 // The loaded agents (overrides applied, validated; names unique and fit for CSV).
 std::vector<Agent> load_tournament_agents(const TournamentConfig& config);
