@@ -371,6 +371,11 @@ EvolveOutcome resume_evolve(const fs::path& dir, const EvolveRunOptions& options
     c.generations = generations;
     run.commit_config(evolve_config_to_toml(config));
   }
+  if (options.check_only) {
+    EvolveOutcome checked;
+    checked.generations_done = next;
+    return checked;
+  }
   return run_loop(run, c, std::move(state), std::move(setup), options);
 }
 

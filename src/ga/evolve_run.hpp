@@ -33,6 +33,7 @@ struct EvolveRunOptions {
   int threads = 0;
   LineSink progress;                         // progress lines (besides log.txt); none: quiet
   std::function<bool()> stop_requested;      // checked after each generation: checkpoint and return
+  bool check_only = false;  // resume: open and validate the directory (config, checkpoint, tables), then return without running
   std::string resume_hint;                   // how the user resumes ("evalforge evolve --resume DIR")
 };
 

@@ -344,6 +344,11 @@ EvolveOutcome resume_tictactoe(RunDir& run, EvolveConfig config, const EvolveRun
     c.generations = generations;
     run.commit_config(evolve_config_to_toml(config));
   }
+  if (options.check_only) {
+    EvolveOutcome checked;
+    checked.generations_done = next;
+    return checked;
+  }
   return loop(run, c, std::move(state), std::move(backend), options);
 }
 

@@ -166,6 +166,11 @@ HexTuneResult run_hex_tune(const std::filesystem::path& dir, const HexTuneConfig
       return true;
     });
   }
+  if (options.check_only) {
+    HexTuneResult checked;
+    checked.generations_done = static_cast<int>(generation);
+    return checked;
+  }
   const play::HexPlayer opponent = play::parse_hex_player(c.opponent);
   const play::HexPlayer base = play::parse_hex_player(c.player);
   const int threads = resolve_threads(options.threads);

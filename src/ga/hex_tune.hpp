@@ -37,6 +37,7 @@ void validate_hex_tune_config(const HexTuneConfig& c, const std::string& who);
 
 struct HexTuneOptions {
   int threads = 0;
+  bool check_only = false;  // resume: open and validate the directory (config, checkpoint, tables), then return without running
   std::string resume_hint;
   LineSink progress;
   std::function<bool()> stop_requested;

@@ -335,6 +335,7 @@ SearchOutcome resume_search(const fs::path& dir, const SearchRunOptions& options
     state.archipelago = make_archipelago(c.islands, num_keys);
   }
   resume_metrics(run, c, state.archipelago.generation + (state.evaluated ? 1 : 0));
+  if (options.check_only) return {state.archipelago.generation + (state.evaluated ? 1 : 0), false, false};
   return run_loop(c, run, std::move(state), options);
 }
 

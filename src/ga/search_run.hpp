@@ -32,6 +32,7 @@ struct SearchRunOptions {
   int threads = 0;
   LineSink progress;                     // progress lines (log.txt gets them anyway); empty: quiet
   std::function<bool()> stop_requested;  // asked after every generation: true = checkpoint and return
+  bool check_only = false;  // resume: open and validate the directory (config, checkpoint, tables), then return without running
   std::string resume_hint;               // how the user continues the run, named in messages
                                          // (the app: "evalforge search --resume DIR"); may be empty
 };

@@ -243,6 +243,30 @@ std::string GtpClient::terminate(bool graceful, double grace_s) {
   return status_words(status);
 }
 
+GtpScan scan_gtp_response(std::string& buffer, unsigned long id, bool eof) {
+  // A complete response: a line starting with '=' or '?' up to the first empty line. Blank
+  // lines before it are tolerated (some engines emit an extra newline).
+  std::size_t start = 0;
+  while (start < buffer.size() && buffer[start] == '\n') ++start;
+  const std::size_t line_end = buffer.find('\n', start);
+  if (start < buffer.size() && buffer[start] != '=' && buffer[start] != '?' && (line_end != std::string::npos || eof)) {
+    // Reported once the whole line is in, so that the message shows what the engine said.
+    return {GtpScan::Kind::kJunk,
+            buffer.substr(start, line_end == std::string::npos ? std::string::npos : line_end - start), false};
+  }
+  const std::size_t end = buffer.find("\n\n", start);
+  if (end == std::string::npos) return {GtpScan::Kind::kNeedMore, "", false};
+  const std::string response = buffer.substr(start, end - start);
+  buffer.erase(0, end + 2);
+  std::size_t i = 1;
+  while (i < response.size() && response[i] >= '0' && response[i] <= '9') ++i;  // the id, if any
+  if (i > 1 && response.compare(1, i - 1, std::to_string(id)) != 0) return {GtpScan::Kind::kStale, "", false};
+  while (i < response.size() && response[i] == ' ') ++i;
+  std::string text = response.substr(i);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\n')) text.pop_back();
+  return {GtpScan::Kind::kResponse, std::move(text), response[0] == '='};
+}
+
 GtpResponse GtpClient::send(const std::string& command, double timeout_s) {
   using Status = GtpResponse::Status;
   if (!running()) return {Status::kDied, "the engine is not running"};
@@ -283,33 +307,19 @@ GtpResponse GtpClient::send(const std::string& command, double timeout_s) {
 
   bool eof = false;
   for (;;) {
-    // A complete response: a line starting with '=' or '?' up to the first empty line. Blank
-    // lines before it are tolerated (some engines emit an extra newline).
-    std::size_t start = 0;
-    while (start < buffer_.size() && buffer_[start] == '\n') ++start;
-    const std::size_t line_end = buffer_.find('\n', start);
-    if (start < buffer_.size() && buffer_[start] != '=' && buffer_[start] != '?' &&
-        (line_end != std::string::npos || eof)) {
-      // Reported once the whole line is in, so that the message shows what the engine said.
-      const std::string junk = buffer_.substr(start, line_end == std::string::npos ? std::string::npos : line_end - start);
-      terminate(false, 0);
-      return {Status::kBadResponse,
-              fmt::format("engine sent '{}' instead of a GTP response to '{}'", excerpt(junk), command)};
-    }
-    const std::size_t end = buffer_.find("\n\n", start);
-    if (end != std::string::npos) {
-      const std::string response = buffer_.substr(start, end - start);
-      buffer_.erase(0, end + 2);
-      std::size_t i = 1;
-      while (i < response.size() && response[i] >= '0' && response[i] <= '9') ++i;  // the id, if any
-      if (i > 1 && response.compare(1, i - 1, std::to_string(id)) != 0) {
+    GtpScan scan = scan_gtp_response(buffer_, id, eof);
+    switch (scan.kind) {
+      case GtpScan::Kind::kResponse:
+        return {scan.ok ? Status::kOk : Status::kFailure, std::move(scan.text)};
+      case GtpScan::Kind::kStale:
         ++stale_responses_;  // the answer to an earlier command: not this one's
         continue;
-      }
-      while (i < response.size() && response[i] == ' ') ++i;
-      std::string text = response.substr(i);
-      while (!text.empty() && (text.back() == ' ' || text.back() == '\n')) text.pop_back();
-      return {response[0] == '=' ? Status::kOk : Status::kFailure, text};
+      case GtpScan::Kind::kJunk:
+        terminate(false, 0);
+        return {Status::kBadResponse,
+                fmt::format("engine sent '{}' instead of a GTP response to '{}'", excerpt(scan.text), command)};
+      case GtpScan::Kind::kNeedMore:
+        break;
     }
     if (eof) return died("closed its output");
     // A response longer than any GTP answer is junk: stop before it fills memory.

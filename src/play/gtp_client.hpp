@@ -34,6 +34,21 @@ struct GtpResponse {
   bool ok() const { return status == Status::kOk; }
 };
 
+// What an engine's buffered output holds for the command with GTP id `id` (GtpClient::send's
+// parser, a pure function for tests and fuzzing). `eof`: no more output will come.
+//   kResponse  "=[id] text" or "?[id] text" up to an empty line, with this id or none: removed
+//              from `buffer`; `text` without the id, trailing blanks dropped; `ok` for '='
+//   kStale     a whole response with another id (an earlier command's): removed
+//   kJunk      a first line that is not a response; `text` is that line (the buffer is kept)
+//   kNeedMore  no whole response yet
+struct GtpScan {
+  enum class Kind { kNeedMore, kResponse, kStale, kJunk };
+  Kind kind = Kind::kNeedMore;
+  std::string text;
+  bool ok = false;
+};
+GtpScan scan_gtp_response(std::string& buffer, unsigned long id, bool eof);
+
 class GtpClient {
  public:
   explicit GtpClient(std::string command);

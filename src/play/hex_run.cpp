@@ -129,6 +129,7 @@ std::vector<HexGameRow> run_hex_match(const std::filesystem::path& dir, const He
       return true;
     });
   }
+  if (options.check_only) return done;
   const HexPlayer a = parse_hex_player(c.a), b = parse_hex_player(c.b);
   std::vector<int> todo;
   {

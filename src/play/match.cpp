@@ -390,6 +390,7 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
     opened->commit_config(config_to_toml(c));  // last: its presence marks a match directory
   } else {
     results = resume_rounds(*opened, c, next_round);
+    if (options.check_only) return results;
   }
   RunDir& run = *opened;
   if (!memory.empty()) run.log(memory);

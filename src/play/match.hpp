@@ -74,6 +74,7 @@ struct MatchRunOptions {
   std::function<bool()> stop_requested;  // checked between rounds (Ctrl-C): checkpoint and return
   bool* stopped = nullptr;               // set when the match returned early because of it
   LineSink progress;                     // progress lines (log.txt gets them anyway); empty: quiet
+  bool check_only = false;  // resume: open and validate the directory (config, checkpoint, tables), then return without running
   std::string resume_hint;               // how the user continues the match, named in messages
                                          // (the app: "evalforge match --resume DIR"); may be empty
 };

@@ -563,6 +563,7 @@ TournamentOutcome run_tournament(const fs::path& dir, const std::string& config_
   TournamentOutcome outcome;
   outcome.games_total = total;
   outcome.games_played = played.size();
+  if (options.check_only) return outcome;
   if (!pending.empty()) {
     auto backend = make_backend(options.backend, options.threads);
     std::vector<int> handles;

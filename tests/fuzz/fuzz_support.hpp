@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -15,18 +16,23 @@
 
 namespace ef::fuzz {
 
+// The directory is removed at a normal exit (libFuzzer's end of run: static destruction) and
+// left after a crash, beside its repro.
+struct WorkDir {
+  std::filesystem::path path;
+  ~WorkDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
 inline const std::filesystem::path& work_dir() {
-  static const std::filesystem::path dir = [] {
+  static const WorkDir dir = [] {
     auto d = std::filesystem::temp_directory_path() / ("evalforge-fuzz-" + std::to_string(getpid()));
     std::filesystem::create_directories(d);
-    // Removed at a normal exit (libFuzzer's end of run); left after a crash, beside its repro.
-    std::atexit([] {
-      std::error_code ec;
-      std::filesystem::remove_all(work_dir(), ec);
-    });
-    return d;
+    return WorkDir{d};
   }();
-  return dir;
+  return dir.path;
 }
 
 inline std::filesystem::path write_file(const std::string& name, std::string_view bytes) {
@@ -35,12 +41,16 @@ inline std::filesystem::path write_file(const std::string& name, std::string_vie
   return p;
 }
 
-// Runs f, accepting ef::Error (bad input, reported cleanly) and nothing else.
+// Runs f, accepting ef::Error (bad input, reported cleanly) and nothing else. EF_FUZZ_VERBOSE=1
+// prints each input's outcome (checking that seeds reach deep, not a first-line error).
 template <class F>
 void expect_clean(F&& f) {
+  static const bool verbose = std::getenv("EF_FUZZ_VERBOSE") != nullptr;
   try {
     f();
-  } catch (const Error&) {
+    if (verbose) std::fprintf(stderr, "accepted\n");
+  } catch (const Error& e) {
+    if (verbose) std::fprintf(stderr, "error: %s\n", e.what());
   }
 }
 
