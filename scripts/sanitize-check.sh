@@ -5,21 +5,24 @@
 # from its seed corpus (tests/fuzz/corpus/<target>/; new inputs go to a scratch directory, not
 # into the repository).
 #
-#   scripts/sanitize-check.sh [--fuzz-seconds N] [--fuzz-only] [--targets "fuzz_games fuzz_gtp"]
+#   scripts/sanitize-check.sh [--fuzz-seconds N | --fuzz-runs R] [--fuzz-only] [--targets "fuzz_games fuzz_gtp"]
 #
 # N defaults to 30 (CI); a longer local run, e.g. --fuzz-seconds 600 --fuzz-only, prints each
-# target's executions. A crash, sanitizer report, leak, timeout (10 s an input) or out-of-memory
-# (2 GiB) leaves the input in build-sanitize/fuzz-findings/<target>/ and fails the script; turn
-# it into a regression test.
+# target's executions. --fuzz-runs R runs each target for R executions instead (however long
+# that takes), e.g. --fuzz-runs 1000000 --fuzz-only for a long local check. A crash, sanitizer
+# report, leak, timeout (10 s an input) or out-of-memory (2 GiB) leaves the input in
+# build-sanitize/fuzz-findings/<target>/ and fails the script; turn it into a regression test
+# (a file in tests/fuzz/corpus/<target>/: the plain test suite replays every corpus).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=30 fuzz_only=0 targets=""
+seconds=30 runs=0 fuzz_only=0 targets=""
 while (($#)); do
   case $1 in
     --fuzz-seconds) seconds=$2; shift 2 ;;
+    --fuzz-runs) runs=$2; shift 2 ;;
     --fuzz-only) fuzz_only=1; shift ;;
     --targets) targets=$2; shift 2 ;;
-    *) echo "usage: scripts/sanitize-check.sh [--fuzz-seconds N] [--fuzz-only] [--targets \"...\"]"; exit 2 ;;
+    *) echo "usage: scripts/sanitize-check.sh [--fuzz-seconds N | --fuzz-runs R] [--fuzz-only] [--targets \"...\"]"; exit 2 ;;
   esac
 done
 command -v clang++ >/dev/null || { echo "sanitize-check: clang++ is needed (apt-get install clang libclang-rt-dev)"; exit 2; }
@@ -39,9 +42,11 @@ for t in $targets; do
   findings=$dir/fuzz-findings/$t
   mkdir -p "$findings"
   log=$dir/fuzz-findings/$t.log
-  if "$dir/tests/fuzz/$t" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  if ((runs > 0)); then limit=(-runs="$runs"); else limit=(-max_total_time="$seconds"); fi
+  start=$SECONDS
+  if "$dir/tests/fuzz/$t" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
        -artifact_prefix="$findings/" "$scratch" tests/fuzz/corpus/"$t" >"$log" 2>&1; then
-    echo "$t: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') executions in ${seconds}s, no finding"
+    echo "$t: $(grep -m1 -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$') executions in $((SECONDS - start))s, no finding"
   else
     echo "$t: FINDING (see $log and $findings)"; tail -n 30 "$log"; status=1
   fi

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -215,10 +216,46 @@ void write_seeds(const fs::path& out) {
   }
 }
 
+// A working copy of every template, and what its files held: an input changes one file, the
+// resume may rewrite tables (dropping rows) or the config; afterwards every file is put back
+// and anything new removed, which costs far less than copying the directory for each input.
+struct WorkingCopy {
+  fs::path dir;
+  std::vector<std::pair<fs::path, std::string>> files;  // every file of the template
+};
+std::vector<WorkingCopy> copies;
+
+void make_working_copies() {
+  for (std::size_t t = 0; t < templates.size(); ++t) {
+    WorkingCopy w;
+    w.dir = fuzz::work_dir() / ("run-" + std::to_string(t));
+    fs::remove_all(w.dir);
+    fs::copy(templates[t].dir, w.dir, fs::copy_options::recursive);
+    for (const auto& e : fs::recursive_directory_iterator(w.dir))
+      if (e.is_regular_file()) w.files.emplace_back(e.path(), read_file(e.path()));
+    copies.push_back(std::move(w));
+  }
+}
+
+void restore(const WorkingCopy& w) {
+  std::vector<fs::path> extra;
+  for (const auto& e : fs::recursive_directory_iterator(w.dir))
+    if (e.is_regular_file() &&
+        std::none_of(w.files.begin(), w.files.end(), [&](const auto& f) { return f.first == e.path(); }))
+      extra.push_back(e.path());
+  for (const auto& p : extra) fs::remove(p);
+  for (const auto& [path, bytes] : w.files) {
+    std::ifstream in(path, std::ios::binary);
+    const std::string now(std::istreambuf_iterator<char>(in), {});
+    if (now != bytes) std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   make_templates();
+  make_working_copies();
   if (const char* out = std::getenv("EF_FUZZ_WRITE_SEEDS")) write_seeds(out);
   return 0;
 }
@@ -227,17 +264,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (size < 2 || targets.empty()) return 0;
   const Target& target = targets[data[0] % targets.size()];
   const Template& t = templates[target.run];
+  const WorkingCopy& w = copies[target.run];
   std::string bytes(reinterpret_cast<const char*>(data) + 2, size - 2);
   for (std::size_t at = 0; (at = bytes.find(kRootPlaceholder, at)) != std::string::npos;) {
     bytes.replace(at, std::string_view(kRootPlaceholder).size(), templates_root().string());
     at += templates_root().string().size();
   }
-  const fs::path run = fuzz::work_dir() / "run";
-  fs::remove_all(run);
-  fs::copy(t.dir, run, fs::copy_options::recursive);
   const bool framed = data[1] % 2 == 0 && is_checkpoint(read_file(t.dir / target.file));
-  std::ofstream(run / target.file, std::ios::binary | std::ios::trunc)
+  std::ofstream(w.dir / target.file, std::ios::binary | std::ios::trunc)
       << (framed ? frame_checkpoint(t.kind, bytes) : bytes);
-  fuzz::expect_clean([&] { t.resume(run); });
+  fuzz::expect_clean([&] { t.resume(w.dir); });
+  restore(w);
   return 0;
 }
