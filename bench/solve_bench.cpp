@@ -1,6 +1,8 @@
 // Search throughput per core:
 //  - the exact endgame solver on FFO #20-#39 (each position: time, nodes, nodes/s; and all 20
-//    in one run), beside Edax's ~36 M nodes/s per core on FFO #40-#42 (docs/anchors.md). Node counts
+//    in one run), with mobility ordering only (BM_SolveFforum) and with the built-in ordering
+//    network (BM_SolveFforumOrdered; nodes_vs_plain, cpu_s_vs_plain: the ratios to the plain
+//    run of the same process), beside Edax's ~36 M nodes/s per core on FFO #40-#42 (docs/anchors.md). Node counts
 //    are not comparable one to one (engines count differently, and Edax needs far fewer nodes
 //    thanks to its evaluation-guided ordering), so time per position is the figure to compare;
 //  - whole games of fixed-depth alpha-beta from random openings, both sides the same evaluator,
@@ -14,9 +16,12 @@
 #include <time.h>
 #include <cstdlib>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
+#include "backend_cpu/network_eval.hpp"
 #include "data/games.hpp"
+#include "play/agent_file.hpp"
 #include "eval/shape.hpp"
 #include "evalforge/core/rng.hpp"
 #include "evalforge/eval/ntuple_evaluator.hpp"
@@ -65,15 +70,36 @@ void add_solver_counters(benchmark::State& state, u64 nodes, double seconds) {
   state.counters["ratio_edax"] = rate / kEdaxNodesPerSecond;
 }
 
-// One FFO position (or all of them), checked against the file's best score.
-void solve_positions(benchmark::State& state, const std::vector<data::ObfPosition>& positions) {
+// The built-in ordering network (networks/ordering/, docs/search.md), or null when it is missing.
+const cpu::SolverOrdering* builtin_ordering() {
+  static const std::unique_ptr<play::Agent> agent = [] {
+    const auto file = std::filesystem::path(__FILE__).parent_path() / "../networks/ordering/edax.toml";
+    return std::filesystem::exists(file) ? std::make_unique<play::Agent>(play::load_agent(file.string())) : nullptr;
+  }();
+  static const std::unique_ptr<cpu::SolverOrdering> order =
+      agent ? std::make_unique<cpu::SolverOrdering>(agent->ntuple_evaluator()) : nullptr;
+  return order.get();
+}
+
+// All 20 without the network, for the ratios of the ordered run (measured in the same process).
+struct Totals {
+  u64 nodes = 0;
+  double seconds = 0;
+};
+Totals plain_totals;
+
+// One FFO position (or all of them), checked against the file's best score; with the ordering
+// network `order`, or mobility ordering only (null).
+void solve_positions(benchmark::State& state, const std::vector<data::ObfPosition>& positions,
+                     const cpu::SolverOrdering* order = nullptr) {
   u64 nodes = 0;
   double seconds = 0;
   for (auto _ : state) {
     for (const data::ObfPosition& pos : positions) {
       const othello::Board b = othello::Board::from_colors(pos.black, pos.white, pos.side);
       const double t0 = thread_seconds();
-      const search::SolveResult r = search::solve_endgame(b.player, b.opponent, -64, 64, &table().view);
+      const search::SolveResult r = order ? search::solve_endgame(b.player, b.opponent, -64, 64, &table().view, order)
+                                          : search::solve_endgame(b.player, b.opponent, -64, 64, &table().view);
       seconds += thread_seconds() - t0;
       if (r.score != pos.best_score()) {
         state.SkipWithError("score differs from the file");
@@ -84,6 +110,11 @@ void solve_positions(benchmark::State& state, const std::vector<data::ObfPositio
     }
   }
   add_solver_counters(state, nodes, seconds);
+  if (positions.size() > 1 && !order) plain_totals = {nodes, seconds};
+  if (positions.size() > 1 && order && plain_totals.nodes > 0) {
+    state.counters["nodes_vs_plain"] = static_cast<double>(nodes) / static_cast<double>(plain_totals.nodes);
+    state.counters["cpu_s_vs_plain"] = seconds / plain_totals.seconds;
+  }
 }
 
 // A position after `plies` uniformly random moves from the start (game `index`).
@@ -159,6 +190,19 @@ int main(int argc, char** argv) {
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime()
         ->Iterations(1);
+    if (builtin_ordering()) {
+      for (const data::ObfPosition& pos : positions) {
+        const std::string name = "BM_SolveFforumOrdered/" + std::to_string(pos.line + 19);
+        benchmark::RegisterBenchmark(name.c_str(), [&pos](benchmark::State& state) {
+          solve_positions(state, {pos}, builtin_ordering());
+        })->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+      }
+      benchmark::RegisterBenchmark("BM_SolveFforumOrdered/all_20_39", [](benchmark::State& state) {
+        solve_positions(state, positions, builtin_ordering());
+      })->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+    } else {
+      benchmark::AddCustomContext("ordering", "networks/ordering/edax.toml not found: ordered solves left out");
+    }
   } else {
     benchmark::AddCustomContext("fforum", "not found: " + file.string() + " (set EF_SHARED_DATA_DIR)");
   }

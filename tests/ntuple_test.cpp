@@ -2,12 +2,14 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include "backend_cpu/network_eval.hpp"
 #include "backend_cpu/train_body.hpp"
 #include "test_support.hpp"
 #include "eval/shape.hpp"
 #include "evalforge/backend.hpp"
 #include "evalforge/core/error.hpp"
 #include "evalforge/core/rng.hpp"
+#include "evalforge/eval/ntuple_evaluator.hpp"
 #include "evalforge/games/squares.hpp"
 
 using namespace ef;
@@ -328,6 +330,39 @@ TEST(NTupleTraining, EveryVectorPathMatchesPortableOnEveryTupleCount) {
       cpu::train_job(p.data, job, got, scratch, path);
       EXPECT_TRUE(got.weights == want.weights) << cpu::path_name(path) << ", " << tuples << " tuples";
       EXPECT_EQ(got.eval_loss.squared, want.eval_loss.squared) << cpu::path_name(path) << ", " << tuples << " tuples";
+    }
+  }
+}
+
+// cpu::NetworkEval (the solver's and play's fast evaluation) gives ntuple::evaluate's value on
+// every vector path, for every tuple count's padding case, random weights and random boards;
+// and cpu::SolverOrdering gives ntuple::SolverOrdering's value (colours from the disc count).
+TEST(NTupleTraining, NetworkEvalMatchesEvaluateOnEveryPath) {
+  for (int tuples = 1; tuples <= kMaxTuples; tuples += (tuples < 20 ? 1 : 11)) {
+    const Geometry g = random_geometry(tuples, 300 + tuples);
+    Rng rng(tuples, Purpose::kPopulation, 9);
+    std::vector<i32> weights(g.num_weights());
+    for (i32& w : weights) w = static_cast<i32>(rng.below(1u << 20)) - (1 << 19);
+    std::vector<cpu::NetworkEval> evals;
+    for (const cpu::VectorPath path : cpu::available_paths()) evals.emplace_back(g, path);
+    for (int k = 0; k < 200; ++k) {
+      const u64 occupied = rng.next_u64() | rng.next_u64(), black = occupied & rng.next_u64();
+      const i64 want = evaluate(g, weights.data(), black, occupied & ~black);
+      for (const cpu::NetworkEval& e : evals)
+        ASSERT_EQ(e(weights.data(), black, occupied & ~black), want) << cpu::path_name(e.path()) << ", " << tuples << " tuples";
+    }
+  }
+  const Geometry g = random_geometry(12, 77);
+  std::vector<i32> weights(static_cast<std::size_t>(g.num_weights()) * kMoveNumbers);
+  Rng rng(3, Purpose::kPopulation, 9);
+  for (i32& w : weights) w = static_cast<i32>(rng.below(1u << 22)) - (1 << 21);
+  const Evaluator per_move = Evaluator::per_move(&g, weights.data());
+  const SolverOrdering reference{per_move};
+  for (const cpu::VectorPath path : cpu::available_paths()) {
+    const cpu::SolverOrdering fast(per_move, path);
+    for (int k = 0; k < 300; ++k) {
+      const u64 occupied = rng.next_u64() | rng.next_u64() | rng.next_u64(), P = occupied & rng.next_u64();
+      ASSERT_EQ(fast.value(P, occupied & ~P), reference.value(P, occupied & ~P)) << cpu::path_name(path);
     }
   }
 }

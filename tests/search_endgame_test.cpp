@@ -1,5 +1,6 @@
 // The exact endgame solver against brute-force minimax, and against the FFO test positions.
 #include <gtest/gtest.h>
+#include <fmt/format.h>
 #include <chrono>
 #include <filesystem>
 #include <set>
@@ -12,6 +13,10 @@
 #include "evalforge/search/endgame.hpp"
 #include "evalforge/search/othello_search.hpp"
 #include "evalforge/eval/swh.hpp"
+#include "eval/shape.hpp"
+#include "backend_cpu/network_eval.hpp"
+#include "play/agent_file.hpp"
+#include "test_support.hpp"
 
 using namespace ef;
 
@@ -200,6 +205,8 @@ TEST(Endgame, FforumPositionsExactScores) {
   const std::set<int> quick = {20, 21, 22, 23, 24, 25, 27, 29, 31};  // FFO numbers = line + 19
   std::vector<search::endgame::HashEntry> entries(std::size_t{1} << 20);
   search::endgame::HashTable table{entries.data(), entries.size() - 1, 0};
+  const play::Agent builtin = play::load_agent((std::filesystem::path(EF_SOURCE_DIR) / "networks/ordering/edax.toml").string());
+  const cpu::SolverOrdering order(builtin.ntuple_evaluator());
   for (const data::ObfPosition& pos : positions) {
     const int number = static_cast<int>(pos.line) + 19;
     if (!quick.count(number)) continue;
@@ -216,6 +223,10 @@ TEST(Endgame, FforumPositionsExactScores) {
       }
     }
     EXPECT_TRUE(move_listed) << "FFO #" << number;
+    // With the built-in ordering network: the same score and move.
+    const search::SolveResult ordered = search::solve_endgame(b.player, b.opponent, -64, 64, &table, &order);
+    EXPECT_EQ(ordered.score, r.score) << "FFO #" << number;
+    EXPECT_EQ(ordered.best_move, r.best_move) << "FFO #" << number;
     // The same without a table: the same exact score and move (only the node count differs).
     if (b.empties() <= 18) {
       const search::SolveResult plain = search::solve_endgame(b.player, b.opponent);
@@ -246,4 +257,82 @@ TEST(Endgame, TableGivesTheSameResultsAndRepeatableNodeCounts) {
     EXPECT_EQ(again.nodes, first.nodes);
   }
   EXPECT_EQ(table.stamp, solves);
+}
+
+// ---- Move ordering by evaluation ---------------------------------------------------------------
+
+namespace {
+
+// An Edax-shape network per move with random weights: an ordering as bad as any.
+struct RandomNetwork {
+  ntuple::Geometry geometry = ntuple::edax_shape().geometry();
+  std::vector<i32> weights;
+  explicit RandomNetwork(u64 seed) : weights(static_cast<std::size_t>(geometry.num_weights()) * ntuple::kMoveNumbers) {
+    Rng rng(seed, Purpose::kPopulation, 1);
+    for (i32& w : weights) w = static_cast<i32>(rng.below(1u << 24)) - (1 << 23);
+  }
+  ntuple::Evaluator evaluator() const { return ntuple::Evaluator::per_move(&geometry, weights.data()); }
+};
+
+std::filesystem::path builtin_ordering_file() { return std::filesystem::path(EF_SOURCE_DIR) / "networks/ordering/edax.toml"; }
+
+}  // namespace
+
+// The ordering changes the nodes, never the score or the move (the lowest square of best
+// score): random positions of 12-18 empties (from kPassEmpties up the ordering passes run)
+// solved without an ordering, with the built-in network, and with random weights, with and
+// without a table (no table: no passes).
+TEST(EndgameOrdering, ScoresAndMovesDoNotDependOnTheOrdering) {
+  const RandomNetwork random(5);
+  const cpu::SolverOrdering random_order(random.evaluator());
+  const ntuple::SolverOrdering random_order_hd{random.evaluator()};
+  ASSERT_TRUE(std::filesystem::exists(builtin_ordering_file())) << builtin_ordering_file();
+  const play::Agent builtin = play::load_agent(builtin_ordering_file().string());
+  const cpu::SolverOrdering builtin_order(builtin.ntuple_evaluator());
+  std::vector<search::endgame::HashEntry> entries(std::size_t{1} << 16);
+  search::endgame::HashTable table{entries.data(), entries.size() - 1, 0};
+  Rng rng(41, Purpose::kGame, 8);
+  int solved = 0;
+  u64 plain_nodes = 0, ordered_nodes = 0;
+  for (int empties = 12; empties <= 18; ++empties) {
+    for (int i = 0; i < (empties <= 16 ? 5 : 2); ++i) {
+      u64 P, O;
+      if (!random_endgame(rng, empties, P, O)) continue;
+      const search::SolveResult plain = search::solve_endgame(P, O, -64, 64, &table);
+      const search::SolveResult ordered = search::solve_endgame(P, O, -64, 64, &table, &builtin_order);
+      EXPECT_EQ(ordered.score, plain.score) << empties << " empties, position " << i;
+      EXPECT_EQ(ordered.best_move, plain.best_move) << empties << " empties, position " << i;
+      if (empties <= 16) {  // random weights: slow above (that is the point of a good network)
+        const search::SolveResult bad = search::solve_endgame(P, O, -64, 64, &table, &random_order);
+        const search::SolveResult no_table = search::solve_endgame(P, O, -64, 64, nullptr, &random_order_hd);
+        for (const search::SolveResult* r : {&bad, &no_table}) {
+          EXPECT_EQ(r->score, plain.score) << empties << " empties, position " << i;
+          EXPECT_EQ(r->best_move, plain.best_move) << empties << " empties, position " << i;
+        }
+      }
+      // A window: exact inside it, a bound outside, as without ordering.
+      const search::SolveResult narrow = search::solve_endgame(P, O, plain.score - 1, plain.score + 1, &table, &builtin_order);
+      EXPECT_EQ(narrow.score, plain.score);
+      plain_nodes += plain.nodes;
+      ordered_nodes += ordered.nodes;
+      ++solved;
+    }
+  }
+  EXPECT_GE(solved, 25);
+  // Not a speed test: the counts are deterministic. The network has to order better than
+  // mobility alone on these positions, or it is not worth shipping.
+  EXPECT_LT(ordered_nodes, plain_nodes) << ordered_nodes << " vs " << plain_nodes;
+}
+
+// networks/ordering/edax.{toml,efnet} is what scripts/make-ordering-network.sh writes from WTHOR:
+// the shipped network is reproducible from the repository (a few seconds of training).
+TEST(EndgameOrdering, BuiltinNetworkIsReproducible) {
+  const std::filesystem::path wthor = std::filesystem::path(EF_SHARED_DATA_DIR) / "othello/wthor";
+  if (!std::filesystem::exists(wthor / "WTH_2015.wtb")) GTEST_SKIP() << wthor << " not found";
+  const auto out = test::scratch_dir("ordering", "network");
+  const auto [status, text] = test::run_command(fmt::format("EVALFORGE='{}' '{}/scripts/make-ordering-network.sh' '{}' '{}' 2>&1",
+                                                            EF_EVALFORGE_BIN, EF_SOURCE_DIR, wthor.string(), out.string()));
+  ASSERT_EQ(status, 0) << text;
+  EXPECT_EQ(test::file_bytes(out / "edax.efnet"), test::file_bytes(std::filesystem::path(EF_SOURCE_DIR) / "networks/ordering/edax.efnet"));
+  EXPECT_EQ(test::file_bytes(out / "edax.toml"), test::file_bytes(builtin_ordering_file()));
 }

@@ -41,13 +41,13 @@ class SolveCommand : public ::testing::Test {
     std::ofstream(p) << text;
     return p;
   }
-  // Random positions with 6..12 empties, each listed with its best move and exact score.
-  std::string random_positions(int count) {
+  // Random positions with `low`..`low`+span-1 empties, each listed with its best move and exact score.
+  std::string random_positions(int count, int low = 6, int span = 7) {
     Rng rng(41, Purpose::kGame, 8);
     std::string text;
     for (int made = 0; made < count;) {
       othello::Position p;
-      const int empties = 6 + static_cast<int>(rng.below(7));
+      const int empties = low + static_cast<int>(rng.below(static_cast<u32>(span)));
       bool ended = false;
       while (p.board.empties() > empties && !ended) {
         u64 moves = games::Othello::moves(p);
@@ -85,6 +85,30 @@ TEST_F(SolveCommand, ChecksScoresAndIsIdenticalForAnyThreadCount) {
   const auto [status_t, out_t] = test::run_command(fmt::format("'{}' solve '{}' --threads 2 2>&1", bin, file.string()));
   ASSERT_EQ(status_t, 0) << out_t;
   EXPECT_NE(out_t.find("nodes/s"), std::string::npos) << out_t;
+}
+
+// --ordering: the built-in network (the default), none, or an agent file; the same scores and
+// moves either way (the file's listed scores are checked), fewer nodes with the network; a
+// file that is not an n-tuple agent is refused.
+TEST_F(SolveCommand, OrderingNetworkChangesNodesOnly) {
+  const fs::path file = write("deep.obf", random_positions(3, 15, 2));
+  const std::string bin = EF_EVALFORGE_BIN;
+  const auto [s1, with] = test::run_command(fmt::format("'{}' solve '{}' --no-timing 2>&1", bin, file.string()));
+  ASSERT_EQ(s1, 0) << with;
+  const auto [s2, without] = test::run_command(fmt::format("'{}' solve '{}' --no-timing --ordering none 2>&1", bin, file.string()));
+  ASSERT_EQ(s2, 0) << without;
+  EXPECT_NE(with.find("ordering: built-in network"), std::string::npos) << with;
+  EXPECT_NE(without.find("ordering: none"), std::string::npos) << without;
+  EXPECT_EQ(with.find("BAD"), std::string::npos) << with;
+  EXPECT_EQ(without.find("BAD"), std::string::npos) << without;
+  const std::string agent = (fs::path(EF_SOURCE_DIR) / "networks/ordering/edax.toml").string();
+  const auto [s3, named] = test::run_command(fmt::format("'{}' solve '{}' --no-timing --ordering '{}' 2>&1", bin, file.string(), agent));
+  ASSERT_EQ(s3, 0) << named;
+  EXPECT_EQ(named.substr(0, named.find("ordering:")), with.substr(0, with.find("ordering:")));  // same nodes too
+  const fs::path swh = write("swh.toml", "evaluator = \"swh\"\n");
+  const auto [s4, refused] = test::run_command(fmt::format("'{}' solve '{}' --ordering '{}' 2>&1", bin, file.string(), swh.string()));
+  EXPECT_EQ(s4, 2) << refused;
+  EXPECT_NE(refused.find("is not an n-tuple network"), std::string::npos) << refused;
 }
 
 TEST_F(SolveCommand, SkipsPositionsBeyondTheEmptiesLimit) {

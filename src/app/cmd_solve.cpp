@@ -4,6 +4,13 @@
 // Positions are solved in parallel, one position per thread at a time, and printed in file
 // order once all are done: scores, moves and node counts are the same for any thread count;
 // only the time columns vary (--no-timing leaves them out, making the output byte-identical).
+// Time is given as wall seconds and as the solving thread's CPU seconds, and rates per CPU
+// second: on a loaded machine the wall-clock rate understates the solver's speed.
+//
+// Move ordering uses an n-tuple network (--ordering): by default the built-in one in
+// networks/ordering/ (docs/search.md; scripts/make-ordering-network.sh rebuilds it), any agent
+// file with an n-tuple network, or none. Scores and moves do not depend on it; nodes do.
+#include <time.h>
 #include <fmt/core.h>
 #include <algorithm>
 #include <atomic>
@@ -13,11 +20,15 @@
 #include <thread>
 #include <vector>
 #include "app/commands.hpp"
+#include "backend_cpu/network_eval.hpp"
+#include "play/agent_file.hpp"
 #include "evalforge/core/parallel.hpp"
 #include "data/games.hpp"
 #include "evalforge/core/error.hpp"
 #include "evalforge/games/squares.hpp"
 #include "evalforge/search/endgame.hpp"
+#include <filesystem>
+#include <optional>
 
 namespace ef::app {
 
@@ -28,14 +39,56 @@ struct SolveArgs {
   int threads = 0;
   int empties_limit = 30;
   int table_bits = 20;
+  std::string ordering = "auto";
   bool no_timing = false;
 };
+
+// Where the built-in ordering network is: networks/ordering/ of the source tree this binary was
+// built from.
+std::filesystem::path builtin_ordering() { return std::filesystem::path(EF_NETWORKS_DIR) / "ordering" / "edax.toml"; }
+
+// --ordering: "auto" (the built-in network when present, else none), "builtin", "none", or an
+// agent file with an n-tuple network. The agent is kept alive beside the ordering (its
+// evaluator points into it).
+struct Ordering {
+  play::Agent agent;
+  std::optional<cpu::SolverOrdering> order;
+  std::string name = "none";
+};
+
+std::unique_ptr<Ordering> load_ordering(const std::string& spec) {
+  auto o = std::make_unique<Ordering>();
+  if (spec == "none") return o;
+  std::string file = spec;
+  if (spec == "auto" || spec == "builtin") {
+    file = builtin_ordering().string();
+    if (!std::filesystem::exists(file)) {
+      if (spec == "builtin") fail("--ordering builtin: {} is missing (scripts/make-ordering-network.sh rebuilds it)", file);
+      fmt::print(stderr, "note: no built-in ordering network at {}; solving with mobility ordering only "
+                         "(--ordering FILE to give one)\n", file);
+      return o;
+    }
+  }
+  o->agent = play::load_agent(file);
+  if (o->agent.kind != play::EvaluatorKind::kNtuple)
+    fail("--ordering {}: the agent's evaluator is not an n-tuple network", file);
+  o->order.emplace(o->agent.ntuple_evaluator());
+  o->name = spec == "auto" || spec == "builtin" ? "built-in network" : file;
+  return o;
+}
+
+// CPU time of the calling thread.
+double thread_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
 
 struct Solved {
   bool skipped = true;
   int empties = 0;
   search::SolveResult result;
-  double seconds = 0;
+  double seconds = 0, cpu_seconds = 0;
 };
 
 std::string move_name(int move) {
@@ -50,6 +103,8 @@ void run_solve(const SolveArgs& args) {
   const std::vector<data::ObfPosition> positions = data::read_obf(args.file);  // throws file:line: what
   if (positions.empty()) fail("{}: no positions (obf lines: 64 squares, side to move, move:score entries)", args.file);
 
+  const std::unique_ptr<Ordering> ordering = load_ordering(args.ordering);
+  const cpu::SolverOrdering* order = ordering->order ? &*ordering->order : nullptr;
   std::vector<Solved> solved(positions.size());
   std::atomic<std::size_t> next{0};
   // Each thread owns a transposition table; every solve starts it afresh (a new stamp), so a
@@ -64,7 +119,11 @@ void run_solve(const SolveArgs& args) {
       out.empties = board.empties();
       if (out.empties > args.empties_limit) continue;
       const auto t0 = std::chrono::steady_clock::now();
-      out.result = search::solve_endgame(board.player, board.opponent, -64, 64, entries.empty() ? nullptr : &table);
+      const double c0 = thread_seconds();
+      search::endgame::HashTable* t = entries.empty() ? nullptr : &table;
+      out.result = order ? search::solve_endgame(board.player, board.opponent, -64, 64, t, order)
+                         : search::solve_endgame(board.player, board.opponent, -64, 64, t);
+      out.cpu_seconds = thread_seconds() - c0;
       out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       out.skipped = false;
     }
@@ -80,11 +139,11 @@ void run_solve(const SolveArgs& args) {
     fmt::print("{:>5} {:>7} {:>4} {:>6} {:>5} {:>10} {:>14}\n", "line", "empties", "side", "score", "move", "file",
                "nodes");
   else
-    fmt::print("{:>5} {:>7} {:>4} {:>6} {:>5} {:>10} {:>14} {:>9} {:>12}\n", "line", "empties", "side", "score", "move",
-               "file", "nodes", "seconds", "nodes/s");
+    fmt::print("{:>5} {:>7} {:>4} {:>6} {:>5} {:>10} {:>14} {:>9} {:>9} {:>14}\n", "line", "empties", "side", "score",
+               "move", "file", "nodes", "seconds", "cpu s", "nodes/cpu s");
   std::size_t done = 0, skipped = 0, mismatches = 0;
   u64 nodes = 0;
-  double solve_seconds = 0;
+  double solve_seconds = 0, cpu_seconds = 0;
   for (std::size_t i = 0; i < positions.size(); ++i) {
     const data::ObfPosition& pos = positions[i];
     const Solved& s = solved[i];
@@ -98,6 +157,7 @@ void run_solve(const SolveArgs& args) {
     ++done;
     nodes += s.result.nodes;
     solve_seconds += s.seconds;
+    cpu_seconds += s.cpu_seconds;
     // Check: the file's best listed score, and the listed score of the move chosen here.
     std::string check = "-";
     const int listed_best = pos.best_score();
@@ -112,13 +172,16 @@ void run_solve(const SolveArgs& args) {
       fmt::print("{:>5} {:>7} {:>4} {:>+6} {:>5} {:>10} {:>14}\n", pos.line, s.empties, side, s.result.score,
                  move_name(s.result.best_move), check, s.result.nodes);
     else
-      fmt::print("{:>5} {:>7} {:>4} {:>+6} {:>5} {:>10} {:>14} {:>9.3f} {:>12.0f}\n", pos.line, s.empties, side,
-                 s.result.score, move_name(s.result.best_move), check, s.result.nodes, s.seconds,
-                 per_second(static_cast<double>(s.result.nodes), s.seconds));
+      fmt::print("{:>5} {:>7} {:>4} {:>+6} {:>5} {:>10} {:>14} {:>9.3f} {:>9.3f} {:>14.0f}\n", pos.line, s.empties, side,
+                 s.result.score, move_name(s.result.best_move), check, s.result.nodes, s.seconds, s.cpu_seconds,
+                 per_second(static_cast<double>(s.result.nodes), s.cpu_seconds));
   }
-  fmt::print("solved {} of {} positions ({} skipped), {} nodes", done, positions.size(), skipped, nodes);
+  fmt::print("solved {} of {} positions ({} skipped), {} nodes, ordering: {}", done, positions.size(), skipped, nodes,
+             ordering->name);
   if (!args.no_timing)
-    fmt::print(", {:.3f} s solving ({:.0f} nodes/s per thread), {:.3f} s wall on {} threads", solve_seconds,
+    fmt::print(", {:.3f} s CPU solving ({:.0f} nodes/s per CPU second), {:.3f} s solving wall ({:.0f} nodes/s), "
+               "{:.3f} s wall on {} threads",
+               cpu_seconds, per_second(static_cast<double>(nodes), cpu_seconds), solve_seconds,
                per_second(static_cast<double>(nodes), solve_seconds), wall, threads);
   fmt::print("\n");
   if (mismatches) fail("{}: {} of {} solved positions disagree with the scores the file lists", args.file, mismatches, done);
@@ -141,6 +204,10 @@ void register_solve(CLI::App& app) {
   cmd->add_option("--table-bits", args->table_bits,
                   "Transposition table of 2^B entries (24 bytes each) per thread; 0: none. Node counts depend on it")
       ->check(CLI::Range(0, 30))
+      ->capture_default_str();
+  cmd->add_option("--ordering", args->ordering,
+                  "Move-ordering network: auto (the built-in one when present), builtin, none, or an agent file "
+                  "with an n-tuple network. Scores and moves do not depend on it, nodes do")
       ->capture_default_str();
   cmd->add_flag("--no-timing", args->no_timing, "Leave out the time columns (output then identical for any thread count)");
   cmd->callback([args] { run_solve(*args); });

@@ -1,4 +1,5 @@
 #include "backend_cpu/train_body.hpp"
+#include "backend_cpu/network_eval.hpp"
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -306,6 +307,59 @@ void train_job(const PositionData& data, const TrainJob& job, TrainResult& resul
   }
   if (job.return_weights) result.weights = std::move(table);
   else result.weights.clear();
+}
+
+NetworkEval::NetworkEval(const ntuple::Geometry& g, VectorPath path) : g_(&g), path_(path) {
+  if (!cpu_has(path)) fail("network evaluation: this CPU cannot run the {} path", path_name(path));
+  const int nf = g.num_features();
+  switch (path) {
+    case VectorPath::kPortable: break;
+#if defined(__x86_64__)
+    case VectorPath::kAvx2:
+      num_groups_ = (nf + 7) / 8;
+      build_program<Avx2Group, 8>(g, program_, num_groups_);
+      groups_ = program_of<Avx2Group>(program_);
+      break;
+    case VectorPath::kAvx512:
+      num_groups_ = (nf + 15) / 16;
+      build_program<Avx512Group, 16>(g, program_, num_groups_);
+      groups_ = program_of<Avx512Group>(program_);
+      break;
+#else
+    default: fail("network evaluation: the {} path exists on x86-64 only", path_name(path));
+#endif
+  }
+}
+
+i64 NetworkEval::operator()(const i32* weights, u64 black, u64 white) const {
+  const int nf = g_->num_features();
+  switch (path_) {
+#if defined(__x86_64__)
+    case VectorPath::kAvx2:
+      return path_avx2::evaluate_network(
+          path_avx2::Indexer{static_cast<const Avx2Group*>(groups_), num_groups_}, weights, nf, black, white);
+    case VectorPath::kAvx512:
+      return path_avx512::evaluate_network(
+          path_avx512::Indexer{static_cast<const Avx512Group*>(groups_), num_groups_}, weights, nf, black, white);
+#endif
+    default:
+      return path_portable::evaluate_network(path_portable::Indexer{*g_}, weights, nf, black, white);
+  }
+}
+
+SolverOrdering::SolverOrdering(const ntuple::Evaluator& evaluator, VectorPath path) {
+  std::vector<const ntuple::Geometry*> seen;
+  for (int t = 0; t < ntuple::kMoveNumbers; ++t) {
+    const ntuple::Stage& s = evaluator.stage_of_move[t];
+    if (!s.geometry || !s.weights) fail("solver ordering: the network has no weights for move {}", t);
+    std::size_t k = 0;
+    while (k < seen.size() && seen[k] != s.geometry) ++k;
+    if (k == seen.size()) {
+      seen.push_back(s.geometry);
+      evals_.push_back(std::make_unique<NetworkEval>(*s.geometry, path));
+    }
+    stages_[static_cast<std::size_t>(t)] = Stage{evals_[k].get(), s.weights};
+  }
 }
 
 }  // namespace ef::cpu

@@ -56,4 +56,37 @@ struct Evaluator {
   EF_HD i32 exact(int score) const { return static_cast<i32>(score * kOne); }
 };
 
+// The exact solver knows the two sides as "to move" (P) and "not" (O), not their colours. Its
+// ordering estimates (search/endgame.hpp) take P to be the colour that moves at this disc count
+// in a game without passes (black after an even number of moves), which is what a network saw
+// in training almost always, and return P's value in 1/256 disc.
+struct SolverView {
+  int move;      // move number of the position, clamped to 0..60
+  bool p_black;  // P is taken to be black
+};
+EF_HD_INLINE SolverView solver_view(u64 P, u64 O) {
+  int t = popcount64(P | O) - 4;
+  t = t < 0 ? 0 : (t > kMoveNumbers - 1 ? kMoveNumbers - 1 : t);
+  return {t, (t & 1) == 0};
+}
+// A network output (black - white, 2^-16 disc) as the solver's value for P.
+EF_HD_INLINE int solver_value(i64 black_minus_white, bool p_black) {
+  const i64 v = clamp_error(black_minus_white);
+  return static_cast<int>((p_black ? v : -v) / (kOne / 256));
+}
+
+// The solver's ordering estimate (search/endgame.hpp's OrderingEvaluator) from a network per
+// move number, EF_HD (the CPU has a faster one: backend_cpu/network_eval.hpp).
+struct SolverOrdering {
+  static constexpr bool kEnabled = true;
+  Evaluator evaluator;
+
+  EF_HD_INLINE int value(u64 P, u64 O) const {
+    const SolverView view = solver_view(P, O);
+    const Stage& stage = evaluator.stage_of_move[view.move];
+    return solver_value(evaluate(*stage.geometry, stage.weights, view.p_black ? P : O, view.p_black ? O : P),
+                        view.p_black);
+  }
+};
+
 }  // namespace ef::ntuple

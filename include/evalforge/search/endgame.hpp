@@ -23,6 +23,11 @@
 //    the opponent the fewest replies (corner replies counted twice, since they are the replies
 //    that hurt), with a small bonus for squares in a region (board quadrant) holding an odd
 //    number of empties, ties by square;
+//  - with an ordering evaluation (optional, e.g. an n-tuple network: OrderingEvaluator below),
+//    from kEvalOrderEmpties up the child's evaluation joins that key (from kShallowEmpties up
+//    a 2-ply search of it), and from kPassEmpties up solve_endgame first runs ordering passes:
+//    depth-limited searches with the evaluation at their leaves, which leave their best moves
+//    in the table for the exact pass (on FFO #20-#39: 911 M -> 241 M nodes, docs/search.md);
 //  - down to kSmallEmpties + 1: parity only -- squares in odd regions first, then the others;
 //  - the last kSmallEmpties: parity order of the empty squares, fixed once for the subtree.
 // Parity: with an odd number of empties in a region the side that moves there first can
@@ -35,6 +40,7 @@
 // do not depend on what ran before or on how many threads solve other positions.
 // nodes counts positions visited: the root, every move played (re-searches again), every pass.
 #pragma once
+#include <concepts>
 #include "evalforge/core/hd.hpp"
 #include "evalforge/games/othello.hpp"
 #include "evalforge/search/alphabeta.hpp"
@@ -118,6 +124,42 @@ struct HashTable {
     }
   }
 };
+
+// ---- Ordering by evaluation -----------------------------------------------------------------
+// An optional estimate for move ordering at nodes with many empties: value(P, O) estimates the
+// final disc difference for P (to move) in 1/kOrderUnit discs. The solver stays exact whatever
+// it returns; only the node count changes. NoOrdering: mobility and parity only.
+constexpr int kOrderUnit = 256;
+struct NoOrdering {
+  static constexpr bool kEnabled = false;
+  EF_HD_INLINE int value(u64, u64) const { return 0; }
+};
+template <class T>
+concept OrderingEvaluator = requires(const T& t, u64 P, u64 O) {
+  { t.value(P, O) } -> std::convertible_to<int>;
+  { T::kEnabled } -> std::convertible_to<bool>;
+};
+
+// Where the evaluation orders moves, and how much it weighs (enter()). Measured on FFO #20-#39
+// with the built-in network (bench/solve_bench, docs/search.md): below ~15 empties an
+// evaluation costs more than the nodes it saves; a weight above ~2 per disc (against 8 per
+// reply of fastest first) loses more by ignoring mobility than it gains.
+//  - kEvalOrderEmpties and up: a move's key adds kEvalWeight x the child's evaluation for the
+//    opponent, in discs (lower keys first), to the fastest-first key;
+//  - kShallowEmpties and up (in the exact pass): the evaluation kShallowDepth plies deep
+//    instead of the static one.
+constexpr int kEvalOrderEmpties = 15;
+constexpr int kEvalWeight = 2;
+constexpr int kShallowEmpties = 19;
+constexpr int kShallowDepth = 2;
+// Ordering passes (solve_endgame): from kPassEmpties empties up, passes searching the first
+// kPassFirstDepth, +kPassStep, ... plies down to kPassMinHorizon empties, the evaluation at
+// their leaves, fill the table with best moves before the exact pass. They cost ~2% of the
+// nodes and save most of the exact pass's misordered subtrees near the root.
+constexpr int kPassEmpties = 16;
+constexpr int kPassFirstDepth = 4;
+constexpr int kPassStep = 2;
+constexpr int kPassMinHorizon = 10;
 
 // ---- Board helpers ---------------------------------------------------------------------------
 
@@ -244,6 +286,36 @@ EF_HD_INLINE void parity_order(u64 empties, int* out) {
   for (u64 m = empties & ~odd; m; m &= m - 1) out[n++] = ctz64(m);
 }
 
+// Negamax of the ordering evaluation D plies deep (alpha-beta, fail-soft), for P to move:
+// the ordering estimate of a child at nodes with many empties. Units of Order::value; a
+// finished game is its exact score in those units.
+template <int D, class Order>
+EF_HD_INLINE int shallow_value(u64 P, u64 O, int alpha, int beta, const Order& order) {
+  if constexpr (D == 0) {
+    return order.value(P, O);
+  } else {
+    u64 moves = othello::legal_moves(P, O);
+    if (!moves) {
+      if (!othello::legal_moves(O, P)) return final_score(P, O) * kOrderUnit;
+      return -shallow_value<D, Order>(O, P, -beta, -alpha, order);
+    }
+    int best = -kScoreLimit * kOrderUnit;
+    for (; moves; moves &= moves - 1) {
+      const int sq = ctz64(moves);
+      const u64 f = othello::flips(P, O, sq);
+      const int v = -shallow_value<D - 1, Order>(O & ~f, P | f | (u64{1} << sq), -beta, -alpha, order);
+      if (v > best) {
+        best = v;
+        if (v > alpha) {
+          alpha = v;
+          if (alpha >= beta) break;
+        }
+      }
+    }
+    return best;
+  }
+}
+
 // ---- Frames of the main search -----------------------------------------------------------------
 
 template <int kMaxEmpties>
@@ -265,9 +337,9 @@ struct Frame {
 // Sets up a frame; or returns false with the node's value in `leaf_value` when no search is
 // needed: a finished game (exact), or a bound from the table or the stability cutoff that
 // already decides the window. `root`: the node whose move is reported (no cutoffs there).
-template <int kMaxEmpties>
+template <int kMaxEmpties, class Order>
 EF_HD_INLINE bool enter(Frame<kMaxEmpties>& f, u64 P, u64 O, int alpha, int beta, bool root, HashTable* table,
-                        u64& nodes, int& leaf_value) {
+                        const Order* order, int horizon, u64& nodes, int& leaf_value) {
   u64 moves = othello::legal_moves(P, O);
   f.passed = false;
   if (!moves) {
@@ -287,6 +359,16 @@ EF_HD_INLINE bool enter(Frame<kMaxEmpties>& f, u64 P, u64 O, int alpha, int beta
   }
   const u64 empty = ~(P | O);
   const int empties = popcount64(empty);
+  if constexpr (Order::kEnabled) {
+    // An ordering pass (horizon > 0): the evaluation stands in for the search below the horizon.
+    if (horizon > 0 && !root && empties <= horizon) {
+      int v = order->value(P, O);
+      v = (v >= 0 ? v + kOrderUnit / 2 : v - kOrderUnit / 2) / kOrderUnit;
+      v = v > 64 ? 64 : (v < -64 ? -64 : v);
+      leaf_value = f.passed ? -v : v;
+      return false;
+    }
+  }
   int table_move = -1;
   if (table && empties >= kHashEmpties) {
     if (const HashEntry* e = table->find(P, O)) {
@@ -353,8 +435,16 @@ EF_HD_INLINE bool enter(Frame<kMaxEmpties>& f, u64 P, u64 O, int alpha, int beta
       }
     }
     const u64 replies = othello::legal_moves(cp, co);
-    const int key = 8 * (popcount64(replies) + popcount64(replies & kCorners)) + popcount64(neighbours(co) & ~(cp | co)) -
-                    ((odd >> sq & 1) ? 3 : 0) - ((kCorners >> sq & 1) ? 6 : 0);
+    int key = 8 * (popcount64(replies) + popcount64(replies & kCorners)) + popcount64(neighbours(co) & ~(cp | co)) -
+              ((odd >> sq & 1) ? 3 : 0) - ((kCorners >> sq & 1) ? 6 : 0);
+    if constexpr (Order::kEnabled) {
+      if (order && horizon == 0 && empties >= kShallowEmpties) {
+        const int inf = kScoreLimit * kOrderUnit;
+        key += kEvalWeight * shallow_value<kShallowDepth>(cp, co, -inf, inf, *order) / kOrderUnit;
+      } else if (order && empties >= kEvalOrderEmpties) {
+        key += kEvalWeight * order->value(cp, co) / kOrderUnit;
+      }
+    }
     int i = f.count++;
     while (i > first && keys[i - 1] > key) {
       keys[i] = keys[i - 1];
@@ -427,29 +517,18 @@ EF_HD_INLINE SolveResult solve_few(u64 P, u64 O, int alpha, int beta) {
 
 }  // namespace endgame
 
-// Solves (P to move, O) within the window (alpha, beta); the default window gives the exact
-// score. `table` (may be null) speeds up positions of ~15 empties and more; it is advanced to a
-// new stamp, so entries of earlier solves are ignored. kMaxEmpties bounds the empties the stack
-// is sized for (64: any board, even the unreachable ones an obf file may hold; a device caller
-// picks less to save local memory); a position with more empties than that is not searched
-// (score 0, best_move kNoMove, nodes 0).
-template <int kMaxEmpties = 64>
-EF_HD SolveResult solve_endgame(u64 P, u64 O, int alpha = -64, int beta = 64, endgame::HashTable* table = nullptr) {
-  using endgame::Frame;
-  const int empties = 64 - popcount64(P | O);
-  if (empties > kMaxEmpties) return SolveResult{};
-  // A window bound at +-64 is widened to +-65: scores cannot pass 64, but with beta = 64 a first
-  // move worth 64 would cut off the root, and the lowest-square rule needs its ties looked at.
-  if (beta >= 64) beta = endgame::kScoreLimit;
-  if (alpha <= -64) alpha = -endgame::kScoreLimit;
-  if (empties <= endgame::kSmallEmpties) return endgame::solve_few(P, O, alpha, beta);
-  if (table) table->next_solve();
+namespace endgame {
 
+// One pass of the solver over (P, O) (empties > kSmallEmpties, window already widened): exact
+// when horizon == 0, else an ordering pass whose nodes at `horizon` empties or fewer take the
+// evaluation's value and which leaves only move hints in the table.
+template <int kMaxEmpties, class Order>
+EF_HD SolveResult solve_pass(u64 P, u64 O, int alpha, int beta, HashTable* table, const Order* order, int horizon) {
   SolveResult result;
   result.nodes = 1;
   Frame<kMaxEmpties> stack[kMaxEmpties - endgame::kSmallEmpties];  // one frame per ply above solve_small
   int value = 0;
-  if (!endgame::enter(stack[0], P, O, alpha, beta, true, table, result.nodes, value)) {
+  if (!endgame::enter(stack[0], P, O, alpha, beta, true, table, order, horizon, result.nodes, value)) {
     result.score = value;
     return result;
   }
@@ -495,11 +574,11 @@ EF_HD SolveResult solve_endgame(u64 P, u64 O, int alpha = -64, int beta = 64, en
       }
       f.child_alpha = lo;
       if (f.empties - 1 == endgame::kSmallEmpties) {
-        int order[endgame::kSmallEmpties];
-        endgame::parity_order(~(cp | co), order);
-        value = endgame::solve_small<endgame::kSmallEmpties>(cp, co, -hi, -lo, order, result.nodes);
+        int squares[endgame::kSmallEmpties];
+        endgame::parity_order(~(cp | co), squares);
+        value = endgame::solve_small<endgame::kSmallEmpties>(cp, co, -hi, -lo, squares, result.nodes);
         child_returned = true;
-      } else if (endgame::enter(stack[sp + 1], cp, co, -hi, -lo, false, table, result.nodes, value)) {
+      } else if (endgame::enter(stack[sp + 1], cp, co, -hi, -lo, false, table, order, horizon, result.nodes, value)) {
         ++sp;
       } else {
         child_returned = true;
@@ -508,9 +587,12 @@ EF_HD SolveResult solve_endgame(u64 P, u64 O, int alpha = -64, int beta = 64, en
     }
     // Node done: remember what it proved (a lower bound if it failed high, an upper bound if it
     // failed low, else the exact score), then hand its value to the parent.
-    if (table && f.empties >= endgame::kHashEmpties)
-      table->store(f.P, f.O, f.empties, f.best > f.entry_alpha ? f.best : -64, f.best < f.beta ? f.best : 64,
-                   f.best_move);
+    if (table && f.empties >= endgame::kHashEmpties) {
+      if (horizon > 0) table->store(f.P, f.O, f.empties, -64, 64, f.best_move);  // a move hint, no bound
+      else
+        table->store(f.P, f.O, f.empties, f.best > f.entry_alpha ? f.best : -64, f.best < f.beta ? f.best : 64,
+                     f.best_move);
+    }
     value = f.passed ? -f.best : f.best;
     if (sp == 0) break;
     --sp;
@@ -518,6 +600,41 @@ EF_HD SolveResult solve_endgame(u64 P, u64 O, int alpha = -64, int beta = 64, en
   }
   result.score = value;
   result.best_move = stack[0].passed ? kPassMove : stack[0].best_move;
+  return result;
+}
+
+}  // namespace endgame
+
+// Solves (P to move, O) within the window (alpha, beta); the default window gives the exact
+// score. `table` (may be null) speeds up positions of ~15 empties and more; it is advanced to a
+// new stamp, so entries of earlier solves are ignored. `order` (may be null; its passes need
+// the table) is the ordering evaluation: the score and the best move do not depend on it, only
+// the node count does. kMaxEmpties bounds the empties the stack is sized for (64: any board,
+// even the unreachable ones an obf file may hold; a device caller picks less to save local
+// memory); a position with more empties than that is not searched (score 0, best_move
+// kNoMove, nodes 0).
+template <int kMaxEmpties = 64, class Order = endgame::NoOrdering>
+  requires endgame::OrderingEvaluator<Order>
+EF_HD SolveResult solve_endgame(u64 P, u64 O, int alpha = -64, int beta = 64, endgame::HashTable* table = nullptr,
+                                const Order* order = nullptr) {
+  const int empties = 64 - popcount64(P | O);
+  if (empties > kMaxEmpties) return SolveResult{};
+  // A window bound at +-64 is widened to +-65: scores cannot pass 64, but with beta = 64 a first
+  // move worth 64 would cut off the root, and the lowest-square rule needs its ties looked at.
+  if (beta >= 64) beta = endgame::kScoreLimit;
+  if (alpha <= -64) alpha = -endgame::kScoreLimit;
+  if (empties <= endgame::kSmallEmpties) return endgame::solve_few(P, O, alpha, beta);
+  if (table) table->next_solve();
+  u64 nodes = 0;
+  if constexpr (Order::kEnabled) {
+    if (order && table && empties >= endgame::kPassEmpties) {
+      for (int depth = endgame::kPassFirstDepth; empties - depth >= endgame::kPassMinHorizon; depth += endgame::kPassStep)
+        nodes += endgame::solve_pass<kMaxEmpties>(P, O, -endgame::kScoreLimit, endgame::kScoreLimit, table, order,
+                                                  empties - depth).nodes;
+    }
+  }
+  SolveResult result = endgame::solve_pass<kMaxEmpties>(P, O, alpha, beta, table, order, 0);
+  result.nodes += nodes;
   return result;
 }
 
