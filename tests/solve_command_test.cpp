@@ -111,6 +111,15 @@ TEST_F(SolveCommand, OrderingNetworkChangesNodesOnly) {
   EXPECT_NE(refused.find("is not an n-tuple network"), std::string::npos) << refused;
 }
 
+// Tables that cannot fit are refused with the estimate before any is allocated.
+TEST_F(SolveCommand, TablesBeyondTheMemoryLimitAreRefused) {
+  const fs::path file = write("few.obf", random_positions(2));
+  const auto [status, out] = test::run_command(
+      fmt::format("EF_MEMORY_LIMIT_MB=50 '{}' solve '{}' --table-bits 22 --threads 2 2>&1", EF_EVALFORGE_BIN, file.string()));
+  EXPECT_EQ(status, 2) << out;
+  EXPECT_NE(out.find("solve: needs about 201 MB of memory (transposition tables (2 threads x 101 MB)"), std::string::npos) << out;
+}
+
 TEST_F(SolveCommand, SkipsPositionsBeyondTheEmptiesLimit) {
   const fs::path file = write("few.obf", random_positions(4));
   const auto [status, out] =

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <fmt/core.h>
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <chrono>
 #include <memory>
@@ -20,6 +21,7 @@
 #include <thread>
 #include <vector>
 #include "app/commands.hpp"
+#include "core/memory_check.hpp"
 #include "backend_cpu/network_eval.hpp"
 #include "play/agent_file.hpp"
 #include "evalforge/core/parallel.hpp"
@@ -128,9 +130,14 @@ void run_solve(const SolveArgs& args) {
       out.skipped = false;
     }
   };
-  const unsigned hardware = std::max(1u, std::thread::hardware_concurrency());
   const std::size_t threads =
-      std::min<std::size_t>(args.threads > 0 ? static_cast<std::size_t>(args.threads) : hardware, positions.size());
+      std::min<std::size_t>(static_cast<std::size_t>(resolve_threads(args.threads)), positions.size());
+  // One table per thread: --table-bits 30 on 16 threads would be 412 GB.
+  const double table_bytes = args.table_bits ? std::ldexp(1.0, args.table_bits) * sizeof(search::endgame::HashEntry) : 0;
+  check_memory("solve",
+               {{fmt::format("transposition tables ({} threads x {})", threads, format_bytes(table_bytes)),
+                 static_cast<double>(threads) * table_bytes}},
+               "a smaller --table-bits or fewer --threads");
   const auto t0 = std::chrono::steady_clock::now();
   run_parallel(static_cast<int>(threads), worker);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
