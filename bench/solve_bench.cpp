@@ -13,13 +13,13 @@
 // ../shared/data next to the project (from this source file's path). Without it the FFO
 // benchmarks are left out with a note.
 #include <benchmark/benchmark.h>
-#include <time.h>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 #include "backend_cpu/network_eval.hpp"
+#include "core/cpu_time.hpp"
 #include "data/games.hpp"
 #include "play/agent_file.hpp"
 #include "eval/shape.hpp"
@@ -44,12 +44,6 @@ std::filesystem::path fforum_file() {
   return std::filesystem::path(__FILE__).parent_path() / "../../shared/data/othello/fforum-20-39.obf";
 }
 
-// CPU time of this thread: the per-core figure, unaffected by other load on a shared machine.
-double thread_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
 
 struct Table {
   std::vector<search::endgame::HashEntry> entries = std::vector<search::endgame::HashEntry>(std::size_t{1} << kTableBits);
@@ -97,10 +91,10 @@ void solve_positions(benchmark::State& state, const std::vector<data::ObfPositio
   for (auto _ : state) {
     for (const data::ObfPosition& pos : positions) {
       const othello::Board b = othello::Board::from_colors(pos.black, pos.white, pos.side);
-      const double t0 = thread_seconds();
+      const double t0 = thread_cpu_seconds();
       const search::SolveResult r = order ? search::solve_endgame(b.player, b.opponent, -64, 64, &table().view, order)
                                           : search::solve_endgame(b.player, b.opponent, -64, 64, &table().view);
-      seconds += thread_seconds() - t0;
+      seconds += thread_cpu_seconds() - t0;
       if (r.score != pos.best_score()) {
         state.SkipWithError("score differs from the file");
         return;

@@ -155,7 +155,7 @@ struct ChunkPlan {
 class CudaBackend final : public Backend {
  public:
   explicit CudaBackend(int threads)
-      : threads_(threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))) {
+      : threads_(resolve_threads(threads)) {
     check(cudaSetDevice(0), "selecting device 0");
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream");
     const auto info = cuda_device_info();

@@ -3,7 +3,8 @@
 # (docs/search.md): the Edax shape trained from zero on the WTHOR database's perfect-play
 # scores (--label theoretical), one network per 4 moves from move 30 to 54, 8 epochs, 99% of
 # the positions. Training is deterministic, so this writes the same bytes as the shipped files
-# (tests/solver_ordering_test.cpp checks it when the data is there).
+# (EndgameOrdering.BuiltinNetworkIsReproducible in tests/search_endgame_test.cpp checks it when
+# the data is there).
 #
 #   scripts/make-ordering-network.sh [WTHOR_DIR] [OUT_DIR]
 #

@@ -109,6 +109,10 @@ TEST_F(SolveCommand, OrderingNetworkChangesNodesOnly) {
   const auto [s4, refused] = test::run_command(fmt::format("'{}' solve '{}' --ordering '{}' 2>&1", bin, file.string(), swh.string()));
   EXPECT_EQ(s4, 2) << refused;
   EXPECT_NE(refused.find("is not an n-tuple network"), std::string::npos) << refused;
+  const auto [s5, typo] = test::run_command(fmt::format("'{}' solve '{}' --ordering buitlin 2>&1", bin, file.string()));
+  EXPECT_EQ(s5, 2) << typo;
+  EXPECT_NE(typo.find("--ordering buitlin:"), std::string::npos) << typo;
+  EXPECT_NE(typo.find("expected auto, builtin, none"), std::string::npos) << typo;
 }
 
 // Tables that cannot fit are refused with the estimate before any is allocated.

@@ -10,7 +10,6 @@
 // Move ordering uses an n-tuple network (--ordering): by default the built-in one in
 // networks/ordering/ (docs/search.md; scripts/make-ordering-network.sh rebuilds it), any agent
 // file with an n-tuple network, or none. Scores and moves do not depend on it; nodes do.
-#include <time.h>
 #include <fmt/core.h>
 #include <algorithm>
 #include <cmath>
@@ -21,6 +20,7 @@
 #include <thread>
 #include <vector>
 #include "app/commands.hpp"
+#include "core/cpu_time.hpp"
 #include "core/memory_check.hpp"
 #include "backend_cpu/network_eval.hpp"
 #include "play/agent_file.hpp"
@@ -71,7 +71,11 @@ std::unique_ptr<Ordering> load_ordering(const std::string& spec) {
       return o;
     }
   }
-  o->agent = play::load_agent(file);
+  try {
+    o->agent = play::load_agent(file);
+  } catch (const Error& e) {
+    fail("--ordering {}: {} (expected auto, builtin, none, or an n-tuple agent file)", spec, e.what());
+  }
   if (o->agent.kind != play::EvaluatorKind::kNtuple)
     fail("--ordering {}: the agent's evaluator is not an n-tuple network", file);
   o->order.emplace(o->agent.ntuple_evaluator());
@@ -79,12 +83,7 @@ std::unique_ptr<Ordering> load_ordering(const std::string& spec) {
   return o;
 }
 
-// CPU time of the calling thread.
-double thread_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
+
 
 struct Solved {
   bool skipped = true;
@@ -121,11 +120,11 @@ void run_solve(const SolveArgs& args) {
       out.empties = board.empties();
       if (out.empties > args.empties_limit) continue;
       const auto t0 = std::chrono::steady_clock::now();
-      const double c0 = thread_seconds();
+      const double c0 = thread_cpu_seconds();
       search::endgame::HashTable* t = entries.empty() ? nullptr : &table;
       out.result = order ? search::solve_endgame(board.player, board.opponent, -64, 64, t, order)
                          : search::solve_endgame(board.player, board.opponent, -64, 64, t);
-      out.cpu_seconds = thread_seconds() - c0;
+      out.cpu_seconds = thread_cpu_seconds() - c0;
       out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       out.skipped = false;
     }

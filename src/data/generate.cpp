@@ -83,7 +83,7 @@ std::vector<Game> generate_games(const GenerateOptions& options) {
   check_options(options);
   std::vector<Game> games(options.games);
   const std::size_t n = games.size();
-  unsigned threads = options.threads > 0 ? static_cast<unsigned>(options.threads) : std::thread::hardware_concurrency();
+  auto threads = static_cast<unsigned>(resolve_threads(options.threads));
   threads = static_cast<unsigned>(std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(n, 1)));
 
   // Games are claimed in chunks from a shared counter; each lands in its own slot, so the

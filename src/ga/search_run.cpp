@@ -274,12 +274,13 @@ std::vector<MemoryPart> search_memory_estimate(const SearchConfig& c, const Sear
   parts.push_back({fmt::format("training jobs of a generation ({} x {} B)", individuals,
                                sizeof(ntuple::Geometry) + sizeof(TrainJob) + sizeof(TrainResult)),
                    individuals * static_cast<double>(sizeof(ntuple::Geometry) + sizeof(TrainJob) + sizeof(TrainResult))});
-  if (o.backend == "cpu") {
+  if (o.backend != "cuda") {  // "auto" may fall back to the CPU: count its parts too
     parts.push_back({fmt::format("weight tables ({} threads x {})", threads, format_bytes(weights)), threads * weights});
     parts.push_back({fmt::format("mini-batch scratch ({} threads x {} samples x {} indices x 4 B)", threads,
                                  c.train.batch_size, stride),
                      threads * std::max(4.0, static_cast<double>(c.train.batch_size)) * stride * 4});
-  } else {
+  }
+  if (o.backend != "cpu") {
     // Device memory is planned by the backend; its host side orders every job's epochs.
     parts.push_back({fmt::format("sample orders ({} jobs x {} epochs x 4 B)", individuals, c.train.epochs),
                      individuals * c.train.epochs * 4});

@@ -3,8 +3,8 @@
 // while commands with ids 1, 2, ... wait for their answers through scan_gtp_response, exactly
 // as GtpClient::send does; each answer goes through the parsers a match applies to a genmove
 // answer (Othello vertex, Hex cell). Besides crashes and escaping exceptions, the target
-// checks what the parser promises: an answer is removed from the buffer, carries this id or
-// none, and has no trailing blanks.
+// checks what the parser promises: an answer or a stale response is removed from the buffer,
+// and an answer has no trailing blanks.
 #include <cstdlib>
 #include <string>
 #include "fuzz_support.hpp"

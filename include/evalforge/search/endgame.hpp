@@ -139,6 +139,14 @@ concept OrderingEvaluator = requires(const T& t, u64 P, u64 O) {
   { t.value(P, O) } -> std::convertible_to<int>;
   { T::kEnabled } -> std::convertible_to<bool>;
 };
+// An evaluator's value clamped to +-kScoreLimit discs: whatever it returns, the arithmetic of
+// the keys and of the passes stays far from overflow.
+template <class Order>
+EF_HD_INLINE int order_value(const Order& order, u64 P, u64 O) {
+  constexpr int kLimit = 65 * kOrderUnit;  // kScoreLimit discs
+  const int v = order.value(P, O);
+  return v > kLimit ? kLimit : (v < -kLimit ? -kLimit : v);
+}
 
 // Where the evaluation orders moves, and how much it weighs (enter()). Measured on FFO #20-#39
 // with the built-in network (bench/solve_bench, docs/search.md): below ~15 empties an
@@ -292,7 +300,7 @@ EF_HD_INLINE void parity_order(u64 empties, int* out) {
 template <int D, class Order>
 EF_HD_INLINE int shallow_value(u64 P, u64 O, int alpha, int beta, const Order& order) {
   if constexpr (D == 0) {
-    return order.value(P, O);
+    return order_value(order, P, O);
   } else {
     u64 moves = othello::legal_moves(P, O);
     if (!moves) {
@@ -362,7 +370,7 @@ EF_HD_INLINE bool enter(Frame<kMaxEmpties>& f, u64 P, u64 O, int alpha, int beta
   if constexpr (Order::kEnabled) {
     // An ordering pass (horizon > 0): the evaluation stands in for the search below the horizon.
     if (horizon > 0 && !root && empties <= horizon) {
-      int v = order->value(P, O);
+      int v = order_value(*order, P, O);
       v = (v >= 0 ? v + kOrderUnit / 2 : v - kOrderUnit / 2) / kOrderUnit;
       v = v > 64 ? 64 : (v < -64 ? -64 : v);
       leaf_value = f.passed ? -v : v;
@@ -442,7 +450,7 @@ EF_HD_INLINE bool enter(Frame<kMaxEmpties>& f, u64 P, u64 O, int alpha, int beta
         const int inf = kScoreLimit * kOrderUnit;
         key += kEvalWeight * shallow_value<kShallowDepth>(cp, co, -inf, inf, *order) / kOrderUnit;
       } else if (order && empties >= kEvalOrderEmpties) {
-        key += kEvalWeight * order->value(cp, co) / kOrderUnit;
+        key += kEvalWeight * order_value(*order, cp, co) / kOrderUnit;
       }
     }
     int i = f.count++;
