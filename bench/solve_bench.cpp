@@ -92,8 +92,7 @@ void solve_positions(benchmark::State& state, const std::vector<data::ObfPositio
     for (const data::ObfPosition& pos : positions) {
       const othello::Board b = othello::Board::from_colors(pos.black, pos.white, pos.side);
       const double t0 = thread_cpu_seconds();
-      const search::SolveResult r = order ? search::solve_endgame(b.player, b.opponent, -64, 64, &table().view, order)
-                                          : search::solve_endgame(b.player, b.opponent, -64, 64, &table().view);
+      const search::SolveResult r = search::solve_endgame(b.player, b.opponent, -64, 64, &table().view, order);
       seconds += thread_cpu_seconds() - t0;
       if (r.score != pos.best_score()) {
         state.SkipWithError("score differs from the file");

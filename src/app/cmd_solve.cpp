@@ -15,7 +15,9 @@
 #include <cmath>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -29,8 +31,6 @@
 #include "evalforge/core/error.hpp"
 #include "evalforge/games/squares.hpp"
 #include "evalforge/search/endgame.hpp"
-#include <filesystem>
-#include <optional>
 
 namespace ef::app {
 
@@ -83,8 +83,6 @@ std::unique_ptr<Ordering> load_ordering(const std::string& spec) {
   return o;
 }
 
-
-
 struct Solved {
   bool skipped = true;
   int empties = 0;
@@ -121,9 +119,7 @@ void run_solve(const SolveArgs& args) {
       if (out.empties > args.empties_limit) continue;
       const auto t0 = std::chrono::steady_clock::now();
       const double c0 = thread_cpu_seconds();
-      search::endgame::HashTable* t = entries.empty() ? nullptr : &table;
-      out.result = order ? search::solve_endgame(board.player, board.opponent, -64, 64, t, order)
-                         : search::solve_endgame(board.player, board.opponent, -64, 64, t);
+      out.result = search::solve_endgame(board.player, board.opponent, -64, 64, entries.empty() ? nullptr : &table, order);
       out.cpu_seconds = thread_cpu_seconds() - c0;
       out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       out.skipped = false;

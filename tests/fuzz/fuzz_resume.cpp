@@ -58,6 +58,15 @@ fs::path write(const fs::path& file, const std::string& text) {
   return file;
 }
 
+// The options of a template's resume: one thread, validate and return (check_only).
+template <class Options>
+Options checking() {
+  Options o;
+  o.threads = 1;
+  o.check_only = true;
+  return o;
+}
+
 constexpr const char* kRootPlaceholder = "@TEMPLATES@";
 const fs::path& templates_root() {
   static const fs::path root = fuzz::work_dir() / "templates";
@@ -83,19 +92,10 @@ void make_templates() {
     ga::SearchRunOptions o;
     o.threads = 1;
     ga::run_search(ga::load_search_config(cfg.string()), root / "search", o);
-    templates.push_back({"search", root / "search", [](const fs::path& d) {
-                           ga::SearchRunOptions r;
-                           r.threads = 1;
-                           r.check_only = true;
-                           ga::resume_search(d, r);
-                         }});
+    templates.push_back({"search", root / "search",
+                         [](const fs::path& d) { ga::resume_search(d, checking<ga::SearchRunOptions>()); }});
   }
-  auto evolve_resume = [](const fs::path& d) {
-    ga::EvolveRunOptions r;
-    r.threads = 1;
-    r.check_only = true;
-    ga::resume_evolve(d, r);
-  };
+  auto evolve_resume = [](const fs::path& d) { ga::resume_evolve(d, checking<ga::EvolveRunOptions>()); };
   {  // Elo GA: 3 members, 2 generations, with a yardstick
     const fs::path cfg = write(root / "elo.toml",
                                "[evolve]\nkind = \"elo-othello\"\ngenerations = 2\n[population]\nsize = 3\n"
@@ -121,12 +121,8 @@ void make_templates() {
     play::TournamentRunOptions o;
     o.threads = 1;
     play::run_tournament(root / "tournament", cfg.string(), o);
-    templates.push_back({"tournament", root / "tournament", [](const fs::path& d) {
-                           play::TournamentRunOptions r;
-                           r.threads = 1;
-                           r.check_only = true;
-                           play::run_tournament(d, "", r);
-                         }});
+    templates.push_back({"tournament", root / "tournament",
+                         [](const fs::path& d) { play::run_tournament(d, "", checking<play::TournamentRunOptions>()); }});
   }
   {  // match: 2 rounds of 4 games from move 50, small shapes, a checkpoint every round
     write(root / "small.json", R"({"name": "small", "tuples": [["a1","b1","c1"], ["b2","c3"]]})");
@@ -138,12 +134,8 @@ void make_templates() {
     play::MatchRunOptions o;
     o.threads = 1;
     play::run_match(root / "match", cfg.string(), o);
-    templates.push_back({"match", root / "match", [](const fs::path& d) {
-                           play::MatchRunOptions r;
-                           r.threads = 1;
-                           r.check_only = true;
-                           play::run_match(d, "", r);
-                         }});
+    templates.push_back({"match", root / "match",
+                         [](const fs::path& d) { play::run_match(d, "", checking<play::MatchRunOptions>()); }});
   }
   {  // hex match: 4 games on 3x3
     play::HexMatchConfig c;
@@ -154,12 +146,8 @@ void make_templates() {
     play::HexMatchRunOptions o;
     o.threads = 1;
     play::run_hex_match(root / "hex-match", &c, o);
-    templates.push_back({"hex-match", root / "hex-match", [](const fs::path& d) {
-                           play::HexMatchRunOptions r;
-                           r.threads = 1;
-                           r.check_only = true;
-                           play::run_hex_match(d, nullptr, r);
-                         }});
+    templates.push_back({"hex-match", root / "hex-match",
+                         [](const fs::path& d) { play::run_hex_match(d, nullptr, checking<play::HexMatchRunOptions>()); }});
   }
   {  // hex tune: 4 individuals, 2 generations of 2 games on 3x3
     ga::HexTuneConfig c;
@@ -173,12 +161,8 @@ void make_templates() {
     ga::HexTuneOptions o;
     o.threads = 1;
     ga::run_hex_tune(root / "hex-tune", &c, o);
-    templates.push_back({"hex-tune", root / "hex-tune", [](const fs::path& d) {
-                           ga::HexTuneOptions r;
-                           r.threads = 1;
-                           r.check_only = true;
-                           ga::run_hex_tune(d, nullptr, r);
-                         }});
+    templates.push_back({"hex-tune", root / "hex-tune",
+                         [](const fs::path& d) { ga::run_hex_tune(d, nullptr, checking<ga::HexTuneOptions>()); }});
   }
   for (std::size_t t = 0; t < templates.size(); ++t) {
     std::vector<std::string> files;
