@@ -3,8 +3,8 @@
 # CUDA targets are built too when nvcc is on the PATH (or in /usr/local/cuda/bin).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-packages=(g++ cmake ninja-build python3 libfmt-dev libcli11-dev libtomlplusplus-dev librandom123-dev
-          nlohmann-json3-dev zlib1g-dev libgtest-dev libbenchmark-dev gnuplot-nox)
+packages=(g++ cmake ninja-build pkg-config python3 libfmt-dev libcli11-dev libtomlplusplus-dev librandom123-dev
+          nlohmann-json3-dev zlib1g-dev libcurl4-openssl-dev libssl-dev libzip-dev ca-certificates libgtest-dev libbenchmark-dev gnuplot-nox)
 missing=()
 # EF_EXTRA_PACKAGES: more Debian packages to install the same way (CI adds the sanitizer toolchain).
 read -r -a extra <<< "${EF_EXTRA_PACKAGES:-}"

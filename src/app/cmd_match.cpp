@@ -10,6 +10,7 @@
 #include "ga/ratings.hpp"
 #include "play/match.hpp"
 #include "core/files.hpp"
+#include "data/datasets.hpp"
 #include "data/games.hpp"
 #include "evalforge/core/rng.hpp"
 #include "play/agent_file.hpp"
@@ -55,7 +56,7 @@ void run_external(const MatchArgs& a) {
   o.seed = a.seed;
   if (!a.openings_data.empty()) {
     const data::GameDatabase db =
-        data::load_games(std::vector<std::filesystem::path>(a.openings_data.begin(), a.openings_data.end()));
+        data::load_games(data::resolve_data_specs(a.openings_data));
     std::vector<const data::Game*> long_enough;
     for (const auto& g : db.games)
       if (static_cast<int>(g.moves.size()) > a.opening_moves) long_enough.push_back(&g);

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <ctime>
 #include "app/commands.hpp"
+#include "data/datasets.hpp"
 #include "core/run_dir.hpp"
 #include "evalforge/core/error.hpp"
 #include "ga/search_run.hpp"
@@ -43,6 +44,8 @@ void run(const SearchArgs& a) {
     ga::SearchConfig c = ga::load_search_config(a.config);
     if (!a.data.empty()) c.data_files = a.data;
     if (c.data_files.empty()) fail("search: no data (give --data FILE or [data] files in {})", a.config);
+    // Data-set names (logbook, wthor:1990-2015) become the cached files; the run keeps the paths.
+    c.data_files = data::expand_dataset_names(c.data_files);
     if (a.generations > 0) c.generations = a.generations;
     dir = a.out.empty() ? fmt::format("runs/search-{:%Y%m%d-%H%M%S}", fmt::localtime(std::time(nullptr))) : a.out;
     o.resume_hint = fmt::format("evalforge search --resume {}", dir);

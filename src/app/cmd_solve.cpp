@@ -27,6 +27,7 @@
 #include "backend_cpu/network_eval.hpp"
 #include "play/agent_file.hpp"
 #include "evalforge/core/parallel.hpp"
+#include "data/datasets.hpp"
 #include "data/games.hpp"
 #include "evalforge/core/error.hpp"
 #include "evalforge/games/squares.hpp"
@@ -99,7 +100,9 @@ std::string move_name(int move) {
 double per_second(double count, double seconds) { return seconds > 0 ? count / seconds : 0.0; }
 
 void run_solve(const SolveArgs& args) {
-  const std::vector<data::ObfPosition> positions = data::read_obf(args.file);  // throws file:line: what
+  // `ffo` names the FFO test positions (fetched into the cache when missing, data/datasets.hpp).
+  const std::filesystem::path file = data::resolve_data_specs({args.file}).front();
+  const std::vector<data::ObfPosition> positions = data::read_obf(file);  // throws file:line: what
   if (positions.empty()) fail("{}: no positions (obf lines: 64 squares, side to move, move:score entries)", args.file);
 
   const std::unique_ptr<Ordering> ordering = load_ordering(args.ordering);
@@ -194,7 +197,8 @@ void run_solve(const SolveArgs& args) {
 void register_solve(CLI::App& app) {
   auto args = std::make_shared<SolveArgs>();
   CLI::App* cmd = app.add_subcommand("solve", "Solve Othello endgame positions (obf file) exactly: score, best move, nodes");
-  cmd->add_option("file", args->file, "obf file: one position a line, '<64 squares> <X|O>; move:score; ...'")
+  cmd->add_option("file", args->file, "obf file: one position a line, '<64 squares> <X|O>; move:score; ...'; or ffo (FFO #20-#39, "
+                 "data fetch)")
       ->required();
   cmd->add_option("--threads", args->threads, "Positions solved in parallel (0: all cores); results do not depend on it")
       ->check(CLI::Range(0, 4096))

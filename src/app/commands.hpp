@@ -12,6 +12,8 @@ void register_perft(CLI::App& app);
 void register_data(CLI::App& app);
 // Adds `data generate` to the `data` subcommand: call after register_data().
 void register_data_generate(CLI::App& app);
+// Adds `data fetch` to the `data` subcommand: call after register_data().
+void register_data_fetch(CLI::App& app);
 void register_score(CLI::App& app);
 void register_search(CLI::App& app);
 void register_report(CLI::App& app);

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <exception>
 #include "app/commands.hpp"
+#include "data/datasets.hpp"
 #include "evalforge/core/error.hpp"
 
 int main(int argc, char** argv) {
@@ -12,6 +13,7 @@ int main(int argc, char** argv) {
   ef::app::register_perft(app);
   ef::app::register_data(app);
   ef::app::register_data_generate(app);
+  ef::app::register_data_fetch(app);
   ef::app::register_score(app);
   ef::app::register_search(app);
   ef::app::register_report(app);
@@ -24,6 +26,8 @@ int main(int argc, char** argv) {
   ef::app::register_evolve(app);
   ef::app::register_tictactoe(app);
   ef::app::register_hex(app);
+  // "fetching ..." when a command resolves a data-set name (data/datasets.hpp) goes to stderr.
+  ef::data::set_fetch_notes([](const std::string& line) { fmt::print(stderr, "{}\n", line); });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

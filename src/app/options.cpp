@@ -109,7 +109,7 @@ void add_train_options(CLI::App& cmd, TrainArgs& a) {
 
 data::GameDatabase load_data_files(const std::vector<std::string>& files, const data::ReadOptions& options,
                                    bool report) {
-  std::vector<std::filesystem::path> paths(files.begin(), files.end());
+  const std::vector<std::filesystem::path> paths = data::resolve_data_specs(files);
   data::GameDatabase db = data::load_games(paths, options);
   // Damaged files first (accepted with --accept-damaged): they lose games, bad records only one.
   for (const std::string& e : db.read_errors)

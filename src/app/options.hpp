@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include "data/datasets.hpp"
 #include "data/games.hpp"
 #include "data/positions.hpp"
 #include "evalforge/backend.hpp"
@@ -27,6 +28,7 @@ struct TrainArgs {
 void add_train_options(CLI::App& cmd, TrainArgs& args);
 TrainParams read_train_table(const std::string& file);  // the [training] table of a TOML config
 
+// `files`: paths or data-set names (fetched into the cache when missing).
 data::GameDatabase load_data_files(const std::vector<std::string>& files, const data::ReadOptions& options,
                                    bool report);
 

@@ -12,6 +12,7 @@
 #include "core/memory_check.hpp"
 #include "core/run_dir.hpp"
 #include "core/toml_reader.hpp"
+#include "data/datasets.hpp"
 #include "data/games.hpp"
 #include "eval/shape.hpp"
 #include "evalforge/core/error.hpp"
@@ -314,6 +315,9 @@ MatchConfig load_match_config(const std::string& file) {
     fail("{}: match.games x match.replicates is over 2^32 games", file);
   if (static_cast<u64>(c.games_per_round) * c.replicates > (u64{1} << 24))
     fail("{}: match.games_per_round x match.replicates is over 2^24 games a round", file);
+  // Last, once the config is known to be valid: data-set names (logbook, wthor:1990-2015) become
+  // their cached files, fetched when missing.
+  c.data_files = data::expand_dataset_names(c.data_files);
   return c;
 }
 

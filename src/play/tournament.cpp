@@ -13,6 +13,7 @@
 #include "core/memory_check.hpp"
 #include "core/run_dir.hpp"
 #include "core/toml_reader.hpp"
+#include "data/datasets.hpp"
 #include "data/games.hpp"
 #include "evalforge/core/error.hpp"
 #include "evalforge/core/rng.hpp"
@@ -253,6 +254,9 @@ TournamentConfig load_tournament_config(const std::string& file, const std::vect
     fail("{}: {} pairings x {} openings x 2 is {} games, more than game ids can number; use fewer openings", file,
          c.pairings().size(), c.openings, games);
   c.source_file = file;
+  // Last, once the config is known to be valid: data-set names (logbook, wthor:1990-2015) become
+  // their cached files, fetched when missing.
+  c.data_files = data::expand_dataset_names(c.data_files);
   return c;
 }
 

@@ -1,0 +1,379 @@
+#include "data/datasets.hpp"
+#include <fmt/format.h>
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <system_error>
+#include "core/files.hpp"
+#include "core/toml_reader.hpp"
+#include "data/download.hpp"
+#include "evalforge/core/error.hpp"
+
+namespace ef::data {
+namespace fs = std::filesystem;
+
+namespace {
+
+// datasets/SHA256SUMS, embedded at build time (CMake writes it into this include).
+constexpr const char* kChecksums =
+#include "dataset_checksums.inc"
+    ;
+
+// The publishers' locations (docs/data.md, "Where the data comes from"). The logbook's is the
+// copy, pinned to one commit, that the checksum list was made from.
+constexpr const char* kLogbookUrl =
+    "https://raw.githubusercontent.com/qiyiping/othello/74bbe760eefdacf3a04ad14ff75bd2cdeb451c29/database/"
+    "skatgame/logbook.gam.gz";
+constexpr const char* kWthorBase = "https://www.ffothello.org/wthor/base/";
+constexpr const char* kFfoBase = "https://raw.githubusercontent.com/abulmo/edax-reversi/master/problem/";
+
+std::string default_url(const std::string& folder, const std::string& name) {
+  if (folder == "logbook") return kLogbookUrl;
+  if (folder == "wthor") return kWthorBase + name;
+  if (folder == "ffo") return kFfoBase + name;
+  fail("datasets/SHA256SUMS: no source known for folder {}", folder);
+}
+
+std::vector<DatasetFile> parse_catalog() {
+  std::vector<DatasetFile> files;
+  std::istringstream in(kChecksums);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto space = line.find("  ");
+    const auto slash = line.find('/', space);
+    if (space != 64 || slash == std::string::npos) fail("datasets/SHA256SUMS: malformed line '{}'", line);
+    DatasetFile f;
+    f.sha256 = line.substr(0, 64);
+    f.folder = line.substr(space + 2, slash - space - 2);
+    f.name = line.substr(slash + 1);
+    f.default_url = default_url(f.folder, f.name);
+    f.game_file = !(f.folder == "wthor" && f.name.rfind("WTHOR.", 0) == 0);
+    files.push_back(std::move(f));
+  }
+  return files;
+}
+
+const DatasetFile* find_file(const std::string& folder, const std::string& name) {
+  for (const DatasetFile& f : dataset_catalog())
+    if (f.folder == folder && f.name == name) return &f;
+  return nullptr;
+}
+
+std::pair<int, int> wthor_years() {
+  int first = 9999, last = 0;
+  for (const DatasetFile& f : dataset_catalog())
+    if (f.folder == "wthor" && f.game_file) {
+      const int year = std::atoi(f.name.substr(4, 4).c_str());
+      first = std::min(first, year);
+      last = std::max(last, year);
+    }
+  return {first, last};
+}
+
+std::string known_names() {
+  const auto [first, last] = wthor_years();
+  return fmt::format("logbook, ffo, wthor (all of {}-{}), wthor:YEAR, wthor:FIRST-LAST, and lists like "
+                     "wthor:1980-1989,2001",
+                     first, last);
+}
+
+int parse_year(const std::string& spec, const std::string& text) {
+  if (text.size() != 4 || !std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+    fail("{}: '{}' is not a year (expected 4 digits; data-set names: {})", spec, text, known_names());
+  return std::atoi(text.c_str());
+}
+
+std::string stamp_line(const fs::path& file, const std::string& sha) {
+  std::error_code ec;
+  const auto size = fs::file_size(file, ec);
+  const auto time = fs::last_write_time(file, ec).time_since_epoch().count();
+  return fmt::format("{} {} {}\n", sha, size, time);
+}
+
+fs::path stamp_path(const fs::path& stored) { return stored.string() + ".sha256"; }
+
+std::string served_name(const std::string& url) {
+  const auto end = url.find_first_of("?#");
+  const std::string path = url.substr(0, end);
+  const auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+void say(const FetchSettings& s, const std::string& line) {
+  if (s.say) s.say(line);
+}
+
+std::string home_relative(const char* xdg_variable, const char* fallback) {
+  const char* xdg = std::getenv(xdg_variable);
+  if (xdg && *xdg && fs::path(xdg).is_absolute()) return (fs::path(xdg) / "evalforge").string();
+  const char* home = std::getenv("HOME");
+  if (home && *home) return (fs::path(home) / fallback / "evalforge").string();
+  return {};
+}
+
+}  // namespace
+
+const std::vector<DatasetFile>& dataset_catalog() {
+  static const std::vector<DatasetFile> catalog = parse_catalog();
+  return catalog;
+}
+
+bool looks_like_dataset_name(const std::string& text) {
+  return text == "logbook" || text == "ffo" || text == "wthor" || text.rfind("wthor:", 0) == 0;
+}
+
+const DatasetFile* catalog_file(const std::string& name) {
+  for (const DatasetFile& f : dataset_catalog())
+    if (f.name == name || f.key() == name) return &f;
+  return nullptr;
+}
+
+std::vector<DatasetFile> dataset_files(const std::string& name) {
+  std::vector<DatasetFile> out;
+  const auto folder_files = [&](const std::string& folder) {
+    for (const DatasetFile& f : dataset_catalog())
+      if (f.folder == folder) out.push_back(f);
+  };
+  if (name == "logbook" || name == "ffo") {
+    folder_files(name);
+    return out;
+  }
+  if (name == "wthor") {
+    folder_files("wthor");
+    return out;
+  }
+  if (name.rfind("wthor:", 0) != 0) fail("'{}' is not a data-set name (known: {})", name, known_names());
+  const auto [first_known, last_known] = wthor_years();
+  std::set<int> years;
+  std::string list = name.substr(6);
+  if (list.empty()) fail("{}: no years after 'wthor:' (e.g. wthor:2015 or wthor:1990-2015)", name);
+  std::istringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const auto dash = item.find('-');
+    const int first = parse_year(name, item.substr(0, dash));
+    const int last = dash == std::string::npos ? first : parse_year(name, item.substr(dash + 1));
+    if (last < first) fail("{}: {} ends before it starts", name, item);
+    if (first < first_known || last > last_known)
+      fail("{}: the checksum list holds WTHOR years {}-{} only; for other years download the files and give "
+           "their paths",
+           name, first_known, last_known);
+    for (int y = first; y <= last; ++y) years.insert(y);
+  }
+  for (const char* names_file : {"WTHOR.JOU", "WTHOR.TRN"})
+    if (const DatasetFile* f = find_file("wthor", names_file)) out.push_back(*f);
+  for (int y : years) {
+    const DatasetFile* f = find_file("wthor", fmt::format("WTH_{}.wtb", y));
+    if (!f) fail("{}: WTH_{}.wtb is not in the checksum list", name, y);
+    out.push_back(*f);
+  }
+  return out;
+}
+
+FetchSettings FetchSettings::from_environment() {
+  FetchSettings s;
+  std::string file;
+  if (const char* e = std::getenv("EF_DATASETS_CONFIG"); e && *e) {
+    file = e;
+    if (!fs::is_regular_file(file)) fail("EF_DATASETS_CONFIG: {}: no such file", file);
+  } else if (const std::string dir = home_relative("XDG_CONFIG_HOME", ".config"); !dir.empty()) {
+    std::error_code ec;
+    if (fs::is_regular_file(fs::path(dir) / "datasets.toml", ec)) file = (fs::path(dir) / "datasets.toml").string();
+  }
+  if (!file.empty()) {
+    const toml::table root = parse_toml_file(file);
+    TableReader top(root, file, "");
+    top.allow({"fetch", "urls"});
+    if (const toml::node* n = root.get("fetch")) {
+      const toml::table* t = n->as_table();
+      if (!t) fail("{}: fetch: expected a table", file);
+      TableReader r(*t, file, "fetch");
+      r.allow({"cache", "offline", "mirror", "stall_seconds", "verify"});
+      std::string cache;
+      r.text("cache", cache);
+      if (!cache.empty()) s.cache_root = cache;
+      r.boolean("offline", s.offline);
+      r.text("mirror", s.mirror);
+      r.integer("stall_seconds", s.stall_seconds, 1, 86400);
+      r.boolean("verify", s.verify);
+    }
+    if (const toml::node* n = root.get("urls")) {
+      const toml::table* t = n->as_table();
+      if (!t) fail("{}: urls: expected a table of file name = URL", file);
+      for (const auto& [key, value] : *t) {
+        const std::string k(key.str());
+        const auto* url = value.as_string();
+        if (!url) fail("{}: urls.{}: expected a URL string", file, k);
+        bool known = false;
+        for (const DatasetFile& f : dataset_catalog()) known = known || f.name == k || f.folder == k;
+        if (!known) fail("{}: urls.{}: not a file of the data sets (e.g. logbook.gam, WTH_2015.wtb)", file, k);
+        s.urls[k] = url->get();
+      }
+    }
+  }
+  if (const char* e = std::getenv("EF_DATA_CACHE"); e && *e) s.cache_root = e;
+  if (const char* e = std::getenv("EF_DATA_MIRROR"); e && *e) s.mirror = e;
+  if (const char* e = std::getenv("EF_OFFLINE"); e && *e && std::string(e) != "0") s.offline = true;
+  return s;
+}
+
+fs::path FetchSettings::datasets_dir() const {
+  fs::path root = cache_root;
+  if (root.empty()) root = home_relative("XDG_CACHE_HOME", ".cache");
+  if (root.empty()) fail("no cache folder for data sets: set XDG_CACHE_HOME or HOME, or give --cache / EF_DATA_CACHE");
+  return root / "datasets";
+}
+
+fs::path stored_path(const DatasetFile& file, const FetchSettings& settings) {
+  return settings.datasets_dir() / file.folder / file.name;
+}
+
+std::string source_url(const DatasetFile& file, const FetchSettings& settings) {
+  if (auto it = settings.urls.find(file.name); it != settings.urls.end()) return it->second;
+  // A set's folder name ("logbook") stands for its file when the set has only one.
+  if (auto it = settings.urls.find(file.folder); it != settings.urls.end()) {
+    std::size_t in_folder = 0;
+    for (const DatasetFile& f : dataset_catalog()) in_folder += f.folder == file.folder;
+    if (in_folder == 1) return it->second;
+  }
+  if (!settings.mirror.empty()) {
+    std::string base = settings.mirror;
+    if (base.back() != '/') base += '/';
+    return base + served_name(file.default_url);
+  }
+  return file.default_url;
+}
+
+FetchOutcome fetch_file(const DatasetFile& file, const FetchSettings& settings) {
+  const fs::path stored = stored_path(file, settings);
+  const fs::path stamp = stamp_path(stored);
+  std::error_code ec;
+  if (fs::is_regular_file(stored, ec)) {
+    if (fs::is_regular_file(stamp, ec)) {
+      std::ifstream in(stamp);
+      std::string recorded((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (recorded == stamp_line(stored, file.sha256)) return FetchOutcome::kCached;
+    }
+    // Placed by hand, or changed since it was checked: check it (once).
+    const fs::path unpacked = stored.string() + ".unpacked";
+    unpack_download(stored, unpacked, file.name);  // a gzip or zip placed under the file's name
+    const std::string sha = sha256_file(unpacked);
+    if (sha != file.sha256) {
+      fs::remove(unpacked, ec);
+      if (settings.verify)
+        fail("{}: SHA-256 {} but the checksum list says {} for {}: not the expected file (delete it to fetch again, "
+             "or --no-verify to use it anyway)",
+             stored.string(), sha, file.sha256, file.key());
+      say(settings, fmt::format("warning: {}: SHA-256 {} differs from the checksum list ({}); used as it is (--no-verify)",
+                                stored.string(), sha, file.sha256));
+      return FetchOutcome::kUnverified;
+    }
+    fs::rename(unpacked, stored);
+    write_atomically(stamp, stamp_line(stored, sha));
+    return FetchOutcome::kCached;
+  }
+
+  const std::string url = source_url(file, settings);
+  if (settings.offline)
+    fail("{} is not in the cache, and fetching is off (--offline, EF_OFFLINE or offline = true): download {} and "
+         "place it, as served or unpacked, at {} -- or give a local copy: evalforge data fetch {} --url "
+         "file:///path/to/{}",
+         file.key(), url, stored.string(), file.name, served_name(url));
+
+  const fs::path part = stored.parent_path() / ".downloads" / (file.name + ".part");
+  say(settings, fmt::format("fetching {} from {}", file.key(), url));
+  DownloadOptions options;
+  options.stall_seconds = settings.stall_seconds;
+  options.should_stop = settings.should_stop;
+  if (settings.say)
+    options.progress = [&](std::uint64_t done, std::uint64_t total) {
+      if (total) settings.say(fmt::format("  {}: {:.1f} of {:.1f} MB", file.name, done / 1e6, total / 1e6));
+      else settings.say(fmt::format("  {}: {:.1f} MB", file.name, done / 1e6));
+    };
+  download_file(url, part, options);
+  const fs::path unverified = stored.string() + ".unverified";
+  try {
+    unpack_download(part, unverified, file.name);
+  } catch (const Error&) {
+    fs::remove(part, ec);  // damaged as served: a resume would only append to it
+    throw;
+  }
+  const std::string sha = sha256_file(unverified);
+  FetchOutcome outcome = FetchOutcome::kFetched;
+  if (sha != file.sha256) {
+    if (settings.verify) {
+      fs::remove(unverified, ec);
+      fs::remove(part, ec);
+      fail("{}: SHA-256 of the content is {}, but the checksum list says {} for {}: a damaged transfer, or a "
+           "different version of the file on the server (nothing was kept; --no-verify keeps it anyway)",
+           url, sha, file.sha256, file.key());
+    }
+    say(settings, fmt::format("warning: {}: SHA-256 {} differs from the checksum list ({}); kept (--no-verify)", url,
+                              sha, file.sha256));
+    outcome = FetchOutcome::kUnverified;
+  }
+  fs::rename(unverified, stored);
+  if (outcome == FetchOutcome::kFetched) write_atomically(stamp, stamp_line(stored, sha));
+  fs::remove(part, ec);
+  return outcome;
+}
+
+std::vector<fs::path> resolve_data_specs(const std::vector<std::string>& specs, const FetchSettings& settings) {
+  std::vector<fs::path> out;
+  for (const std::string& spec : specs) {
+    std::error_code ec;
+    if (fs::exists(spec, ec) || !looks_like_dataset_name(spec)) {
+      if (!fs::exists(spec, ec))
+        fail("{}: no such file, and not a data-set name (data-set names: {})", spec, known_names());
+      out.emplace_back(spec);
+      continue;
+    }
+    for (const DatasetFile& f : dataset_files(spec)) {
+      fetch_file(f, settings);
+      if (f.game_file) out.push_back(stored_path(f, settings));
+    }
+  }
+  return out;
+}
+
+namespace {
+std::function<void(const std::string&)>& fetch_notes() {
+  static std::function<void(const std::string&)> say;
+  return say;
+}
+}  // namespace
+
+void set_fetch_notes(std::function<void(const std::string&)> say) { fetch_notes() = std::move(say); }
+
+std::vector<fs::path> resolve_data_specs(const std::vector<std::string>& specs) {
+  bool any_name = false;
+  for (const std::string& spec : specs) {
+    std::error_code ec;
+    any_name = any_name || (!fs::exists(spec, ec) && looks_like_dataset_name(spec));
+  }
+  if (!any_name) return resolve_data_specs(specs, FetchSettings{});  // no settings file read for plain paths
+  FetchSettings settings = FetchSettings::from_environment();
+  settings.say = [](const std::string& line) {
+    if (fetch_notes() && line.rfind("  ", 0) != 0) fetch_notes()(line);  // byte counts only in `data fetch`
+  };
+  return resolve_data_specs(specs, settings);
+}
+
+std::vector<std::string> expand_dataset_names(const std::vector<std::string>& specs) {
+  std::vector<std::string> out;
+  for (const std::string& spec : specs) {
+    std::error_code ec;
+    if (fs::exists(spec, ec) || !looks_like_dataset_name(spec)) {
+      out.push_back(spec);
+      continue;
+    }
+    for (const fs::path& file : resolve_data_specs({spec})) out.push_back(file.string());
+  }
+  return out;
+}
+
+}  // namespace ef::data

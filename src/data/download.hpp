@@ -1,0 +1,40 @@
+// Fetching one file over HTTP(S) (or file://) with libcurl, resumably, and what a fetched file
+// goes through before it is trusted: unpacking (gzip or zip, recognised by content, as served)
+// and a SHA-256 check. datasets.cpp builds the named data sets on these.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+
+namespace ef::data {
+
+struct DownloadOptions {
+  // No byte received for this long ends the transfer (a stalled server), as does a connection
+  // that cannot be made in this time. The download is kept for a resume.
+  int stall_seconds = 60;
+  // Called with (bytes so far, total bytes or 0 when unknown), at most a few times a second.
+  std::function<void(std::uint64_t, std::uint64_t)> progress;
+  std::function<bool()> should_stop;  // true (e.g. after SIGINT): the transfer ends, resumable
+};
+
+// Downloads `url` into `part`: when `part` exists, asks only for the bytes after it (an HTTP
+// Range request) and appends them; a server that answers with the whole file instead (200
+// rather than 206) has it written from the start. On any failure (HTTP status >= 400, a
+// transfer cut short, a stall, a stop request) throws ef::Error naming the URL and what went
+// wrong, keeping what arrived in `part` so that the next call resumes -- except for an HTTP
+// error, where nothing useful arrived and `part` is left as it was before the call.
+void download_file(const std::string& url, const std::filesystem::path& part, const DownloadOptions& options);
+
+// Lower-case hex SHA-256 of a file's bytes; throws ef::Error naming an unreadable file.
+std::string sha256_file(const std::filesystem::path& file);
+
+// Writes the content of `download` to `target` (atomically: a partial target never exists):
+// a gzip stream is decompressed, a zip archive gives its member named `member` (compared
+// without case; an archive holding a single file gives that file whatever its name), anything
+// else is copied as is. Throws ef::Error naming `download` for a damaged gzip or zip stream or
+// a zip without the member.
+void unpack_download(const std::filesystem::path& download, const std::filesystem::path& target,
+                     const std::string& member);
+
+}  // namespace ef::data
