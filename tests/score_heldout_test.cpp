@@ -41,6 +41,25 @@ std::optional<BoardKey> board_at(const data::Game& game, int move) {
   return BoardKey{board.black(), board.white()};
 }
 
+// The smallest of a board's 8 images by rotation and reflection, built square by square: the
+// key of "the same position up to symmetry" (the n-tuple networks value all 8 images alike).
+BoardKey canonical(const BoardKey& b) {
+  BoardKey least = b;
+  for (int s = 0; s < 8; ++s) {
+    BoardKey image{0, 0};
+    for (int sq = 0; sq < 64; ++sq) {
+      int r = sq / 8, c = sq % 8;
+      if (s & 4) std::swap(r, c);
+      if (s & 1) c = 7 - c;
+      if (s & 2) r = 7 - r;
+      if ((b.first >> sq) & 1) image.first |= u64{1} << (8 * r + c);
+      if ((b.second >> sq) & 1) image.second |= u64{1} << (8 * r + c);
+    }
+    least = std::min(least, image);
+  }
+  return least;
+}
+
 // Labels of each distinct board at `move` (all games' final scores reaching it).
 std::map<BoardKey, std::vector<int>> labels_at(const std::vector<data::Game>& games, int move) {
   std::map<BoardKey, std::vector<int>> m;
@@ -76,6 +95,23 @@ const GameSets& game_sets() {
 
 const std::vector<int> kMoves = {4, 12, 20, 30};
 
+// How many boards of `test` (a board -> labels map; each key once) are, up to symmetry, boards of `train`.
+std::size_t count_seen(const std::map<BoardKey, std::vector<int>>& train, const std::map<BoardKey, std::vector<int>>& test) {
+  std::set<BoardKey> known;
+  for (const auto& [b, labels] : train) known.insert(canonical(b));
+  std::size_t seen = 0;
+  for (const auto& [b, labels] : test) seen += known.count(canonical(b));
+  return seen;
+}
+
+// `game` reflected in the a1-h8 diagonal: the start position maps onto itself, so it is a legal
+// game with the same score whose boards are the reflections of the original's.
+data::Game transposed(const data::Game& game) {
+  data::Game t = game;
+  for (auto& sq : t.moves) sq = static_cast<std::uint8_t>(8 * (sq % 8) + sq / 8);
+  return t;
+}
+
 ScoreOptions held_out_options(const std::vector<data::Game>& test) {
   ScoreOptions o;
   o.moves = kMoves;
@@ -110,7 +146,7 @@ TEST(ScoreHeldOut, TestPositionsAreTheTestGamesAndTheOverlapIsCountedExactly) {
       for (int l : labels) sum += l;
       EXPECT_DOUBLE_EQ(m.split.second.label[i], sum / static_cast<double>(labels.size()));
     }
-    for (const auto& [b, labels] : test) seen += train.count(b);
+    seen = count_seen(train, test);
     EXPECT_EQ(m.test_seen, seen) << "move " << move;
     EXPECT_EQ(m.test_excluded, 0u);
     // The 10 copied games make at least 1 seen board per move (the check can fail).
@@ -131,13 +167,31 @@ TEST(ScoreHeldOut, DuplicatesKeptCountEveryTestGame) {
   for (const auto& game : g.test)
     if (const auto b = board_at(game, move)) test.insert(*b);
   for (const auto& game : g.train)
-    if (const auto b = board_at(game, move)) train.insert(*b);
+    if (const auto b = board_at(game, move)) train.insert(canonical(*b));
   std::size_t seen = 0;
-  for (const auto& b : test) seen += train.count(b);
+  for (const auto& b : test) seen += train.count(canonical(b));
   const MoveSplit m = score_positions_at_move(g.train, move, o);
   EXPECT_EQ(m.split.second.size(), test.size());
   EXPECT_EQ(m.test_seen, seen);
   EXPECT_GE(seen, 10u);  // the copied games at least
+}
+
+TEST(ScoreHeldOut, APositionSeenInAnotherOrientationIsSeen) {
+  // The training games reflected: no board is the same as a training board except by symmetry
+  // (a few are their own reflection), yet every test position has been seen.
+  const GameSets& g = game_sets();
+  std::vector<data::Game> reflected;
+  for (const auto& game : g.train) reflected.push_back(transposed(game));
+  ScoreOptions o = held_out_options(reflected);
+  for (const int move : {12, 30}) {
+    const auto train = labels_at(g.train, move), test = labels_at(reflected, move);
+    std::size_t same_board = 0;
+    for (const auto& [b, labels] : test) same_board += train.count(b);
+    EXPECT_LT(same_board, test.size() / 2) << "move " << move;
+    const MoveSplit m = score_positions_at_move(g.train, move, o);
+    EXPECT_EQ(m.split.second.size(), test.size());
+    EXPECT_EQ(m.test_seen, test.size()) << "move " << move;
+  }
 }
 
 TEST(ScoreHeldOut, ExcludeSeenDropsExactlyTheSeenPositions) {
@@ -146,9 +200,10 @@ TEST(ScoreHeldOut, ExcludeSeenDropsExactlyTheSeenPositions) {
   o.exclude_seen = true;
   for (const int move : kMoves) {
     const auto train = labels_at(g.train, move), test = labels_at(g.test, move);
-    std::set<BoardKey> unseen;
+    std::set<BoardKey> known, unseen;
+    for (const auto& [b, labels] : train) known.insert(canonical(b));
     for (const auto& [b, labels] : test)
-      if (!train.count(b)) unseen.insert(b);
+      if (!known.count(canonical(b))) unseen.insert(b);
     const MoveSplit m = score_positions_at_move(g.train, move, o);
     std::set<BoardKey> kept;
     for (std::size_t i = 0; i < m.split.second.size(); ++i) kept.insert({m.split.second.black[i], m.split.second.white[i]});
@@ -260,8 +315,7 @@ TEST(ScoreHeldOutCommand, JsonAndTableReportTheOverlap) {
   for (std::size_t r = 0; r < 2; ++r) {
     const int move = r == 0 ? 4 : 12;
     const auto train = labels_at(game_sets().train, move), test = labels_at(game_sets().test, move);
-    std::size_t seen = 0;
-    for (const auto& [b, labels] : test) seen += train.count(b);
+    const std::size_t seen = count_seen(train, test);
     EXPECT_EQ(j["rows"][r]["test_positions"], test.size());
     EXPECT_EQ(j["rows"][r]["test_seen"], seen);
     EXPECT_NEAR(j["rows"][r]["test_seen_share"].get<double>(), static_cast<double>(seen) / test.size(), 1e-12);
@@ -346,8 +400,7 @@ TEST(SearchHeldOut, TestFilesRunResumeAndAreValidated) {
   // The island log line counts the held-out test positions and their overlap (recomputed here).
   const std::string log = read(dir / "full" / "log.txt");
   const auto train = labels_at(game_sets().train, 12), test = labels_at(game_sets().test, 12);
-  std::size_t seen = 0;
-  for (const auto& [b, labels] : test) seen += train.count(b);
+  const std::size_t seen = count_seen(train, test);
   EXPECT_NE(log.find(fmt::format("island move 12: {} fitness, {} test positions (held out; {} of them also fitness",
                                  train.size(), test.size(), seen)),
             std::string::npos)

@@ -22,7 +22,7 @@ struct ScoreOptions {
   // still decides the duplicates through `positions`); the test positions are these games' at
   // each move, duplicates treated the same way. Null: the test set is split off the data.
   const std::vector<data::Game>* test_games = nullptr;
-  bool exclude_seen = false;        // with test games: drop test positions that are fitness positions
+  bool exclude_seen = false;        // with test games: drop test positions seen in fitness (data::boards_seen)
   TrainParams train;
   bool record_curves = false;       // training loss per epoch in each cell
   bool return_weights = false;      // keep each cell's trained weights (to write agents)
@@ -37,7 +37,7 @@ struct ScoreCell {
 struct ScoreRow {
   int move = 0;
   std::size_t fitness_positions = 0, test_positions = 0;
-  std::size_t test_seen = 0;      // test positions whose board is also a fitness position's (before exclusion)
+  std::size_t test_seen = 0;      // test positions that are fitness positions up to symmetry (before exclusion)
   std::size_t test_excluded = 0;  // of those, dropped by exclude_seen (test_positions counts the rest)
   double constant_mse = 0;     // predict the fitness-set mean label
   double irreducible_mse = 0;  // predict each distinct test board's own mean label
