@@ -551,6 +551,10 @@ TEST(ScorePhases, WritesOneAgentThatUsesThePapersShapeAtEachMoveAndPlays) {
   // It plays: league games against the benchmark player.
   const auto [rc3, out3] = test::run_command(bin() + " league --threads 2 --games 4 --agent " + agent_file.string() + " 2>&1");
   EXPECT_EQ(rc3, 0) << out3;
+  // --json records the phases used.
+  const auto [rc5, out5] = run_score_command(common + " --phases paper --json --save-agents " + (dir / "json").string());
+  ASSERT_EQ(rc5, 0) << out5;
+  EXPECT_EQ(nlohmann::json::parse(out5)["phases"].dump(), "[[32,30],[36,34],[40,38],[44,42],[60,46]]");
   // An explicit list that differs from the paper's maps differently.
   const auto [rc4, out4] = run_score_command(common + " --phases 40:18,60:46 --save-agents " + (dir / "two").string());
   ASSERT_EQ(rc4, 0) << out4;

@@ -206,6 +206,7 @@ void run_score(const ScoreArgs& a) {
     j["split"] = a.split;
     j["duplicates"] = o.positions.duplicates == data::Duplicates::kMerge ? "merge" : "keep";
     j["seed"] = a.seed;
+    if (phased) j["phases"] = ntuple::parse_phases(a.phases, "--phases");  // [[last move, shape move], ...]
     if (!a.test_data.empty()) {
       j["test_data"] = a.test_data;
       j["test_games"] = test_games.size();
