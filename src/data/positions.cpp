@@ -266,6 +266,27 @@ Split fitness_test_at_move(const std::vector<Game>& games, int move, SplitBy by,
   return split_by_mask(kept, second);
 }
 
+std::pair<u64, u64> canonical_board(u64 black, u64 white) {
+  std::pair<u64, u64> least{black, white};
+  for (int s = 1; s < 8; ++s) least = std::min(least, {othello::symmetry(black, s), othello::symmetry(white, s)});
+  return least;
+}
+
+std::vector<bool> boards_seen(const PositionSet& test, const PositionSet& reference) {
+  std::vector<std::pair<u64, u64>> known(reference.size());
+  for (std::size_t i = 0; i < reference.size(); ++i) known[i] = canonical_board(reference.black[i], reference.white[i]);
+  std::sort(known.begin(), known.end());
+  std::vector<bool> seen(test.size());
+  for (std::size_t i = 0; i < test.size(); ++i)
+    seen[i] = std::binary_search(known.begin(), known.end(), canonical_board(test.black[i], test.white[i]));
+  return seen;
+}
+
+PositionSet without(const PositionSet& set, const std::vector<bool>& drop) {
+  if (drop.size() != set.size()) fail("without: {} flags for {} positions", drop.size(), set.size());
+  return split_by_mask(set, drop).first;
+}
+
 double constant_predictor_mse(const PositionSet& train, const PositionSet& test) {
   if (train.size() == 0 || test.size() == 0) return std::numeric_limits<double>::quiet_NaN();
   double sum = 0;

@@ -69,6 +69,20 @@ std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> split_games(st
 Split fitness_test_at_move(const std::vector<Game>& games, int move, SplitBy by, double test_fraction, u64 seed,
                            const PositionOptions& options);
 
+// The image of a board with the smallest (black, white) among its 8 rotations and reflections:
+// one key for the positions that are the same up to symmetry.
+std::pair<u64, u64> canonical_board(u64 black, u64 white);
+
+// For each entry of `test`, whether its board or one of its 7 other symmetry images is a board
+// of `reference` (any entry of it): the test positions a model trained on `reference` has seen.
+// Images count because the n-tuple networks sample all 8 of them (symmetric sampling), so they
+// value such a position exactly as the training one; and databases differ in orientation (the
+// logbook opens d3, WTHOR f5). Othello databases share their openings, so a held-out file's
+// early positions are mostly in any large training set.
+std::vector<bool> boards_seen(const PositionSet& test, const PositionSet& reference);
+// The entries of `set` whose `drop` flag is false, in order.
+PositionSet without(const PositionSet& set, const std::vector<bool>& drop);
+
 // Baselines: MSE of predicting the training-set mean label (constant predictor) on `test`;
 // and the irreducible MSE of `test`: the MSE of predicting each distinct board's own mean
 // label over `test` (0 when duplicates are merged). Both average over entries (each entry one

@@ -1,4 +1,5 @@
 #include "eval/score_table.hpp"
+#include <algorithm>
 #include <numeric>
 #include "evalforge/core/error.hpp"
 
@@ -21,6 +22,33 @@ ResidentSplit make_resident(const data::Split& split, Backend& backend) {
   return r;
 }
 
+MoveSplit score_positions_at_move(const std::vector<data::Game>& games, int move, const ScoreOptions& options) {
+  if (move < 1 || move > 60) fail("--moves: {} is not a move number (expected 1..60)", move);
+  MoveSplit m;
+  if (!options.test_games) {
+    m.split = data::fitness_test_at_move(games, move, options.split, options.test_fraction, options.seed,
+                                         options.positions);
+  } else {
+    m.split.first = data::positions_at_move(games, move, options.positions);
+    m.split.second = data::positions_at_move(*options.test_games, move, options.positions);
+  }
+  if (m.split.first.size() == 0 || m.split.second.size() == 0)
+    fail("move {}: the {} has {} fitness and {} test positions; need both", move,
+         options.test_games ? "data (fitness) and the test data (test)" : "data", m.split.first.size(),
+         m.split.second.size());
+  // Counted for a split too: by game with duplicates kept, a board can be on both sides.
+  const std::vector<bool> seen = data::boards_seen(m.split.second, m.split.first);
+  m.test_seen = static_cast<std::size_t>(std::count(seen.begin(), seen.end(), true));
+  if (options.exclude_seen && m.test_seen > 0) {
+    if (m.test_seen == m.split.second.size())
+      fail("move {}: all {} test positions are also fitness positions; --exclude-seen leaves none", move,
+           m.test_seen);
+    m.split.second = data::without(m.split.second, seen);
+    m.test_excluded = m.test_seen;
+  }
+  return m;
+}
+
 std::vector<ScoreRow> score_table(const std::vector<data::Game>& games, const std::vector<ntuple::Shape>& shapes,
                                   const ScoreOptions& options, Backend& backend) {
   std::vector<ScoreRow> rows;
@@ -31,16 +59,14 @@ std::vector<ScoreRow> score_table(const std::vector<data::Game>& games, const st
   std::vector<int> handles;
   for (std::size_t m = 0; m < options.moves.size(); ++m) {
     const int move = options.moves[m];
-    if (move < 1 || move > 60) fail("--moves: {} is not a move number (expected 1..60)", move);
-    const data::Split split =
-        data::fitness_test_at_move(games, move, options.split, options.test_fraction, options.seed, options.positions);
-    if (split.first.size() == 0 || split.second.size() == 0)
-      fail("move {}: the data has {} fitness and {} test positions; need both", move, split.first.size(),
-           split.second.size());
+    const MoveSplit move_split = score_positions_at_move(games, move, options);
+    const data::Split& split = move_split.split;
     ScoreRow row;
     row.move = move;
     row.fitness_positions = split.first.size();
     row.test_positions = split.second.size();
+    row.test_seen = move_split.test_seen;
+    row.test_excluded = move_split.test_excluded;
     row.constant_mse = data::constant_predictor_mse(split.first, split.second);
     row.irreducible_mse = data::irreducible_mse(split.second);
     rows.push_back(row);

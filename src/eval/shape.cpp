@@ -1,5 +1,9 @@
 #include "eval/shape.hpp"
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <algorithm>
+#include <optional>
+#include <string_view>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -231,6 +235,79 @@ std::string shape_to_string(const Shape& shape) {
     }
   }
   return out;
+}
+
+Phases paper_phases() { return {{32, 30}, {36, 34}, {40, 38}, {44, 42}, {60, 46}}; }
+
+void check_phases(const Phases& phases, const std::string& where) {
+  if (phases.empty()) fail("{}: no phases (expected [last move, shape move] pairs)", where);
+  for (std::size_t i = 0; i < phases.size(); ++i) {
+    const auto [last, move] = phases[i];
+    if (last < 0 || last > 60 || move < 0 || move > 60)
+      fail("{}[{}]: [{}, {}]: expected [last move, shape move] with both in 0..60", where, i, last, move);
+    if (i > 0 && last <= phases[i - 1].first) fail("{}[{}]: last moves must ascend", where, i);
+  }
+  if (phases.back().first != 60) fail("{}: the last phase must end at move 60", where);
+}
+
+Phases parse_phases(const std::string& text, const std::string& what) {
+  if (text == "paper") return paper_phases();
+  // A whole decimal number in 0..99 (range checked by check_phases), or nullopt.
+  const auto number = [](std::string_view t) -> std::optional<int> {
+    if (t.empty() || t.size() > 2) return std::nullopt;
+    int v = 0;
+    for (char c : t) {
+      if (c < '0' || c > '9') return std::nullopt;
+      v = 10 * v + (c - '0');
+    }
+    return v;
+  };
+  Phases phases;
+  std::size_t begin = 0;
+  while (begin <= text.size()) {
+    const std::size_t end = std::min(text.find(',', begin), text.size());
+    const std::string_view item = std::string_view(text).substr(begin, end - begin);
+    const std::size_t colon = item.find(':');
+    const auto last = colon == std::string_view::npos ? std::nullopt : number(item.substr(0, colon));
+    const auto move = colon == std::string_view::npos ? std::nullopt : number(item.substr(colon + 1));
+    if (!last || !move)
+      fail("{}: '{}' is not a phase (expected 'paper' or last move:shape move pairs such as "
+           "32:30,36:34,40:38,44:42,60:46)",
+           what, item);
+    phases.emplace_back(*last, *move);
+    begin = end + 1;
+  }
+  check_phases(phases, what);
+  return phases;
+}
+
+PhasedShapes shapes_by_phase(const std::vector<Shape>& shapes, const Phases& phases, const std::string& shapes_file) {
+  PhasedShapes p;
+  if (!phases.empty()) check_phases(phases, "phases");  // the move loop below relies on it
+  if (phases.empty()) {
+    if (shapes.size() != 1)
+      fail("{} holds {} shapes; say which moves use which with phases ([last move, shape move] pairs)", shapes_file,
+           shapes.size());
+    p.shapes.push_back(shapes[0]);
+    return p;  // phase_of_move: all 0
+  }
+  for (const auto& phase : phases) {
+    const int move = phase.second;  // a plain variable: clang < 16 cannot capture a structured binding
+    const auto it = std::find_if(shapes.begin(), shapes.end(), [&](const Shape& s) { return s.move == move; });
+    if (it == shapes.end()) {
+      std::vector<int> held;
+      for (const auto& s : shapes)
+        if (s.move >= 0) held.push_back(s.move);
+      fail("phases name the shape of move {}, which {} does not hold (its shapes' moves: {})", move, shapes_file,
+           held.empty() ? std::string("none") : fmt::format("{}", fmt::join(held, ", ")));
+    }
+    p.shapes.push_back(*it);
+  }
+  for (int t = 0, g = 0; t < kMoveNumbers; ++t) {
+    while (phases[static_cast<std::size_t>(g)].first < t) ++g;
+    p.phase_of_move[t] = g;
+  }
+  return p;
 }
 
 }  // namespace ef::ntuple

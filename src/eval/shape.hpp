@@ -8,10 +8,13 @@
 //         tuples = [["a1","b1","c1"], ...]
 //         or [[shapes]] tables with name, move and tuples
 #pragma once
+#include <array>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 #include "evalforge/eval/ntuple.hpp"
+#include "evalforge/eval/ntuple_evaluator.hpp"
 
 namespace ef::ntuple {
 
@@ -34,5 +37,29 @@ Shape make_shape(std::string name, const std::vector<std::vector<std::string>>& 
 std::vector<Shape> load_shapes(const std::string& spec);
 void save_shapes_json(const std::filesystem::path& file, const std::vector<Shape>& shapes);
 std::string shape_to_string(const Shape& shape);  // "a1 b1 c1 | a2 b2 ..."
+
+// Shapes by phase, as the paper's Table 3 agents use a search's shapes: (last move, shape move)
+// pairs; moves up to `last move` (after the previous phase's) use the shape searched for
+// `shape move` (the shape file's `move` field). Read by `match` (phases = [[32, 30], ...]) and
+// `score --phases`.
+using Phases = std::vector<std::pair<int, int>>;
+// The paper's: moves up to 32 use island 30's shape, 33-36 island 34's, 37-40 38's, 41-44 42's,
+// 45-60 46's.
+Phases paper_phases();
+// "paper", or "last:shape,..." such as "32:30,36:34,40:38,44:42,60:46"; checked as check_phases
+// does. Throws ef::Error naming `what` (the flag).
+Phases parse_phases(const std::string& text, const std::string& what);
+// Throws ef::Error naming `where` (and the entry) unless both moves of every pair are in 0..60,
+// the last moves ascend and the last phase ends at move 60.
+void check_phases(const Phases& phases, const std::string& where);
+
+struct PhasedShapes {
+  std::vector<Shape> shapes;                 // one per phase (the single shape without phases)
+  std::array<int, kMoveNumbers> phase_of_move{};  // index into `shapes` for each move 0..60
+};
+// The shape of each phase, found by its `move` in `shapes` (loaded from `shapes_file`, named in
+// errors). Without phases, `shapes` must hold exactly one shape, used for every move. Throws
+// ef::Error naming the shape move that `shapes_file` lacks (and the moves it holds).
+PhasedShapes shapes_by_phase(const std::vector<Shape>& shapes, const Phases& phases, const std::string& shapes_file);
 
 }  // namespace ef::ntuple

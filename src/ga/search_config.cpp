@@ -74,8 +74,11 @@ SearchConfig load_search_config(const std::string& file) {
   }
   {
     TableReader r(section("data"), file, "data");
-    r.allow({"files", "split", "test_fraction"});
+    r.allow({"files", "split", "test_fraction", "test_files"});
     r.strings("files", c.data_files);
+    r.strings("test_files", c.test_files);
+    for (const auto& f : c.test_files)
+      if (f.empty()) fail("{}: an empty file name", r.where("test_files"));
     std::string split = "position";
     r.text("split", split);
     if (split == "position") c.split = data::SplitBy::kPosition;
@@ -112,9 +115,10 @@ SearchConfig load_search_config(const std::string& file) {
 
 
 std::string search_config_to_toml(const SearchConfig& c) {
-  std::vector<std::string> region, files;
+  std::vector<std::string> region, files, test_files;
   for (int sq : c.region) region.push_back(fmt::format("\"{}\"", square_name(sq)));
   for (const auto& f : c.data_files) files.push_back(toml_quote(f));
+  for (const auto& f : c.test_files) test_files.push_back(toml_quote(f));
   std::ostringstream out;
   out << fmt::format(
       "[search]\nmoves = [{}]\nisland_size = {}\nelite = {}\nmutants = {}\nelite_inheritance = {}\n"
@@ -125,8 +129,11 @@ std::string search_config_to_toml(const SearchConfig& c) {
   out << fmt::format("[migration]\ntopology = \"{}\"\ninterval = {}\nsize = {}\n\n",
                      topology_name(c.islands.migration.topology), c.islands.migration.interval,
                      c.islands.migration.size);
-  out << fmt::format("[data]\nfiles = [{}]\nsplit = \"{}\"\ntest_fraction = {}\n\n", fmt::join(files, ", "),
+  out << fmt::format("[data]\nfiles = [{}]\nsplit = \"{}\"\ntest_fraction = {}\n", fmt::join(files, ", "),
                      c.split == data::SplitBy::kGame ? "game" : "position", c.test_fraction);
+  // Only when given: the config.toml of runs without held-out data stays as it was.
+  if (!test_files.empty()) out << fmt::format("test_files = [{}]\n", fmt::join(test_files, ", "));
+  out << "\n";
   out << fmt::format("[fitness]\nvalidation_fraction = {}\ntest_every = {}\n\n", c.validation_fraction, c.test_every);
   out << fmt::format("[training]\nlearning_rate = {}\nepochs = {}\nbatch_size = {}\n\n", c.train.learning_rate,
                      c.train.epochs, c.train.batch_size);

@@ -19,7 +19,10 @@ struct SearchConfig {
   // [data]
   std::vector<std::string> data_files;  // game records (flag --data overrides)
   data::SplitBy split = data::SplitBy::kPosition;  // also decides duplicates: merge / keep
-  double test_fraction = 0.2;
+  double test_fraction = 0.2;           // share of the data for the test score (without test_files)
+  // Held-out test games for the test score: with them every game of data_files is fitness
+  // data, and `split` only decides how duplicates are treated (score --test-data's rule).
+  std::vector<std::string> test_files;
   // [fitness]
   double validation_fraction = 0.2;
   int test_every = 50;                  // generations between test scores of the islands' best (0 = never)

@@ -95,26 +95,44 @@ struct IslandData {
   std::vector<std::vector<u32>> fitness_ids, test_ids;
 };
 
-IslandData upload_data(const SearchConfig& c, Backend& backend, RunDir& run) {
+// Games of `files` for the run (its data or its held-out test games); skipped records are logged.
+data::GameDatabase load_run_games(const std::vector<std::string>& files, const char* what, RunDir& run) {
+  for (const auto& f : files)
+    if (!fs::exists(f)) fail("{}: no such {} file", f, what);
   data::ReadOptions ro;
-  std::vector<fs::path> files(c.data_files.begin(), c.data_files.end());
-  const data::GameDatabase db = data::load_games(files, ro);
-  if (db.games.empty()) fail("{}: no usable games", files.empty() ? "(no data)" : files[0].string());
+  const data::GameDatabase db = data::load_games(std::vector<fs::path>(files.begin(), files.end()), ro);
+  if (db.games.empty()) fail("{}: no usable games", files.empty() ? "(no data)" : files[0]);
   if (!db.problems.empty())
-    run.log(fmt::format("{} record(s) skipped; first: {}:{}: {}", db.problems.size(), db.problems[0].file,
+    run.log(fmt::format("{}: {} record(s) skipped; first: {}:{}: {}", what, db.problems.size(), db.problems[0].file,
                         db.problems[0].record, db.problems[0].what));
+  return db;
+}
+
+IslandData upload_data(const SearchConfig& c, Backend& backend, RunDir& run) {
+  const data::GameDatabase db = load_run_games(c.data_files, "data", run);
+  std::optional<data::GameDatabase> test_db;
+  if (!c.test_files.empty()) test_db = load_run_games(c.test_files, "test", run);
+  // The fitness/test positions as `score` takes them; the split (when there are no test files)
+  // is the same for every generation (docs/method.md 1.3): seeded by the run seed.
+  ScoreOptions so;
+  so.split = c.split;
+  so.positions = c.position_options();
+  so.test_fraction = c.test_fraction;
+  so.seed = c.islands.seed;
+  so.test_games = test_db ? &test_db->games : nullptr;
   IslandData d;
-  const auto options = c.position_options();
   for (int move : c.islands.moves) {
-    // The fitness/test split is the same for every generation (docs/method.md 1.3): seeded by the run seed.
-    const data::Split split = data::fitness_test_at_move(db.games, move, c.split, c.test_fraction, c.islands.seed, options);
-    if (split.first.size() < 5 || split.second.size() == 0)
+    const MoveSplit m = score_positions_at_move(db.games, move, so);
+    const data::Split& split = m.split;
+    if (split.first.size() < 5)
       fail("move {}: only {} fitness and {} test positions in the data", move, split.first.size(), split.second.size());
     ResidentSplit r = make_resident(split, backend);
     d.fitness.push_back({r.handle, static_cast<u32>(split.first.size())});
     d.fitness_ids.push_back(std::move(r.fitness_ids));
     d.test_ids.push_back(std::move(r.test_ids));
-    run.log(fmt::format("island move {:>2}: {} fitness, {} test positions", move, split.first.size(), split.second.size()));
+    run.log(fmt::format("island move {:>2}: {} fitness, {} test positions{}", move, split.first.size(),
+                        split.second.size(),
+                        test_db ? fmt::format(" (held out; {} of them also fitness positions)", m.test_seen) : ""));
   }
   return d;
 }
@@ -299,10 +317,11 @@ std::string check_search_memory(const SearchConfig& c, const SearchRunOptions& o
 SearchOutcome run_search(const SearchConfig& config, const fs::path& dir, const SearchRunOptions& options) {
   if (config.data_files.empty()) fail("search: no data (give the data files in the config's [data] files)");
   SearchConfig c = config;
-  for (auto& f : c.data_files) {
-    if (!fs::exists(f)) fail("{}: no such data file", f);
-    f = fs::absolute(f).lexically_normal().string();
-  }
+  for (auto* files : {&c.data_files, &c.test_files})
+    for (auto& f : *files) {
+      if (!fs::exists(f)) fail("{}: no such {} file", f, files == &c.data_files ? "data" : "test");
+      f = fs::absolute(f).lexically_normal().string();
+    }
   const std::string memory = check_search_memory(c, options);
   RunDir run = RunDir::create(dir, kKind, options.resume_hint, {{std::string(kMetrics), std::string(kMetricsHeader)}});
   run.set_sink(options.progress);

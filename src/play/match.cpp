@@ -50,11 +50,9 @@ void read_agent_table(const toml::table& root, const char* key, const std::strin
       const auto move = pair && pair->size() == 2 ? pair->get(1)->value_exact<int64_t>() : std::nullopt;
       if (!last || !move || *last < 0 || *last > 60 || *move < 0 || *move > 60)
         fail("{}[{}]: expected [last move, shape move] with both in 0..60", r.where("phases"), i);
-      if (!a.phases.empty() && *last <= a.phases.back().first)
-        fail("{}[{}]: last moves must ascend", r.where("phases"), i);
       a.phases.emplace_back(static_cast<int>(*last), static_cast<int>(*move));
     }
-    if (a.phases.back().first != 60) fail("{}: the last phase must end at move 60", r.where("phases"));
+    ntuple::check_phases(a.phases, r.where("phases"));  // order and the end at 60, as `score --phases`
   }
 }
 
@@ -73,31 +71,18 @@ struct AgentLayout {
 };
 
 AgentLayout agent_layout(const MatchAgentConfig& c, const std::string& config_file) {
-  const std::vector<ntuple::Shape> shapes = ntuple::load_shapes(c.shapes);
+  ntuple::PhasedShapes phased;
+  try {
+    phased = ntuple::shapes_by_phase(ntuple::load_shapes(c.shapes), c.phases, c.shapes);
+  } catch (const Error& e) {
+    fail("{}: agent '{}': {}", config_file, c.name, e.what());
+  }
   AgentLayout l;
-  if (c.phases.empty()) {
-    if (shapes.size() != 1)
-      fail("{}: agent '{}': {} holds {} shapes; say which moves use which with phases = [[last move, shape move], ...]",
-           config_file, c.name, c.shapes, shapes.size());
-    l.geometries.push_back(shapes[0].geometry());
-    l.names.push_back(shapes[0].name);
-  } else {
-    for (const auto& phase : c.phases) {
-      const int move = phase.second;  // a plain variable: clang < 16 cannot capture a structured binding
-      const auto it = std::find_if(shapes.begin(), shapes.end(), [&](const ntuple::Shape& s) { return s.move == move; });
-      if (it == shapes.end())
-        fail("{}: agent '{}': phases name the shape of move {}, which {} does not hold", config_file, c.name, move,
-             c.shapes);
-      l.geometries.push_back(it->geometry());
-      l.names.push_back(it->name);
-    }
+  for (const auto& s : phased.shapes) {
+    l.geometries.push_back(s.geometry());
+    l.names.push_back(s.name);
   }
-  for (int t = 0; t < ntuple::kMoveNumbers; ++t) {
-    int g = 0;
-    if (!c.phases.empty())
-      while (c.phases[g].first < t) ++g;
-    l.geometry_of_move[t] = g;
-  }
+  l.geometry_of_move = phased.phase_of_move;
   return l;
 }
 

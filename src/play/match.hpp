@@ -29,6 +29,7 @@
 #include <vector>
 #include "core/memory_check.hpp"
 #include "core/run_dir.hpp"
+#include "eval/shape.hpp"
 #include "evalforge/backend.hpp"
 
 namespace ef::play {
@@ -39,7 +40,7 @@ struct MatchAgentConfig {
   // (last move, shape move): moves up to `last move` use the shape searched for `shape move`
   // (the shape file's `move` field); phases ascend and the last covers move 60. Empty: the
   // shape file must hold exactly one shape, used for every move.
-  std::vector<std::pair<int, int>> phases;
+  ntuple::Phases phases;  // eval/shape.hpp: read and mapped as `score --phases` does
   search::OthelloLimits limits{7, 20};
   double epsilon = 0.0;
 };
