@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include "app/commands.hpp"
 #include "app/options.hpp"
+#include "data/datasets.hpp"
 #include "data/games.hpp"
 #include "eval/score_table.hpp"
 #include "evalforge/core/error.hpp"
@@ -119,7 +120,8 @@ std::vector<data::Game> load_test_games(const ScoreArgs& a, const std::vector<in
                                         const data::ReadOptions& ro) {
   std::vector<data::Game> games;
   for (const auto& file : a.test_data) {
-    if (!std::filesystem::exists(file)) fail("--test-data: {}: no such file", file);
+    if (!std::filesystem::exists(file) && !data::looks_like_dataset_name(file))
+      fail("--test-data: {}: no such file (nor a data-set name such as wthor:2011-2015)", file);
     data::GameDatabase db = load_data_files({file}, ro, !a.json);
     for (const int move : moves)
       if (std::none_of(db.games.begin(), db.games.end(),

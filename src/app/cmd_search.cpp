@@ -46,6 +46,7 @@ void run(const SearchArgs& a) {
     if (c.data_files.empty()) fail("search: no data (give --data FILE or [data] files in {})", a.config);
     // Data-set names (logbook, wthor:1990-2015) become the cached files; the run keeps the paths.
     c.data_files = data::expand_dataset_names(c.data_files);
+    c.test_files = data::expand_dataset_names(c.test_files);
     if (a.generations > 0) c.generations = a.generations;
     dir = a.out.empty() ? fmt::format("runs/search-{:%Y%m%d-%H%M%S}", fmt::localtime(std::time(nullptr))) : a.out;
     o.resume_hint = fmt::format("evalforge search --resume {}", dir);
