@@ -74,15 +74,19 @@ TEST(Generate, DeterministicForASeedAndDifferentAcrossSeeds) {
   EXPECT_EQ(distinct_openings, a.size() - 1);
 }
 
+// make(games, threads) gives the options of one player and seed. The games are the same for
+// 1, 2, 3 and all threads, and a game does not depend on how many are generated with it.
+template <class Make>
+void expect_independent_of_threads_and_count(const Make& make, std::size_t games, std::size_t prefix,
+                                             std::size_t single) {
+  const auto one = generate_games(make(games, 1));
+  for (const int threads : {2, 3, 0}) EXPECT_TRUE(same_games(one, generate_games(make(games, threads)))) << threads;
+  EXPECT_TRUE(same_games(generate_games(make(prefix, 2)), std::vector<Game>(one.begin(), one.begin() + prefix)));
+  EXPECT_TRUE(same_games({play_generated_game(make(1, 1), single)}, {one[single]}));
+}
+
 TEST(Generate, BitIdenticalForAnyThreadCount) {
-  const auto one = generate_games(options(500, 7, 1));
-  EXPECT_TRUE(same_games(one, generate_games(options(500, 7, 2))));
-  EXPECT_TRUE(same_games(one, generate_games(options(500, 7, 3))));
-  EXPECT_TRUE(same_games(one, generate_games(options(500, 7, 0))));
-  // A game does not depend on how many games are generated with it.
-  const auto prefix = generate_games(options(77, 7, 2));
-  EXPECT_TRUE(same_games(prefix, std::vector<Game>(one.begin(), one.begin() + 77)));
-  EXPECT_TRUE(same_games({play_generated_game(options(1, 7), 123)}, {one[123]}));
+  expect_independent_of_threads_and_count([](std::size_t n, int t) { return options(n, 7, t); }, 500, 77, 123);
 }
 
 TEST(Generate, GamesReplayLegallyToAFinishedBoardWithTheRecordedScore) {
@@ -154,13 +158,8 @@ TEST(Generate, Swh1GamesAreThoseOfEarlierVersions) {
 }
 
 TEST(GenerateAgent, BitIdenticalForAnyThreadCountAndDifferentAcrossSeeds) {
-  const auto one = generate_games(agent_options(120, 7, 1));
-  EXPECT_TRUE(same_games(one, generate_games(agent_options(120, 7, 2))));
-  EXPECT_TRUE(same_games(one, generate_games(agent_options(120, 7, 3))));
-  EXPECT_TRUE(same_games(one, generate_games(agent_options(120, 7, 0))));
-  const auto prefix = generate_games(agent_options(33, 7, 2));
-  EXPECT_TRUE(same_games(prefix, std::vector<Game>(one.begin(), one.begin() + 33)));
-  EXPECT_TRUE(same_games({play_generated_game(agent_options(1, 7), 101)}, {one[101]}));
+  expect_independent_of_threads_and_count([](std::size_t n, int t) { return agent_options(n, 7, t); }, 120, 33, 101);
+  const auto one = generate_games(agent_options(120, 7, 2));
   const auto other = generate_games(agent_options(120, 8, 2));
   std::size_t differing = 0;
   for (std::size_t i = 0; i < one.size(); ++i) differing += one[i].moves != other[i].moves;
