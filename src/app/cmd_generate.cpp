@@ -49,7 +49,7 @@ void resolve_player(GenerateArgs& args) {
   try {
     agent = play::load_agent(file);
   } catch (const Error& e) {
-    fail("--player {}: {} (expected builtin, swh1 or an agent file)", args.player, e.what());
+    fail("--player {}: {} (--player also takes builtin and swh1)", args.player, e.what());
   }
   if (args.player == "builtin") agent.limits = {kDefaultDepth, kDefaultExactEmpties};
   if (args.depth) agent.limits.depth = *args.depth;

@@ -54,9 +54,11 @@ void check_options(const GenerateOptions& o) {
     o.agent->validate();
     // A random draw after the opening would come from the playout's own stream (keyed by a
     // 32-bit game number, not by the 48-bit index): the searching player must draw nothing.
-    if (o.agent->kind == play::EvaluatorKind::kRandom || o.agent->epsilon_ppm() != 0)
-      fail("generate: agent '{}' must search its moves (not random, epsilon 0), got {} with epsilon {}", o.agent->name,
-           o.agent->kind == play::EvaluatorKind::kRandom ? "a random player" : "a searching player", o.agent->epsilon);
+    if (o.agent->kind == play::EvaluatorKind::kRandom)
+      fail("generate: agent '{}' is a random player; the generator needs one that searches its moves", o.agent->name);
+    if (o.agent->epsilon_ppm() != 0)
+      fail("generate: agent '{}' has epsilon {}; the generator needs epsilon 0 (random moves come only in the opening)",
+           o.agent->name, o.agent->epsilon);
   }
 }
 
@@ -150,6 +152,7 @@ void play_agent_games(const GenerateOptions& options, u64 first, std::span<Game>
 }  // namespace
 
 Game play_generated_game(const GenerateOptions& options, u64 index) {
+  check_options(options);
   if (!options.agent) return play_swh1_game(options, index);
   GenerateOptions one = options;
   one.threads = 1;
