@@ -20,4 +20,4 @@ build/evalforge score --shapes "$run/best_shapes.json" --shapes edax --data "$da
 echo "run directory: $run (metrics.csv, best_shapes.json, *.png)"
 echo "what to look at: in the table above, each island-N column (the shape found for move N) should have a lower"
 echo "test MSE than the edax column, at least on its own move; constant is the MSE of predicting the mean score"
-echo "(edax well below it: the labels carry signal), irreduc. the part no evaluator can remove (docs/data.md)."
+echo "(edax well below it: the labels carry signal); irreduc. is 0 since equal positions are merged (docs/data.md)."
