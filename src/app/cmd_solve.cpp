@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 #include "app/commands.hpp"
+#include "app/options.hpp"
 #include "core/cpu_time.hpp"
 #include "core/memory_check.hpp"
 #include "backend_cpu/network_eval.hpp"
@@ -46,10 +47,6 @@ struct SolveArgs {
   bool no_timing = false;
 };
 
-// Where the built-in ordering network is: networks/ordering/ of the source tree this binary was
-// built from.
-std::filesystem::path builtin_ordering() { return std::filesystem::path(EF_NETWORKS_DIR) / "ordering" / "edax.toml"; }
-
 // --ordering: "auto" (the built-in network when present, else none), "builtin", "none", or an
 // agent file with an n-tuple network. The agent is kept alive beside the ordering (its
 // evaluator points into it).
@@ -64,7 +61,7 @@ std::unique_ptr<Ordering> load_ordering(const std::string& spec) {
   if (spec == "none") return o;
   std::string file = spec;
   if (spec == "auto" || spec == "builtin") {
-    file = builtin_ordering().string();
+    file = builtin_ordering_network().string();
     if (!std::filesystem::exists(file)) {
       if (spec == "builtin") fail("--ordering builtin: {} is missing (scripts/make-ordering-network.sh rebuilds it)", file);
       fmt::print(stderr, "note: no built-in ordering network at {}; solving with mobility ordering only "

@@ -2,6 +2,7 @@
 // and loading game files with a one-line report of skipped records.
 #pragma once
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,11 @@ struct TrainArgs {
 };
 void add_train_options(CLI::App& cmd, TrainArgs& args);
 TrainParams read_train_table(const std::string& file);  // the [training] table of a TOML config
+
+// The built-in n-tuple agent (the exact solver's move ordering, docs/search.md; also the
+// default player of `data generate`): networks/ordering/edax.toml of the source tree this
+// binary was built from.
+std::filesystem::path builtin_ordering_network();
 
 // `files`: paths or data-set names (fetched into the cache when missing).
 data::GameDatabase load_data_files(const std::vector<std::string>& files, const data::ReadOptions& options,
