@@ -305,6 +305,15 @@ TEST_F(PgnGgfFiles, MutatedPgnAndGgfNeverCrash) {
   EXPECT_GT(games, 100u);  // the mutations leave many games intact: the readers resynchronise
 }
 
+TEST_F(PgnGgfFiles, PgnMoveNumbersGluedWithoutEndReadInConstantStack) {
+  // Half a million glued move numbers in one token once meant as many nested calls.
+  std::string numbers;
+  for (int i = 0; i < 500000; ++i) numbers += "1.";
+  const GameDatabase db = load_games({write("deep.pgn", numbers + kShortPgn.substr(3) + " 13-0\n")}, no_cache());
+  ASSERT_EQ(db.games.size(), 1u) << joined(db);
+  EXPECT_EQ(db.games[0].score, 13);
+}
+
 // ---- Detection, inspect, cache --------------------------------------------------------------
 
 TEST_F(PgnGgfFiles, FormatsAreDetectedByExtensionAndContent) {

@@ -289,16 +289,17 @@ class PgnReader {
         flag(fmt::format("{} at column {} is not a $number annotation", quoted(token), column));
       return;
     }
-    // A move number: digits then dots, perhaps glued to the move (`12.f5`, `12...d6`).
-    if (is_digit(token[0])) {
+    // Move numbers: digits then dots, perhaps glued to the move (`12.f5`, `12...d6`). A loop,
+    // not recursion: a line of `1.1.1.1...` must not exhaust the stack.
+    while (is_digit(token[0])) {
       std::size_t digits = 0;
       while (digits < token.size() && is_digit(token[digits])) ++digits;
-      if (digits < token.size() && token[digits] == '.') {
-        std::size_t rest = digits;
-        while (rest < token.size() && token[rest] == '.') ++rest;
-        if (rest < token.size()) read_token(token.substr(rest), column + rest);
-        return;
-      }
+      if (digits == token.size() || token[digits] != '.') break;  // a result such as 33-31
+      std::size_t rest = digits;
+      while (rest < token.size() && token[rest] == '.') ++rest;
+      if (rest == token.size()) return;
+      token.remove_prefix(rest);
+      column += rest;
     }
     if (const auto result = parse_result(token)) {
       game_.token_result = result;
@@ -329,7 +330,7 @@ class PgnReader {
   std::size_t line_ = 0;
   bool in_comment_ = false;
   std::size_t comment_line_ = 0;
-  int variation_depth_ = 0;
+  std::size_t variation_depth_ = 0;
   std::size_t variation_line_ = 0;
 };
 
