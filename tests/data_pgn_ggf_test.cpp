@@ -346,6 +346,30 @@ TEST_F(PgnGgfFiles, CacheServesPgnAndGgfUnchanged) {
   }
 }
 
+TEST_F(PgnGgfFiles, CacheKeyNamesTheDetectedFormat) {
+  // A file without a known extension turns from a transcript into PGN with the same size and
+  // modification time (what the cache compares): the cached transcript parse must not serve it.
+  ReadOptions options;
+  options.cache_dir = dir_ / "cache";
+  const std::string pgn = "[Event \"x\"]\nd3 c3 b3 d2 e1 d6 d7 e3 f4 13-0\n";
+  std::string transcript = "d3c3b3d2e1d6d7e3f4 +13";
+  transcript.resize(pgn.size() - 1, ' ');
+  transcript += '\n';
+  const fs::path file = write("games.dat", transcript);
+  const auto mtime = fs::last_write_time(file);
+  ASSERT_EQ(load_games({file}, options).games.size(), 1u);
+  ASSERT_EQ(load_games({file}, options).files_from_cache, 1u);
+
+  write("games.dat", pgn);
+  fs::last_write_time(file, mtime);
+  ASSERT_EQ(detect_format(file), FileFormat::kPgn);
+  const GameDatabase db = load_games({file}, options);
+  EXPECT_EQ(db.files_from_cache, 0u);
+  ASSERT_EQ(db.games.size(), 1u) << joined(db);
+  EXPECT_EQ(db.games[0].score, 13);
+  EXPECT_EQ(load_games({file}, options).files_from_cache, 1u);
+}
+
 // ---- Writers: round trips ---------------------------------------------------------------------
 
 TEST_F(PgnGgfFiles, HandWrittenGamesRoundTripThroughPgnAndGgf) {
