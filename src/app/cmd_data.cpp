@@ -3,15 +3,18 @@
 // so that a dataset problem shows up here rather than as a strange loss later.
 #include <fmt/format.h>
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include "app/commands.hpp"
+#include "data/datasets.hpp"
 #include "data/games.hpp"
 #include "data/positions.hpp"
 #include "evalforge/core/error.hpp"
+#include "evalforge/games/othello.hpp"
 
 namespace ef::app {
 namespace {
@@ -180,8 +183,9 @@ void run_inspect(const InspectArgs& args) {
   data::GameDatabase total;
   std::vector<data::Problem> obf_problems;
   std::size_t game_files = 0;
-  for (const std::string& name : args.files) {
-    const std::filesystem::path file = name;
+  // Data-set names (logbook, wthor:2015) stand for their cached files, each reported on its own.
+  for (const std::filesystem::path& file : data::resolve_data_specs(args.files)) {
+    const std::string name = file.string();
     const data::FileFormat format = data::detect_format(file);
     if (format == data::FileFormat::kObf) {
       files.push_back(obf_summary(file, args.fatal, obf_problems));
@@ -269,6 +273,74 @@ void run_inspect(const InspectArgs& args) {
   fail_if_damaged();
 }
 
+struct ConvertArgs {
+  std::vector<std::string> files;
+  std::string out;
+  bool fatal = false;
+  bool no_cache = false;
+  std::string cache_dir;
+};
+
+// The writer for an output file, from its extension (case-insensitive).
+enum class OutputFormat { kTranscript, kPgn, kGgf };
+OutputFormat output_format(const std::string& out) {
+  std::string extension = std::filesystem::path(out).extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (extension == ".txt") return OutputFormat::kTranscript;
+  if (extension == ".pgn") return OutputFormat::kPgn;
+  if (extension == ".ggf") return OutputFormat::kGgf;
+  fail("--out {}: the output format comes from the extension: .txt (transcripts), .pgn or .ggf", out);
+}
+
+// `data convert`: the games load_games reads (same readers, checks and cache), written in
+// another format; problems are reported as `data inspect` lists them.
+void run_convert(const ConvertArgs& args) {
+  const OutputFormat format = output_format(args.out);
+  const std::filesystem::path out = args.out;
+  std::error_code ec;
+  if (std::filesystem::is_directory(out, ec)) fail("--out {} is a directory", args.out);
+  const std::filesystem::path parent = out.parent_path().empty() ? std::filesystem::path(".") : out.parent_path();
+  if (!std::filesystem::is_directory(parent, ec)) fail("--out {}: directory {} does not exist", args.out, parent.string());
+  const std::vector<std::filesystem::path> inputs = data::resolve_data_specs(args.files);  // names too
+  for (const std::filesystem::path& input : inputs)
+    if (std::filesystem::exists(out, ec) && std::filesystem::equivalent(input, out, ec))
+      fail("--out {} is the input file {}: refusing to overwrite it", args.out, input.string());
+
+  data::ReadOptions options;
+  options.fatal_problems = args.fatal;
+  options.use_cache = !args.no_cache;
+  options.cache_dir = args.cache_dir;
+  const data::GameDatabase db = data::load_games(inputs, options);
+
+  const json problems = problems_summary(db.problems);
+  fmt::print("read {} records from {} file(s): {} games, {} problems ({} skipped)\n", db.records_read,
+             db.files.size(), db.games.size(), db.problems.size(), problems["skipped"].get<std::size_t>());
+  for (const json& line : problems["first"]) fmt::print("    {}\n", line.get<std::string>());
+  if (db.problems.size() > kProblemsListed) fmt::print("    ... and {} more\n", db.problems.size() - kProblemsListed);
+
+  // Unfinished games (WTHOR records kept though they stop early) are written, but no reader
+  // accepts them back: say so rather than let the round trip lose them silently.
+  std::size_t unfinished = 0;
+  for (const data::Game& game : db.games) {
+    othello::Board board;
+    for (const int square : game.moves) {
+      if (!board.can_move()) board.pass();
+      board.play(square);
+    }
+    unfinished += !board.game_over();
+  }
+  switch (format) {
+    case OutputFormat::kTranscript: data::write_transcripts(out, db.games); break;
+    case OutputFormat::kPgn: data::write_pgn(out, db.games); break;
+    case OutputFormat::kGgf: data::write_ggf(out, db.games); break;
+  }
+  fmt::print("wrote {} games to {}\n", db.games.size(), args.out);
+  if (unfinished > 0)
+    fmt::print("warning: {} of them stop before the end of the game; reading {} back reports them as unfinished\n",
+               unfinished, args.out);
+}
+
 }  // namespace
 
 void register_data(CLI::App& app) {
@@ -277,7 +349,8 @@ void register_data(CLI::App& app) {
 
   auto args = std::make_shared<InspectArgs>();
   CLI::App* inspect = data->add_subcommand(
-      "inspect", "Load game files (logbook .gam[.gz], WTHOR .wtb, transcripts, .obf) and report their contents");
+      "inspect",
+      "Load game files (logbook .gam[.gz], WTHOR .wtb, transcripts, PGN, GGF, .obf) and report their contents");
   inspect->add_option("files", args->files, "Files to read")->required();
   inspect->add_flag("--fatal", args->fatal, "Stop at the first bad record (error naming file and line)");
   inspect->add_flag("--no-cache", args->no_cache, "Parse the files even when a binary cache is valid");
@@ -289,6 +362,16 @@ void register_data(CLI::App& app) {
                     "Exit 0 even when a file is damaged (gzip CRC error, truncation); the damage is still reported first");
   inspect->add_option("--cache-dir", args->cache_dir, "Cache directory (default $XDG_CACHE_HOME/evalforge)");
   inspect->callback([args] { run_inspect(*args); });
+
+  auto convert_args = std::make_shared<ConvertArgs>();
+  CLI::App* convert = data->add_subcommand(
+      "convert", "Read game files (any format data inspect reads) and write their games as transcripts, PGN or GGF");
+  convert->add_option("files", convert_args->files, "Files to read")->required();
+  convert->add_option("--out", convert_args->out, "Output file: .txt (transcripts), .pgn or .ggf")->required();
+  convert->add_flag("--fatal", convert_args->fatal, "Stop at the first bad record (error naming file and line)");
+  convert->add_flag("--no-cache", convert_args->no_cache, "Parse the files even when a binary cache is valid");
+  convert->add_option("--cache-dir", convert_args->cache_dir, "Cache directory (default $XDG_CACHE_HOME/evalforge)");
+  convert->callback([convert_args] { run_convert(*convert_args); });
 }
 
 }  // namespace ef::app

@@ -1,7 +1,7 @@
 // Binary cache of parsed game files. Parsing the 121k-game logbook means decompressing and
 // replaying 7M moves; the cache turns a repeat load into one file read.
 //
-// One cache file per (source absolute path, options that change the parse). Layout, little-endian:
+// One cache file per (source absolute path, detected format, options that change the parse). Layout, little-endian:
 //   "EFGAMES\0", u32 format version, u32 key length, key bytes, u64 payload length,
 //   u32 crc32(payload), payload.
 // The key text also holds the source's size and mtime: a changed source no longer matches and
@@ -26,7 +26,9 @@ namespace {
 constexpr char kMagic[8] = {'E', 'F', 'G', 'A', 'M', 'E', 'S', '\0'};
 // Bump when the payload layout or the readers' output changes: older cache files then miss.
 // 2: reads that ended with a decompression error are no longer cached; version 1 files may hold one.
-constexpr std::uint32_t kCacheVersion = 2;
+// 3: the key names the detected format: a text file without a known extension whose first line
+//    is a PGN tag or a GGF game was read as a transcript before PGN and GGF were read.
+constexpr std::uint32_t kCacheVersion = 3;
 constexpr std::uint8_t kHasTheoretical = 1, kHasWthorFields = 2;
 
 struct CacheKey {
@@ -34,7 +36,7 @@ struct CacheKey {
   std::string text;  // full key, stored in the file and compared on load
 };
 
-std::optional<CacheKey> make_key(const std::filesystem::path& source, const ReadOptions& options) {
+std::optional<CacheKey> make_key(const std::filesystem::path& source, FileFormat format, const ReadOptions& options) {
   std::error_code ec;
   const std::filesystem::path absolute = std::filesystem::absolute(source, ec).lexically_normal();
   if (ec) return std::nullopt;
@@ -42,8 +44,9 @@ std::optional<CacheKey> make_key(const std::filesystem::path& source, const Read
   if (ec) return std::nullopt;
   const auto mtime = std::filesystem::last_write_time(source, ec);
   if (ec) return std::nullopt;
-  const std::string identity =
-      fmt::format("{}\n{}", absolute.string(), options.skip_truncated_wthor ? "skip-truncated" : "keep-truncated");
+  // The format is part of the identity: detection by content can change with the readers.
+  const std::string identity = fmt::format("{}\n{}\n{}", absolute.string(), format_name(format),
+                                           options.skip_truncated_wthor ? "skip-truncated" : "keep-truncated");
   CacheKey key;
   key.name = fmt::format("{}-{:016x}.efgames", absolute.filename().string().substr(0, 40), fnv1a64(identity));
   key.text = fmt::format("{}\nsize {}\nmtime {}", identity, size,
@@ -181,8 +184,9 @@ std::optional<std::filesystem::path> cache_directory(const ReadOptions& options)
 }
 
 std::optional<FileGames> load_cached(const std::filesystem::path& cache_dir, const std::filesystem::path& source,
-                                     const std::string& display_name, const ReadOptions& options) {
-  const auto key = make_key(source, options);
+                                     FileFormat format, const std::string& display_name,
+                                     const ReadOptions& options) {
+  const auto key = make_key(source, format, options);
   if (!key) return std::nullopt;
   const std::filesystem::path cache_file = cache_dir / key->name;
   std::error_code ec;
@@ -209,9 +213,9 @@ std::optional<FileGames> load_cached(const std::filesystem::path& cache_dir, con
   return decode_payload(payload, payload_length, display_name);
 }
 
-void store_cached(const std::filesystem::path& cache_dir, const std::filesystem::path& source,
+void store_cached(const std::filesystem::path& cache_dir, const std::filesystem::path& source, FileFormat format,
                   const ReadOptions& options, const FileGames& parsed) {
-  const auto key = make_key(source, options);
+  const auto key = make_key(source, format, options);
   if (!key) return;
   const std::string payload = encode_payload(parsed);
   ByteWriter header;

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
 #include <set>
 #include "data/readers.hpp"
 #include "evalforge/core/error.hpp"
@@ -24,6 +25,8 @@ const char* format_name(FileFormat format) {
     case FileFormat::kTranscript: return "transcript";
     case FileFormat::kObf: return "obf";
     case FileFormat::kWthorNames: return "wthor-names";
+    case FileFormat::kPgn: return "pgn";
+    case FileFormat::kGgf: return "ggf";
   }
   return "unknown";
 }
@@ -38,6 +41,63 @@ void ProblemSink::report(std::size_t record, std::string what, bool skipped) {
 
 const char* color_name(int side) { return side == othello::kBlack ? "black" : "white"; }
 std::string signed_score(int score) { return fmt::format("{:+d}", score); }
+
+bool equals_ignoring_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i]))) return false;
+  return true;
+}
+
+std::string LineReader::read_error(const std::string& display_name) const {
+  if (stream_error_.empty()) return {};
+  return fmt::format("{}:{}: {}", display_name, line_number_ + 1, stream_error_);
+}
+
+std::string unfinished_game(const othello::Board& board, std::size_t moves) {
+  return fmt::format("game not finished after {} moves ({} to move, {} empty squares)", moves, color_name(board.side),
+                     board.empties());
+}
+
+std::string MoveReplay::play(int square, int color, std::string_view token, std::string_view where) {
+  const std::size_t number = moves_.size() + 1;
+  if (!pass_if_needed(board_)) return fmt::format("move {} ({}) {}: the game is already over", number, token, where);
+  if (color >= 0 && color != board_.side)
+    return fmt::format("move {} ({}) {} is {}'s, but {} is to move", number, token, where, color_name(color),
+                       color_name(board_.side));
+  if (!board_.play(square))
+    return fmt::format("move {} ({}) {} is illegal for {}", number, token, where, color_name(board_.side));
+  moves_.push_back(static_cast<std::uint8_t>(square));
+  return {};
+}
+
+std::string MoveReplay::pass(int color, std::string_view token, std::string_view where) {
+  if (board_.game_over()) return fmt::format("pass ({}) {}: the game is already over", token, where);
+  if (color >= 0 && color != board_.side)
+    return fmt::format("pass ({}) {} is {}'s, but {} is to move", token, where, color_name(color),
+                       color_name(board_.side));
+  if (board_.can_move())
+    return fmt::format("pass ({}) {}: {} has a legal move", token, where, color_name(board_.side));
+  board_.pass();
+  return {};
+}
+
+void write_game_text(const std::filesystem::path& file, const char* what, std::string header,
+                     const std::vector<Game>& games, const std::function<void(std::string&, const Game&)>& append_game) {
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  if (!out) fail("cannot write {} to {}", what, file.string());
+  std::string text = std::move(header);
+  for (const Game& game : games) {
+    append_game(text, game);
+    if (text.size() > (std::size_t{1} << 20)) {
+      out.write(text.data(), static_cast<std::streamsize>(text.size()));
+      text.clear();
+    }
+  }
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
+  out.close();
+  if (!out) fail("error while writing {} to {}", what, file.string());
+}
 
 std::string quoted(std::string_view text) {
   std::string out = "'";
@@ -152,6 +212,8 @@ FileFormat detect_format(const std::filesystem::path& file) {
   if (ends_with(name, ".wtb")) return FileFormat::kWthor;
   if (ends_with(name, ".obf") || ends_with(name, ".obf.gz")) return FileFormat::kObf;
   if (ends_with(name, ".jou") || ends_with(name, ".trn")) return FileFormat::kWthorNames;
+  if (ends_with(name, ".pgn") || ends_with(name, ".pgn.gz")) return FileFormat::kPgn;
+  if (ends_with(name, ".ggf") || ends_with(name, ".ggf.gz")) return FileFormat::kGgf;
   if (looks_like_wthor(file)) return FileFormat::kWthor;
 
   // Text (plain or gzip): the first record line tells the dialect. Binary garbage is refused
@@ -168,6 +230,8 @@ FileFormat detect_format(const std::filesystem::path& file) {
       return FileFormat::kLogbook;
     if (record.size() >= 66 && record.substr(0, 64).find_first_not_of("XxOo-.*") == std::string_view::npos)
       return FileFormat::kObf;
+    if (record[0] == '[') return FileFormat::kPgn;  // a tag pair: no other format starts so
+    if (lowercase(std::string(record.substr(0, 13))) == "(;gm[othello]") return FileFormat::kGgf;
     return FileFormat::kTranscript;
   }
   return FileFormat::kTranscript;  // empty or comments only: zero games, no problems
@@ -213,6 +277,8 @@ detail::FileGames parse_file(const std::filesystem::path& file, FileFormat forma
     case FileFormat::kTranscript:
       return detail::read_text_games(file, display, detail::TextDialect::kTranscript, options);
     case FileFormat::kWthor: return detail::read_wthor_games(file, display, options);
+    case FileFormat::kPgn: return detail::read_pgn_games(file, display, options);
+    case FileFormat::kGgf: return detail::read_ggf_games(file, display, options);
     case FileFormat::kObf: fail("{} holds test positions (.obf), not games", display);
     case FileFormat::kWthorNames:
       fail("{} is a WTHOR name file; load the .wtb game files (names are read from beside them)", display);
@@ -232,7 +298,7 @@ GameDatabase load_games(const std::vector<std::filesystem::path>& files, const R
     const FileFormat format = detect_format(file);
     std::optional<detail::FileGames> part;
     if (cache_dir && format != FileFormat::kObf && format != FileFormat::kWthorNames) {
-      part = detail::load_cached(*cache_dir, file, display, options);
+      part = detail::load_cached(*cache_dir, file, format, display, options);
       if (part) {
         ++db.files_from_cache;
         // The parse that filled the cache did not stop at problems; a fatal load must.
@@ -252,7 +318,7 @@ GameDatabase load_games(const std::vector<std::filesystem::path>& files, const R
                part->read_error, part->records_read);
         db.read_errors.push_back(part->read_error);  // a damaged read is never cached
       } else if (cache_dir) {
-        detail::store_cached(*cache_dir, file, options, *part);
+        detail::store_cached(*cache_dir, file, format, options, *part);
       }
     }
     if (format == FileFormat::kWthor) load_wthor_names(file, db, name_directories);

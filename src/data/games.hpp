@@ -11,6 +11,19 @@
 //    finished game; its score is then taken from the final board. Every transcript game must be
 //    finished; its score may also be given with empties to the winner (WTHOR's convention), so
 //    that write_transcripts() output of any database reads back unchanged.
+//  - PGN (`.pgn`, or a text file whose first record line is a `[Tag "value"]` pair): tag pairs,
+//    then move text `1. f5 d6 2. c3 ...` ending in a result. A disc-count result `B-W` gives
+//    the score B - W: B and W must be the final board's disc counts (sum below 64 when squares
+//    are empty) or the counts with the empty squares given to the winner (sum 64). `1-0`/`0-1`
+//    (black first, as in `B-W`) and `1/2-1/2` must name the board's winner; with them, `*` or
+//    no result, the score is the board's raw disc difference.
+//  - GGF (`.ggf`, or a first record line starting `(;GM[Othello]`): the Generic Game Server's
+//    `(;GM[Othello]...BO[8 ...]B[f5]W[d6]...;)`, any number a line. RE[+12.00] is black's
+//    disc difference (raw or empties to the winner, like transcripts). Only games from the
+//    standard 8x8 start are read: another BO, board size, a random start or anti Othello is a
+//    problem. A resigned (`:r`), timed out (`:t`) or agreed (`:s`) game that is not finished on
+//    the board is a problem, like every unfinished game.
+//    Neither reader keeps player names.
 //  - `.obf` positions are not games: see read_obf() below.
 // Every game is replayed; problems (illegal move, truncated record, score that does not match
 // the final board, garbage) are reported with file and line/record number, and either skipped
@@ -74,7 +87,7 @@ struct GameDatabase {
   std::vector<std::string> read_errors;  // "file:line: what" per damaged file (accept_read_errors)
 };
 
-enum class FileFormat { kLogbook, kWthor, kTranscript, kObf, kWthorNames };
+enum class FileFormat { kLogbook, kWthor, kTranscript, kObf, kWthorNames, kPgn, kGgf };
 
 // Format of a file from its extension and, for unknown extensions, its content.
 // Throws ef::Error when the file does not exist or cannot be read.
@@ -87,6 +100,10 @@ GameDatabase load_games(const std::vector<std::filesystem::path>& files, const R
 
 // Writes games as plain transcripts with their scores (the format load_games reads back).
 void write_transcripts(const std::filesystem::path& file, const std::vector<Game>& games);
+// Writes games as PGN / GGF that load_games reads back to the same moves and scores. A score is
+// written as disc counts (PGN) or RE (GGF) in the convention it matches on the final board.
+void write_pgn(const std::filesystem::path& file, const std::vector<Game>& games);
+void write_ggf(const std::filesystem::path& file, const std::vector<Game>& games);
 
 // One .obf position: board, side to move, and the exact score of each listed move.
 struct ObfPosition {

@@ -2,7 +2,6 @@
 // (`f5d6c3... +4`), read line by line and replayed move by move, so that every problem can be
 // reported with its line and column.
 #include <fmt/format.h>
-#include <fstream>
 #include <string_view>
 #include "data/readers.hpp"
 #include "evalforge/core/error.hpp"
@@ -12,8 +11,6 @@ namespace ef::data::detail {
 namespace {
 
 bool is_file_letter(char c) { return (c >= 'a' && c <= 'h') || (c >= 'A' && c <= 'H'); }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
 
 // A character for a message: printable as itself, anything else as a hex escape.
 std::string printable(char c) {
@@ -25,7 +22,7 @@ std::string printable(char c) {
 // Parses one record line into `game`; returns the problem text, or an empty string when the
 // line is a valid game. `line` holds no comment and is not blank.
 std::string parse_game_line(std::string_view line, TextDialect dialect, Game& game) {
-  othello::Board board;
+  MoveReplay replay;
   std::optional<int> score;
   std::size_t pos = 0;
   const auto column = [](std::size_t p) { return p + 1; };
@@ -78,25 +75,16 @@ std::string parse_game_line(std::string_view line, TextDialect dialect, Game& ga
     if (!square)
       return fmt::format("{} at column {} is not a square", quoted(line.substr(pos, 2)), column(pos));
     pos += 2;
-    const std::string token{line.substr(token_begin, pos - token_begin)};
-    const std::size_t move_number = game.moves.size() + 1;
-
-    if (!pass_if_needed(board))
-      return fmt::format("move {} ({}) at column {}: the game is already over", move_number, token,
-                         column(token_begin));
-    if (color >= 0 && color != board.side)
-      return fmt::format("move {} ({}) at column {} is {}'s, but {} is to move", move_number, token,
-                         column(token_begin), color_name(color), color_name(board.side));
-    if (!board.play(*square))
-      return fmt::format("move {} ({}) at column {} is illegal for {}", move_number, token, column(token_begin),
-                         color_name(board.side));
-    game.moves.push_back(static_cast<std::uint8_t>(*square));
+    const std::string_view token = line.substr(token_begin, pos - token_begin);
+    if (std::string problem = replay.play(*square, color, token, fmt::format("at column {}", column(token_begin)));
+        !problem.empty())
+      return problem;
   }
 
+  game.moves = std::move(replay.moves());
+  const othello::Board& board = replay.board();
   if (game.moves.empty() && !score) return "no moves";
-  if (!board.game_over())
-    return fmt::format("game not finished after {} moves ({} to move, {} empty squares)", game.moves.size(),
-                       color_name(board.side), board.empties());
+  if (!board.game_over()) return unfinished_game(board, game.moves.size());
   const int raw = board.disc_diff();
   if (!score) {
     if (dialect == TextDialect::kLogbook) return "missing score (expected ': <disc difference>' after the moves)";
@@ -105,7 +93,7 @@ std::string parse_game_line(std::string_view line, TextDialect dialect, Game& ga
   }
   // The logbook's score is the raw disc count. Transcripts accept either convention, raw or
   // empties to the winner (WTHOR's), so that any database written by write_transcripts reads back.
-  const bool matches = *score == raw || (dialect == TextDialect::kTranscript && *score == board.disc_diff_empties_to_winner());
+  const bool matches = dialect == TextDialect::kTranscript ? score_matches_board(*score, board) : *score == raw;
   if (!matches)
     return fmt::format("score {} does not match the final board (disc difference {} after {} moves)",
                        signed_score(*score), signed_score(raw), game.moves.size());
@@ -144,7 +132,7 @@ FileGames read_text_games(const std::filesystem::path& file, const std::string& 
   if (!reader.stream_error().empty()) {
     // Not a bad record but damaged data: load_games reports it first and stops unless asked
     // to go on (with or without fatal_problems).
-    out.read_error = fmt::format("{}:{}: {}", display_name, reader.line_number() + 1, reader.stream_error());
+    out.read_error = reader.read_error(display_name);
   }
   return out;
 }
@@ -154,24 +142,15 @@ FileGames read_text_games(const std::filesystem::path& file, const std::string& 
 namespace ef::data {
 
 void write_transcripts(const std::filesystem::path& file, const std::vector<Game>& games) {
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  if (!out) fail("cannot write transcripts to {}", file.string());
-  std::string text = "# evalforge transcripts: moves, then the final disc difference black - white\n";
-  for (const Game& game : games) {
-    for (const std::uint8_t square : game.moves) text += square_name(square);
-    if (game.score != kNoScore) {
-      text += ' ';
-      text += detail::signed_score(game.score);
-    }
-    text += '\n';
-    if (text.size() > (std::size_t{1} << 20)) {
-      out.write(text.data(), static_cast<std::streamsize>(text.size()));
-      text.clear();
-    }
-  }
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  out.close();
-  if (!out) fail("error while writing transcripts to {}", file.string());
+  detail::write_game_text(file, "transcripts", "# evalforge transcripts: moves, then the final disc difference black - white\n",
+                          games, [](std::string& text, const Game& game) {
+                            for (const std::uint8_t square : game.moves) text += square_name(square);
+                            if (game.score != kNoScore) {
+                              text += ' ';
+                              text += detail::signed_score(game.score);
+                            }
+                            text += '\n';
+                          });
 }
 
 }  // namespace ef::data

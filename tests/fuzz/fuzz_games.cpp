@@ -1,12 +1,13 @@
 // Game and position files: logbook (.gam, and gzip streams as .gam.gz), transcripts, WTHOR
-// (.wtb; the JOU/TRN name files beside it), obf. The first input byte picks the kind.
+// (.wtb; the JOU/TRN name files beside it), obf, PGN, GGF. The first input byte picks the kind
+// (new kinds go at the end, so that the seeds' first bytes keep their meaning).
 #include "data/games.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ef;
-  static const char* const kNames[] = {"f.gam", "f.gam.gz", "f.txt", "f.wtb", "f.obf", "WTHOR.JOU"};
-  const int kind = fuzz::pick(data, size, 6);
+  static const char* const kNames[] = {"f.gam", "f.gam.gz", "f.txt", "f.wtb", "f.obf", "WTHOR.JOU", "f.pgn", "f.ggf"};
+  const int kind = fuzz::pick(data, size, 8);
   const auto file = fuzz::write_file(kNames[kind], fuzz::rest(data, size));
   data::ReadOptions options;
   options.use_cache = false;
