@@ -8,14 +8,19 @@
 #
 #   scripts/make-ordering-network.sh [WTHOR_DIR] [OUT_DIR]
 #
-# WTHOR_DIR holds WTH_1977.wtb ... WTH_2015.wtb (default ../shared/data/othello/wthor);
+# WTHOR_DIR holds WTH_1977.wtb ... WTH_2015.wtb; without it (or with "-") the data set `wthor`
+# is used, fetched and checked by `evalforge data fetch` on first use (docs/data.md).
 # OUT_DIR defaults to networks/ordering.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-wthor=${1:-../shared/data/othello/wthor}
+wthor=${1:--}
 out=${2:-networks/ordering}
-files=("$wthor"/WTH_*.wtb)
-[[ -e ${files[0]} ]] || { echo "make-ordering-network: no WTH_*.wtb files in $wthor"; exit 2; }
+if [[ $wthor == - ]]; then
+  files=(wthor)
+else
+  files=("$wthor"/WTH_*.wtb)
+  [[ -e ${files[0]} ]] || { echo "make-ordering-network: no WTH_*.wtb files in $wthor"; exit 2; }
+fi
 bin=${EVALFORGE:-build/evalforge}  # tests pass the binary they built
 [[ -x $bin ]] || { echo "make-ordering-network: build evalforge first (scripts/setup.sh)"; exit 2; }
 "$bin" score --shapes edax --data "${files[@]}" --label theoretical --moves 30,34,38,42,46,50,54 \

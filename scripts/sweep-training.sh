@@ -3,7 +3,7 @@
 # both splits, all 8 of the paper's moves; prints the mean test MSE over the moves per setting.
 # Usage: scripts/sweep-training.sh [DATA] [EVALFORGE]   (docs/training.md holds its output)
 set -euo pipefail
-data=${1:-../shared/data/othello/logbook.gam.gz}
+data=${1:-logbook}  # a data-set name (fetched on first use) or a path
 bin=${2:-build/evalforge}
 for split in position game; do
   for lr in 0.01 0.03 0.1; do
