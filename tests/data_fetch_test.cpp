@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <gtest/gtest.h>
 #include "data/datasets.hpp"
 #include "data/download.hpp"
@@ -243,11 +244,43 @@ TEST_F(DataFetch, StalledServerEndsTheTransferResumably) {
 }
 
 TEST_F(DataFetch, StopRequestEndsTheTransferResumably) {
-  settings.should_stop = [] { return true; };
-  server.route("/games.txt", Route{content, 200, Route::Mode::kStall, 3000, 5000});
+  // Stop once the first 3,000 bytes are on disk (the server pauses there).
+  settings.should_stop = [this] {
+    std::error_code ec;
+    return fs::file_size(part(), ec) >= 3000 && !ec;
+  };
+  server.route("/games.txt", Route{content, 200, Route::Mode::kStall, 3000, 20000});
   const std::string e = test::error_of([&] { data::fetch_file(file, settings); });
   EXPECT_NE(e.find("stopped"), std::string::npos) << e;
   EXPECT_FALSE(fs::exists(stored()));
+  EXPECT_EQ(fs::file_size(part()), 3000u);
+  settings.should_stop = nullptr;
+  server.route("/games.txt", Route{content});
+  EXPECT_EQ(data::fetch_file(file, settings), data::FetchOutcome::kFetched);
+  EXPECT_EQ(server.requests("/games.txt").back(), "bytes=3000-");
+  EXPECT_EQ(test::file_bytes(stored()), content);
+}
+
+TEST_F(DataFetch, PartialDownloadFromAnotherSourceIsDropped) {
+  fs::create_directories(part().parent_path());
+  write_bytes(part(), "bytes of some other file");
+  write_bytes(part().parent_path() / "games.txt.url", "http://127.0.0.1:1/elsewhere\n");
+  server.route("/games.txt", Route{content});
+  EXPECT_EQ(data::fetch_file(file, settings), data::FetchOutcome::kFetched);
+  EXPECT_EQ(server.requests("/games.txt"), std::vector<std::string>{""});  // whole, no range
+  EXPECT_EQ(test::file_bytes(stored()), content);
+}
+
+TEST_F(DataFetch, TwoFetchesOfOneFileAtOnceDownloadItOnce) {
+  server.route("/games.txt", Route{content, 200, Route::Mode::kStall, 1000, 500});
+  data::FetchOutcome first{}, second{};
+  std::thread other([&] { first = data::fetch_file(file, settings); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  second = data::fetch_file(file, settings);
+  other.join();
+  EXPECT_EQ(test::file_bytes(stored()), content);
+  EXPECT_EQ(server.requests("/games.txt").size(), 1u);  // the other waited, then used the stored file
+  EXPECT_EQ(int(first) + int(second), int(data::FetchOutcome::kFetched) + int(data::FetchOutcome::kCached));
 }
 
 TEST_F(DataFetch, OfflineSaysWhichFileGoesWhere) {
@@ -257,6 +290,29 @@ TEST_F(DataFetch, OfflineSaysWhichFileGoesWhere) {
   EXPECT_NE(e.find(server.url("/games.txt")), std::string::npos) << e;
   EXPECT_NE(e.find("--url file://"), std::string::npos) << e;
   EXPECT_TRUE(server.requests("/games.txt").empty());
+  // What the message suggests works offline: a copy on disk is no network.
+  write_bytes(dir / "copy.txt", content);
+  settings.urls["games.txt"] = "file://" + (dir / "copy.txt").string();
+  EXPECT_EQ(data::fetch_file(file, settings), data::FetchOutcome::kFetched);
+  EXPECT_EQ(test::file_bytes(stored()), content);
+}
+
+TEST_F(DataFetch, OfflineNamesEveryMissingFileAtOnce) {
+  settings.offline = true;
+  const std::string e = test::error_of([&] { data::resolve_data_specs({"wthor:2014-2015"}, settings); });
+  for (const char* name : {"WTHOR.JOU", "WTHOR.TRN", "WTH_2014.wtb", "WTH_2015.wtb"})
+    EXPECT_NE(e.find((settings.datasets_dir() / "wthor" / name).string()), std::string::npos) << name << ": " << e;
+  EXPECT_NE(e.find("4 file(s)"), std::string::npos) << e;
+}
+
+TEST_F(DataFetch, FolderNamedLikeADataSetDoesNotHideIt) {
+  const fs::path before = fs::current_path();
+  fs::create_directories(dir / "work" / "ffo");
+  fs::current_path(dir / "work");
+  settings.offline = true;
+  const std::string e = test::error_of([&] { data::resolve_data_specs({"ffo"}, settings); });
+  fs::current_path(before);
+  EXPECT_NE(e.find("fforum-20-39.obf"), std::string::npos) << e;  // the data set, not the folder
 }
 
 TEST_F(DataFetch, FilePlacedByHandIsCheckedOnceAsServedOrUnpacked) {
@@ -298,6 +354,13 @@ TEST_F(DataFetch, SettingsFileIsCheckedKeyByKey) {
   write_bytes(config, "[urls]\n\"WTH_2099.wtb\" = \"x\"\n");
   EXPECT_NE(test::error_of([] { data::FetchSettings::from_environment(); }).find("urls.WTH_2099.wtb"),
             std::string::npos);
+  write_bytes(config, "[urls]\nwthor = \"http://127.0.0.1:1/\"\n");  // a set of many files: a mirror's job
+  EXPECT_NE(test::error_of([] { data::FetchSettings::from_environment(); }).find("urls.wthor"), std::string::npos);
+  write_bytes(config, "[fetch]\noffline = true\n");
+  ::setenv("EF_OFFLINE", "0", 1);  // the environment wins over the file, both ways
+  EXPECT_FALSE(data::FetchSettings::from_environment().offline);
+  ::unsetenv("EF_OFFLINE");
+  EXPECT_TRUE(data::FetchSettings::from_environment().offline);
   ::unsetenv("EF_DATASETS_CONFIG");
 }
 

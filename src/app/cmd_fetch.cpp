@@ -78,9 +78,20 @@ void run_fetch(const FetchArgs& a) {
     if (tty) fmt::print(stderr, "\r{:<70}\r", "");
     fmt::print(stderr, "{}\n", line);
   };
+  bool all_sets = true;  // a file name (WTH_2015.wtb) is no --data name: then say the paths
+  for (const std::string& name : a.names) all_sets = all_sets && data::looks_like_dataset_name(name);
+  std::vector<std::string> game_paths;
   for (const data::DatasetFile& f : files) {
     const auto t0 = std::chrono::steady_clock::now();
-    const data::FetchOutcome outcome = data::fetch_file(f, s);
+    data::FetchOutcome outcome;
+    try {
+      outcome = data::fetch_file(f, s);
+    } catch (const Error& e) {
+      if (!stop_requested()) throw;
+      fmt::print(stderr, "{}\n", e.what());  // Ctrl-C: stopped, resumable, as other runs report it
+      throw ExitStatus{kStoppedExitStatus};
+    }
+    if (f.game_file) game_paths.push_back(data::stored_path(f, s).string());
     if (tty) fmt::print(stderr, "\r{:<70}\r", "");
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const char* what = outcome == data::FetchOutcome::kFetched    ? "fetched, SHA-256 checked"
@@ -88,7 +99,8 @@ void run_fetch(const FetchArgs& a) {
                                                                   : "kept WITHOUT a matching SHA-256 (--no-verify)";
     fmt::print("{:<22} {} ({:.1f} s): {}\n", f.key(), what, seconds, data::stored_path(f, s).string());
   }
-  fmt::print("use it with --data {}\n", fmt::join(a.names, " "));
+  if (all_sets) fmt::print("use it with --data {}\n", fmt::join(a.names, " "));
+  else if (!game_paths.empty()) fmt::print("use it with --data {}\n", fmt::join(game_paths, " "));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <exception>
 #include "app/commands.hpp"
+#include "core/run_dir.hpp"
 #include "data/datasets.hpp"
 #include "evalforge/core/error.hpp"
 
@@ -28,6 +29,8 @@ int main(int argc, char** argv) {
   ef::app::register_hex(app);
   // "fetching ..." when a command resolves a data-set name (data/datasets.hpp) goes to stderr.
   ef::data::set_fetch_notes([](const std::string& line) { fmt::print(stderr, "{}\n", line); });
+  // Ctrl-C during such a fetch (once the command installed its stop handler) ends it, resumably.
+  ef::data::set_fetch_stop([] { return ef::stop_requested(); });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+#include <cerrno>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -101,6 +105,13 @@ std::string served_name(const std::string& url) {
   const std::string path = url.substr(0, end);
   const auto slash = path.find_last_of('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// A spec that is an existing regular file is that file, even when it is also a data-set name; a
+// folder named "logbook" does not hide the data set.
+bool is_path_spec(const std::string& spec) {
+  std::error_code ec;
+  return fs::is_regular_file(spec, ec);
 }
 
 void say(const FetchSettings& s, const std::string& line) {
@@ -208,16 +219,22 @@ FetchSettings FetchSettings::from_environment() {
         const std::string k(key.str());
         const auto* url = value.as_string();
         if (!url) fail("{}: urls.{}: expected a URL string", file, k);
-        bool known = false;
-        for (const DatasetFile& f : dataset_catalog()) known = known || f.name == k || f.folder == k;
-        if (!known) fail("{}: urls.{}: not a file of the data sets (e.g. logbook.gam, WTH_2015.wtb)", file, k);
+        std::size_t by_name = 0, in_set = 0;
+        for (const DatasetFile& f : dataset_catalog()) {
+          by_name += f.name == k;
+          in_set += f.folder == k;
+        }
+        if (by_name == 0 && in_set != 1)
+          fail("{}: urls.{}: not a file of the data sets, nor a one-file set (e.g. logbook, WTH_2015.wtb; a set "
+               "of several files takes [fetch] mirror)",
+               file, k);
         s.urls[k] = url->get();
       }
     }
   }
   if (const char* e = std::getenv("EF_DATA_CACHE"); e && *e) s.cache_root = e;
   if (const char* e = std::getenv("EF_DATA_MIRROR"); e && *e) s.mirror = e;
-  if (const char* e = std::getenv("EF_OFFLINE"); e && *e && std::string(e) != "0") s.offline = true;
+  if (const char* e = std::getenv("EF_OFFLINE"); e && *e) s.offline = std::string(e) != "0";  // 0: online again
   return s;
 }
 
@@ -248,43 +265,110 @@ std::string source_url(const DatasetFile& file, const FetchSettings& settings) {
   return file.default_url;
 }
 
+namespace {
+
+// One fetch of a file at a time, across processes (two runs starting on a fresh machine): an
+// flock on <set>/.downloads/<file>.lock, held until the file is stored or the fetch failed. The
+// lock files stay (removing them would race with a waiting process).
+class FetchLock {
+ public:
+  FetchLock(const fs::path& lock_file, const FetchSettings& settings, const std::string& what) {
+    std::error_code ec;
+    fs::create_directories(lock_file.parent_path(), ec);
+    fd_ = ::open(lock_file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) return;  // a read-only cache: nothing will be written, so nothing to protect
+    if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+    say(settings, fmt::format("waiting for another evalforge that is fetching {}", what));
+    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+    }
+  }
+  ~FetchLock() {
+    if (fd_ >= 0) ::close(fd_);  // releases the lock
+  }
+  FetchLock(const FetchLock&) = delete;
+  FetchLock& operator=(const FetchLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+bool is_local_url(const std::string& url) { return url.rfind("file://", 0) == 0; }
+
+std::string offline_message(const std::vector<const DatasetFile*>& missing, const FetchSettings& settings) {
+  std::string lines;
+  for (const DatasetFile* f : missing)
+    lines += fmt::format("\n  {} -> {}", source_url(*f, settings), stored_path(*f, settings).string());
+  const DatasetFile& first = *missing.front();
+  return fmt::format(
+      "{} file(s) not in the cache, and fetching is off (--offline, EF_OFFLINE=1 or offline = true): download each "
+      "and place it, as served or unpacked, at the path given:{}\nor fetch a copy on disk (allowed offline): "
+      "evalforge data fetch {} --url file:///path/to/{}",
+      missing.size(), lines, first.name, served_name(source_url(first, settings)));
+}
+
+// A stored file without a valid stamp (placed by hand, or changed since it was checked):
+// checked once, unpacked first when it is the gzip or zip a publisher serves.
+FetchOutcome check_stored(const DatasetFile& file, const FetchSettings& settings, const fs::path& stored) {
+  std::error_code ec;
+  if (is_packed(stored)) {
+    const fs::path unpacked = stored.string() + ".unpacked";
+    unpack_download(stored, unpacked, file.name);
+    fs::rename(unpacked, stored);
+  }
+  const std::string sha = sha256_file(stored);
+  if (sha != file.sha256) {
+    if (settings.verify)
+      fail("{}: SHA-256 {} but the checksum list says {} for {}: not the expected file (delete it to fetch again, "
+           "or --no-verify to use it anyway)",
+           stored.string(), sha, file.sha256, file.key());
+    say(settings, fmt::format("warning: {}: SHA-256 {} differs from the checksum list ({}); used as it is (--no-verify)",
+                              stored.string(), sha, file.sha256));
+    return FetchOutcome::kUnverified;
+  }
+  try {
+    write_atomically(stamp_path(stored), stamp_line(stored, sha));
+  } catch (const Error& e) {  // a read-only cache: checked again next time, no harm
+    say(settings, fmt::format("note: {} is checked but its stamp cannot be written ({})", stored.string(), e.what()));
+  }
+  return FetchOutcome::kCached;
+}
+
+bool has_valid_stamp(const DatasetFile& file, const fs::path& stored) {
+  std::error_code ec;
+  if (!fs::is_regular_file(stamp_path(stored), ec)) return false;
+  std::ifstream in(stamp_path(stored));
+  const std::string recorded((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return recorded == stamp_line(stored, file.sha256);
+}
+
+}  // namespace
+
 FetchOutcome fetch_file(const DatasetFile& file, const FetchSettings& settings) {
   const fs::path stored = stored_path(file, settings);
-  const fs::path stamp = stamp_path(stored);
   std::error_code ec;
-  if (fs::is_regular_file(stored, ec)) {
-    if (fs::is_regular_file(stamp, ec)) {
-      std::ifstream in(stamp);
-      std::string recorded((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      if (recorded == stamp_line(stored, file.sha256)) return FetchOutcome::kCached;
-    }
-    // Placed by hand, or changed since it was checked: check it (once).
-    const fs::path unpacked = stored.string() + ".unpacked";
-    unpack_download(stored, unpacked, file.name);  // a gzip or zip placed under the file's name
-    const std::string sha = sha256_file(unpacked);
-    if (sha != file.sha256) {
-      fs::remove(unpacked, ec);
-      if (settings.verify)
-        fail("{}: SHA-256 {} but the checksum list says {} for {}: not the expected file (delete it to fetch again, "
-             "or --no-verify to use it anyway)",
-             stored.string(), sha, file.sha256, file.key());
-      say(settings, fmt::format("warning: {}: SHA-256 {} differs from the checksum list ({}); used as it is (--no-verify)",
-                                stored.string(), sha, file.sha256));
-      return FetchOutcome::kUnverified;
-    }
-    fs::rename(unpacked, stored);
-    write_atomically(stamp, stamp_line(stored, sha));
-    return FetchOutcome::kCached;
-  }
+  if (fs::is_regular_file(stored, ec) && has_valid_stamp(file, stored)) return FetchOutcome::kCached;
 
   const std::string url = source_url(file, settings);
-  if (settings.offline)
-    fail("{} is not in the cache, and fetching is off (--offline, EF_OFFLINE or offline = true): download {} and "
-         "place it, as served or unpacked, at {} -- or give a local copy: evalforge data fetch {} --url "
-         "file:///path/to/{}",
-         file.key(), url, stored.string(), file.name, served_name(url));
+  // Offline forbids the network, not a copy on disk.
+  if (settings.offline && !fs::is_regular_file(stored, ec) && !is_local_url(url))
+    fail("{}", offline_message({&file}, settings));
 
-  const fs::path part = stored.parent_path() / ".downloads" / (file.name + ".part");
+  const fs::path downloads = stored.parent_path() / ".downloads";
+  FetchLock lock(downloads / (file.name + ".lock"), settings, file.key());
+  // Another process may have stored it while this one waited for the lock.
+  if (fs::is_regular_file(stored, ec))
+    return has_valid_stamp(file, stored) ? FetchOutcome::kCached : check_stored(file, settings, stored);
+
+  // A partial download belongs to the URL it came from: from another source it is dropped.
+  const fs::path part = downloads / (file.name + ".part");
+  const fs::path part_url = downloads / (file.name + ".url");
+  if (fs::exists(part, ec)) {
+    std::ifstream in(part_url);
+    std::string recorded;
+    std::getline(in, recorded);
+    if (recorded != url) fs::remove(part, ec);
+  }
+  write_atomically(part_url, url + "\n");
   say(settings, fmt::format("fetching {} from {}", file.key(), url));
   DownloadOptions options;
   options.stall_seconds = settings.stall_seconds;
@@ -317,16 +401,29 @@ FetchOutcome fetch_file(const DatasetFile& file, const FetchSettings& settings) 
     outcome = FetchOutcome::kUnverified;
   }
   fs::rename(unverified, stored);
-  if (outcome == FetchOutcome::kFetched) write_atomically(stamp, stamp_line(stored, sha));
+  if (outcome == FetchOutcome::kFetched) write_atomically(stamp_path(stored), stamp_line(stored, sha));
   fs::remove(part, ec);
+  fs::remove(part_url, ec);
   return outcome;
 }
 
 std::vector<fs::path> resolve_data_specs(const std::vector<std::string>& specs, const FetchSettings& settings) {
+  // Offline: every missing file is named in one error, not one per run.
+  if (settings.offline) {
+    std::vector<const DatasetFile*> missing;
+    for (const std::string& spec : specs)
+      if (!is_path_spec(spec) && looks_like_dataset_name(spec))
+        for (const DatasetFile& f : dataset_files(spec)) {
+          std::error_code ec;
+          if (!fs::is_regular_file(stored_path(f, settings), ec) && !is_local_url(source_url(f, settings)))
+            if (const DatasetFile* known = catalog_file(f.key())) missing.push_back(known);
+        }
+    if (!missing.empty()) fail("{}", offline_message(missing, settings));
+  }
   std::vector<fs::path> out;
   for (const std::string& spec : specs) {
-    std::error_code ec;
-    if (fs::exists(spec, ec) || !looks_like_dataset_name(spec)) {
+    if (is_path_spec(spec) || !looks_like_dataset_name(spec)) {
+      std::error_code ec;
       if (!fs::exists(spec, ec))
         fail("{}: no such file, and not a data-set name (data-set names: {})", spec, known_names());
       out.emplace_back(spec);
@@ -347,27 +444,33 @@ std::function<void(const std::string&)>& fetch_notes() {
 }
 }  // namespace
 
+std::function<bool()>& fetch_stop() {
+  static std::function<bool()> stop;
+  return stop;
+}
+
 void set_fetch_notes(std::function<void(const std::string&)> say) { fetch_notes() = std::move(say); }
+void set_fetch_stop(std::function<bool()> should_stop) { fetch_stop() = std::move(should_stop); }
 
 std::vector<fs::path> resolve_data_specs(const std::vector<std::string>& specs) {
   bool any_name = false;
   for (const std::string& spec : specs) {
     std::error_code ec;
-    any_name = any_name || (!fs::exists(spec, ec) && looks_like_dataset_name(spec));
+    any_name = any_name || (!is_path_spec(spec) && looks_like_dataset_name(spec));
   }
   if (!any_name) return resolve_data_specs(specs, FetchSettings{});  // no settings file read for plain paths
   FetchSettings settings = FetchSettings::from_environment();
   settings.say = [](const std::string& line) {
     if (fetch_notes() && line.rfind("  ", 0) != 0) fetch_notes()(line);  // byte counts only in `data fetch`
   };
+  settings.should_stop = [] { return fetch_stop() && fetch_stop()(); };
   return resolve_data_specs(specs, settings);
 }
 
 std::vector<std::string> expand_dataset_names(const std::vector<std::string>& specs) {
   std::vector<std::string> out;
   for (const std::string& spec : specs) {
-    std::error_code ec;
-    if (fs::exists(spec, ec) || !looks_like_dataset_name(spec)) {
+    if (is_path_spec(spec) || !looks_like_dataset_name(spec)) {
       out.push_back(spec);
       continue;
     }

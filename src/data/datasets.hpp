@@ -66,14 +66,17 @@ std::string source_url(const DatasetFile& file, const FetchSettings& settings);
 enum class FetchOutcome { kCached, kFetched, kUnverified };
 // Makes `file` present and checked in the cache: a stored file whose checksum was already
 // confirmed (a stamp beside it records size, time and digest) is used as is; a stored file
-// without a stamp is checked once; a missing one is downloaded (resuming a partial download),
-// unpacked and checked. Throws ef::Error saying what to do for: offline and missing, a download
-// failure, a checksum mismatch (unless !settings.verify), a damaged archive.
+// without a stamp is checked once (unpacked first if it is a gzip or zip); a missing one is
+// downloaded (resuming a partial download from the same URL), unpacked and checked. One process
+// at a time fetches a file (an flock; others wait, then use what it stored). Offline, only
+// file:// sources are read. Throws ef::Error saying what to do for: offline and missing, a
+// download failure, a checksum mismatch (unless !settings.verify), a damaged archive.
 FetchOutcome fetch_file(const DatasetFile& file, const FetchSettings& settings);
 
-// The files to read for each spec, in order: a spec that exists as a path is that path; one
-// that is a data-set name becomes its fetched game files; anything else is an error naming the
-// spec ("no such file, and not a data-set name ...").
+// The files to read for each spec, in order: a spec that is an existing regular file is that
+// file; one that is a data-set name becomes its fetched game files; any other existing path is
+// passed on as is; anything else is an error naming the spec ("no such file, and not a data-set
+// name ..."). Offline, every missing file of the specs is named in one error.
 std::vector<std::filesystem::path> resolve_data_specs(const std::vector<std::string>& specs,
                                                       const FetchSettings& settings);
 // The same under this process's settings: FetchSettings::from_environment() (read on first use),
@@ -86,5 +89,8 @@ std::vector<std::filesystem::path> resolve_data_specs(const std::vector<std::str
 std::vector<std::string> expand_dataset_names(const std::vector<std::string>& specs);
 // Where the process's fetch notes ("fetching ...") go; the app sends them to stderr.
 void set_fetch_notes(std::function<void(const std::string&)> say);
+// What ends the process's downloads early, resumably (the app: a Ctrl-C once its commands have
+// installed their stop handler).
+void set_fetch_stop(std::function<bool()> should_stop);
 
 }  // namespace ef::data

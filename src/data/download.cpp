@@ -7,6 +7,8 @@
 #include <zlib.h>
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -69,7 +71,8 @@ std::size_t on_write(char* data, std::size_t size, std::size_t count, void* user
       }
     }
   }
-  if (std::fwrite(data, 1, bytes, t->file.get()) != bytes) {
+  // Flushed as it arrives: what a killed process received is on disk for the resume.
+  if (std::fwrite(data, 1, bytes, t->file.get()) != bytes || std::fflush(t->file.get()) != 0) {
     t->write_failed = true;
     return 0;  // libcurl then ends the transfer with CURLE_WRITE_ERROR
   }
@@ -107,15 +110,18 @@ struct CurlDeleter {
 
 // One attempt; returns the curl code and fills `http_code`, `message`.
 CURLcode transfer_once(const std::string& url, Transfer& t, long& http_code, std::string& message) {
+  char error_buffer[CURL_ERROR_SIZE] = {};  // declared first: it outlives the handle that writes it
   std::unique_ptr<CURL, CurlDeleter> curl(curl_easy_init());
   if (!curl) fail("cannot start a libcurl transfer for {}", url);
   t.curl = curl.get();
-  char error_buffer[CURL_ERROR_SIZE] = {};
   CURL* c = curl.get();
-  curl_easy_setopt(c, CURLOPT_URL, url.c_str());
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, error_buffer);
-  curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https,file");
-  curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  if (curl_easy_setopt(c, CURLOPT_URL, url.c_str()) != CURLE_OK) fail("{}: not a URL libcurl accepts", url);
+  // Only these schemes, and only web ones after a redirect; a libcurl that lacks one refuses here
+  // rather than leaving every protocol allowed.
+  if (curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https,file") != CURLE_OK ||
+      curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https") != CURLE_OK)
+    fail("{}: this libcurl cannot restrict itself to http, https and file URLs (built without https?)", url);
   curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 1L);
   curl_easy_setopt(c, CURLOPT_MAXREDIRS, 10L);
   curl_easy_setopt(c, CURLOPT_FAILONERROR, 1L);  // 4xx/5xx: an error, and no error page in the file
@@ -158,15 +164,16 @@ void download_file(const std::string& url, const fs::path& part, const DownloadO
     long http_code = 0;
     std::string message;
     const CURLcode code = transfer_once(url, t, http_code, message);
-    const bool closed = std::fclose(t.file.release()) == 0;
+    std::FILE* written = t.file.release();  // null when on_write could not reopen it
+    const bool closed = written == nullptr || std::fclose(written) == 0;
     if (code == CURLE_OK) {
       if (!closed) fail("cannot write {}: {}", part.string(), std::strerror(errno));
       return;
     }
     const std::uint64_t have = t.offset + t.received;
-    // A server that cannot send ranges (libcurl notices before any byte is written): fetch it
-    // whole, once.
-    if (code == CURLE_RANGE_ERROR && t.resuming && attempt == 0) {
+    // A server that cannot send ranges (libcurl notices before any byte is written), or a partial
+    // file longer than the source (file://): fetch it whole, once.
+    if ((code == CURLE_RANGE_ERROR || code == CURLE_BAD_DOWNLOAD_RESUME) && t.resuming && attempt == 0) {
       fs::remove(part, ec);
       continue;
     }
@@ -289,21 +296,28 @@ std::string unzip(const fs::path& download, const std::string& member) {
 
 }  // namespace
 
-void unpack_download(const fs::path& download, const fs::path& target, const std::string& member) {
+namespace {
+enum class Packing { kPlain, kGzip, kZip };
+Packing packing_of(const fs::path& file) {
   std::string head(4, '\0');
-  {
-    File in(std::fopen(download.c_str(), "rb"));
-    if (!in) fail("cannot read {}: {}", download.string(), std::strerror(errno));
-    head.resize(std::fread(head.data(), 1, head.size(), in.get()));
-  }
-  std::string content;
+  File in(std::fopen(file.c_str(), "rb"));
+  if (!in) fail("cannot read {}: {}", file.string(), std::strerror(errno));
+  head.resize(std::fread(head.data(), 1, head.size(), in.get()));
   if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f && static_cast<unsigned char>(head[1]) == 0x8b)
-    content = gunzip(download);
-  else if (head.size() == 4 && head[0] == 'P' && head[1] == 'K' && (head[2] == 3 || head[2] == 5))
-    content = unzip(download, member);
-  else
-    content = read_file(download);
-  write_atomically(target, content);
+    return Packing::kGzip;
+  if (head.size() == 4 && head[0] == 'P' && head[1] == 'K' && (head[2] == 3 || head[2] == 5)) return Packing::kZip;
+  return Packing::kPlain;
+}
+}  // namespace
+
+bool is_packed(const fs::path& file) { return packing_of(file) != Packing::kPlain; }
+
+void unpack_download(const fs::path& download, const fs::path& target, const std::string& member) {
+  switch (packing_of(download)) {
+    case Packing::kGzip: write_atomically(target, gunzip(download)); return;
+    case Packing::kZip: write_atomically(target, unzip(download, member)); return;
+    case Packing::kPlain: write_atomically(target, read_file(download)); return;
+  }
 }
 
 }  // namespace ef::data

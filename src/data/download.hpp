@@ -29,6 +29,9 @@ void download_file(const std::string& url, const std::filesystem::path& part, co
 // Lower-case hex SHA-256 of a file's bytes; throws ef::Error naming an unreadable file.
 std::string sha256_file(const std::filesystem::path& file);
 
+// Whether `file` starts like a gzip stream or a zip archive (what unpack_download unpacks).
+bool is_packed(const std::filesystem::path& file);
+
 // Writes the content of `download` to `target` (atomically: a partial target never exists):
 // a gzip stream is decompressed, a zip archive gives its member named `member` (compared
 // without case; an archive holding a single file gives that file whatever its name), anything
