@@ -228,6 +228,14 @@ TEST_F(DataFetch, NotFoundNamesTheStatusAndTheUrl) {
   EXPECT_FALSE(fs::exists(stored()));
 }
 
+TEST_F(DataFetch, UnreachableServerSaysWhatToDoWithoutANetwork) {
+  settings.urls["games.txt"] = "http://127.0.0.1:1/games.txt";  // port 1: nothing listens
+  const std::string e = test::error_of([&] { data::fetch_file(file, settings); });
+  EXPECT_NE(e.find("cannot reach the server"), std::string::npos) << e;
+  EXPECT_NE(e.find(stored().string()), std::string::npos) << e;  // where to place a copy
+  EXPECT_FALSE(fs::exists(part()));  // nothing arrived, nothing to resume
+}
+
 TEST_F(DataFetch, StalledServerEndsTheTransferResumably) {
   settings.stall_seconds = 1;
   server.route("/games.txt", Route{content, 200, Route::Mode::kStall, 2000, 30000});

@@ -294,16 +294,17 @@ class FetchLock {
 
 bool is_local_url(const std::string& url) { return url.rfind("file://", 0) == 0; }
 
-std::string offline_message(const std::vector<const DatasetFile*>& missing, const FetchSettings& settings) {
+std::string offline_message(const std::vector<const DatasetFile*>& missing, const FetchSettings& settings,
+                            const char* why = "and fetching is off (--offline, EF_OFFLINE=1 or offline = true)") {
   std::string lines;
   for (const DatasetFile* f : missing)
     lines += fmt::format("\n  {} -> {}", source_url(*f, settings), stored_path(*f, settings).string());
   const DatasetFile& first = *missing.front();
   return fmt::format(
-      "{} file(s) not in the cache, and fetching is off (--offline, EF_OFFLINE=1 or offline = true): download each "
-      "and place it, as served or unpacked, at the path given:{}\nor fetch a copy on disk (allowed offline): "
-      "evalforge data fetch {} --url file:///path/to/{}",
-      missing.size(), lines, first.name, served_name(source_url(first, settings)));
+      "{} file(s) not in the cache, {}: download each elsewhere and place it, as served or unpacked, at the path "
+      "given:{}\nor fetch a copy on disk (allowed offline): evalforge data fetch {} --url file:///path/to/{}, or "
+      "give a mirror: --mirror URL",
+      missing.size(), why, lines, first.name, served_name(source_url(first, settings)));
 }
 
 // A stored file without a valid stamp (placed by hand, or changed since it was checked):
@@ -378,7 +379,12 @@ FetchOutcome fetch_file(const DatasetFile& file, const FetchSettings& settings) 
       if (total) settings.say(fmt::format("  {}: {:.1f} of {:.1f} MB", file.name, done / 1e6, total / 1e6));
       else settings.say(fmt::format("  {}: {:.1f} MB", file.name, done / 1e6));
     };
-  download_file(url, part, options);
+  try {
+    download_file(url, part, options);
+  } catch (const UnreachableError& e) {
+    fs::remove(part_url, ec);
+    fail("{}\n{}", e.what(), offline_message({&file}, settings, "without a network"));
+  }
   const fs::path unverified = stored.string() + ".unverified";
   try {
     unpack_download(part, unverified, file.name);

@@ -199,6 +199,11 @@ void download_file(const std::string& url, const fs::path& part, const DownloadO
       case CURLE_OPERATION_TIMEDOUT:
         fail("{}: no data for {} s after {}; what arrived is kept in {}: run the same command again to resume",
              url, options.stall_seconds, megabytes(have), part.string());
+      case CURLE_COULDNT_RESOLVE_HOST:
+      case CURLE_COULDNT_RESOLVE_PROXY:
+      case CURLE_COULDNT_CONNECT:
+        if (have == 0) fs::remove(part, ec);  // nothing arrived: no partial file to resume
+        throw UnreachableError(fmt::format("{}: cannot reach the server ({})", url, message));
       case CURLE_WRITE_ERROR:
         fail("cannot write {} (disk full?) while fetching {}", part.string(), url);
       default:

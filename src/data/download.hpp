@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include "evalforge/core/error.hpp"
 
 namespace ef::data {
 
@@ -16,6 +17,12 @@ struct DownloadOptions {
   // Called with (bytes so far, total bytes or 0 when unknown), at most a few times a second.
   std::function<void(std::uint64_t, std::uint64_t)> progress;
   std::function<bool()> should_stop;  // true (e.g. after SIGINT): the transfer ends, resumable
+};
+
+// download_file's error when the server cannot be reached at all (no network, a wrong host, a
+// refused connection): callers add what to do without a network.
+struct UnreachableError : Error {
+  using Error::Error;
 };
 
 // Downloads `url` into `part`: when `part` exists, asks only for the bytes after it (an HTTP
