@@ -1,0 +1,164 @@
+// The search spread over MPI ranks (docs/scale-out.md), through the real binary and FindMPI's
+// launcher on loopback: `mpirun -np 1/2/3` must write the bits of the plain single-process run
+// (metrics without the wall-time column, best shapes, checkpoint) for every topology, a run
+// must resume with another rank count, and a rank that dies must end the run quickly with a
+// message and a resumable run directory. Skipped when the build has no MPI.
+#include <gtest/gtest.h>
+#include <fmt/core.h>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+using ef::test::file_bytes;
+using ef::test::run_command;
+
+namespace {
+
+#ifdef EF_MPIEXEC
+constexpr const char* kMpiexec = EF_MPIEXEC;
+#else
+constexpr const char* kMpiexec = "";
+#endif
+
+// Four islands, so that 3 ranks hold unequal blocks (1, 1, 2); migration every generation and
+// a size that topology "all" can split (3 = 1 from each other island).
+std::string config_text(const std::string& topology, const fs::path& games) {
+  return fmt::format(R"([search]
+moves = [20, 28, 36, 44]
+island_size = 8
+elite = 3
+mutants = 3
+generations = 3
+seed = 3
+tuple_sizes = [4, 3]
+[migration]
+topology = "{}"
+interval = 1
+size = 3
+[data]
+files = ["{}"]
+[fitness]
+test_every = 2
+[training]
+epochs = 1
+[run]
+checkpoint_every = 1
+)",
+                     topology, games.string());
+}
+
+class MpiSearch : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (std::string(kMpiexec).empty()) return;
+    dir_ = ef::test::scratch_dir("mpi", "search");
+    const auto [status, out] = run_command(fmt::format("{} data generate --games 300 --seed 5 --player swh1 --out {} 2>&1",
+                                                       EF_EVALFORGE_BIN, (dir_ / "games.txt").string()));
+    ASSERT_EQ(status, 0) << out;
+  }
+  void SetUp() override {
+    if (std::string(kMpiexec).empty()) GTEST_SKIP() << "built without MPI";
+  }
+
+  static fs::path config(const std::string& topology) {
+    const fs::path f = dir_ / (topology + ".toml");
+    if (!fs::exists(f)) std::ofstream(f) << config_text(topology, dir_ / "games.txt");
+    return f;
+  }
+  // `evalforge search ARGS` in one process, or under the launcher with `ranks` ranks (root
+  // allowed, as CI runs; oversubscribed, as 3 ranks on 2 cores need). Returns (status, output).
+  static std::pair<int, std::string> search(int ranks, const std::string& args, const std::string& env = "") {
+    const std::string evalforge = fmt::format("{} search --quiet {}", EF_EVALFORGE_BIN, args);
+    if (ranks == 0) return run_command(evalforge + " 2>&1");
+    return run_command(fmt::format("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 {} timeout 120 {} "
+                                   "--oversubscribe -np {} {} 2>&1",
+                                   env, kMpiexec, ranks, evalforge));
+  }
+  static std::string metrics_without_time(const fs::path& run) {
+    std::stringstream in(file_bytes(run / "metrics.csv")), out;
+    for (std::string line; std::getline(in, line);) out << line.substr(0, line.rfind(',')) << "\n";
+    return out.str();
+  }
+  static void expect_same_run(const fs::path& expected, const fs::path& actual) {
+    EXPECT_EQ(metrics_without_time(expected), metrics_without_time(actual)) << actual;
+    EXPECT_EQ(file_bytes(expected / "best_shapes.json"), file_bytes(actual / "best_shapes.json")) << actual;
+    EXPECT_EQ(file_bytes(expected / "checkpoint.bin"), file_bytes(actual / "checkpoint.bin")) << actual;
+  }
+
+  static fs::path dir_;
+};
+fs::path MpiSearch::dir_;
+
+TEST_F(MpiSearch, OneTwoAndThreeRanksGiveThePlainRunsBitsForEveryTopology) {
+  for (const std::string topology : {"paper", "ring", "all"}) {
+    const fs::path plain = dir_ / ("plain-" + topology);
+    const auto [status, out] = search(0, fmt::format("--config {} --out {}", config(topology).string(), plain.string()));
+    ASSERT_EQ(status, 0) << out;
+    for (int ranks : {1, 2, 3}) {
+      const fs::path run = dir_ / fmt::format("np{}-{}", ranks, topology);
+      const auto [s, o] = search(ranks, fmt::format("--config {} --out {}", config(topology).string(), run.string()));
+      ASSERT_EQ(s, 0) << o;
+      expect_same_run(plain, run);
+      // Only rank 0 wrote into the directory: one header and 3 generations x 4 islands.
+      const std::string m = file_bytes(run / "metrics.csv");
+      EXPECT_EQ(std::count(m.begin(), m.end(), '\n'), 1 + 12) << run;
+      if (ranks > 1) EXPECT_NE(file_bytes(run / "log.txt").find("migration traffic between the"), std::string::npos);
+    }
+  }
+  // The comparison can fail: another topology is another search.
+  EXPECT_NE(metrics_without_time(dir_ / "plain-paper"), metrics_without_time(dir_ / "plain-ring"));
+}
+
+TEST_F(MpiSearch, ARunResumesWithAnotherRankCount) {
+  // The same steps (2 generations, extended to 4, then to 5: a finished run's last generation
+  // has a test score) in one process, and with 2, then 3, then 1 ranks.
+  const std::vector<std::pair<fs::path, std::vector<int>>> runs = {{dir_ / "resume-plain", {0, 0, 0}},
+                                                                    {dir_ / "resume-mpi", {2, 3, 1}}};
+  for (const auto& [run, ranks] : runs) {
+    auto [status, out] =
+        search(ranks[0], fmt::format("--config {} --out {} --generations 2", config("paper").string(), run.string()));
+    ASSERT_EQ(status, 0) << out;
+    std::tie(status, out) = search(ranks[1], fmt::format("--resume {} --generations 4", run.string()));
+    ASSERT_EQ(status, 0) << out;
+    std::tie(status, out) = search(ranks[2], fmt::format("--resume {} --generations 5", run.string()));
+    ASSERT_EQ(status, 0) << out;
+  }
+  expect_same_run(runs[0].first, runs[1].first);
+}
+
+TEST_F(MpiSearch, ADeadRankEndsTheRunWithAMessageAndTheRunResumes) {
+  const fs::path plain = dir_ / "dead-plain";
+  auto [status, out] = search(0, fmt::format("--config {} --out {} --generations 5", config("ring").string(), plain.string()));
+  ASSERT_EQ(status, 0) << out;
+  // Rank 1 dies as it starts generation 3; rank 0 is then waiting for its report.
+  const fs::path run = dir_ / "dead-mpi";
+  const auto start = std::chrono::steady_clock::now();
+  std::tie(status, out) = search(2, fmt::format("--config {} --out {} --generations 5", config("ring").string(), run.string()),
+                                 "EF_TEST_EXIT_AT=1:3");
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_NE(status, 0) << out;
+  EXPECT_NE(status, 124) << "timed out: " << out;  // `timeout` ended it: a hang
+  EXPECT_LT(seconds, 60) << out;
+  // evalforge names the rank rank 0 was waiting for; when the launcher ended rank 0 before it
+  // could, the launcher's own message says that a rank exited with a non-zero status.
+  EXPECT_TRUE(out.find("from rank 1") != std::string::npos || out.find("non-zero") != std::string::npos) << out;
+  // Generations 0-2 are behind the last checkpoint; any rank count continues from it.
+  std::tie(status, out) = search(3, fmt::format("--resume {}", run.string()));
+  ASSERT_EQ(status, 0) << out;
+  expect_same_run(plain, run);
+}
+
+TEST_F(MpiSearch, MoreRanksThanIslandsIsAClearErrorNotAHang) {
+  const auto [status, out] =
+      search(5, fmt::format("--config {} --out {}", config("paper").string(), (dir_ / "too-many").string()));
+  EXPECT_NE(status, 0) << out;
+  EXPECT_NE(status, 124) << "timed out: " << out;
+  EXPECT_NE(out.find("5 ranks for 4 islands"), std::string::npos) << out;
+}
+
+}  // namespace
