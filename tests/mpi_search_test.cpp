@@ -107,7 +107,9 @@ TEST_F(MpiSearch, OneTwoAndThreeRanksGiveThePlainRunsBitsForEveryTopology) {
       // Only rank 0 wrote into the directory: one header and 3 generations x 4 islands.
       const std::string m = file_bytes(run / "metrics.csv");
       EXPECT_EQ(std::count(m.begin(), m.end(), '\n'), 1 + 12) << run;
-      if (ranks > 1) EXPECT_NE(file_bytes(run / "log.txt").find("migration traffic between the"), std::string::npos);
+      if (ranks > 1) {
+        EXPECT_NE(file_bytes(run / "log.txt").find("migration traffic between the"), std::string::npos);
+      }
     }
   }
   // The comparison can fail: another topology is another search.

@@ -327,7 +327,7 @@ SearchOutcome run_loop(const SearchConfig& c, RunDir* run, Checkpoint state, con
     if (run) {
       bool stop = false;
       const std::vector<IslandReport> reports = decode_reports(messages, n, decoder.num_keys(), stop);
-      stop_decision = stop ? "1" : "0";
+      stop_decision.assign(1, stop ? '1' : '0');  // a char: GCC 12 warns falsely (-Wrestrict) on a literal here
       const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       std::string line = fmt::format("gen {:>5}/{} best", g, c.generations);
       std::string rows;
