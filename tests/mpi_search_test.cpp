@@ -52,8 +52,9 @@ checkpoint_every = 1
                      topology, games.string());
 }
 
+// Public: the failure tests share a free function that uses the helpers.
 class MpiSearch : public ::testing::Test {
- protected:
+ public:
   static void SetUpTestSuite() {
     if (std::string(kMpiexec).empty()) return;
     dir_ = ef::test::scratch_dir("mpi", "search");
@@ -94,6 +95,7 @@ class MpiSearch : public ::testing::Test {
 };
 fs::path MpiSearch::dir_;
 
+
 TEST_F(MpiSearch, OneTwoAndThreeRanksGiveThePlainRunsBitsForEveryTopology) {
   for (const std::string topology : {"paper", "ring", "all"}) {
     const fs::path plain = dir_ / ("plain-" + topology);
@@ -133,26 +135,45 @@ TEST_F(MpiSearch, ARunResumesWithAnotherRankCount) {
   expect_same_run(runs[0].first, runs[1].first);
 }
 
-TEST_F(MpiSearch, ADeadRankEndsTheRunWithAMessageAndTheRunResumes) {
-  const fs::path plain = dir_ / "dead-plain";
-  auto [status, out] = search(0, fmt::format("--config {} --out {} --generations 5", config("ring").string(), plain.string()));
+// Rank 1 fails as it starts generation 3 (EF_TEST_FAIL_AT=1:3:HOW) in a 2-rank run of 5
+// generations; the run must end within `limit` seconds, not at `timeout`'s 120, with a non-zero
+// status and `message` in the output; generations 0-2 are behind the last checkpoint, and 3
+// ranks continue from it to the plain run's bits.
+void expect_failure_ends_the_run(const std::string& how, const std::string& extra_args,
+                                 double limit, const std::vector<std::string>& messages) {
+  const fs::path plain = MpiSearch::dir_ / ("fail-plain-" + how), run = MpiSearch::dir_ / ("fail-" + how);
+  auto [status, out] = MpiSearch::search(0, fmt::format("--config {} --out {} --generations 5", MpiSearch::config("ring").string(),
+                                               plain.string()));
   ASSERT_EQ(status, 0) << out;
-  // Rank 1 dies as it starts generation 3; rank 0 is then waiting for its report.
-  const fs::path run = dir_ / "dead-mpi";
   const auto start = std::chrono::steady_clock::now();
-  std::tie(status, out) = search(2, fmt::format("--config {} --out {} --generations 5", config("ring").string(), run.string()),
-                                 "EF_TEST_EXIT_AT=1:3");
+  std::tie(status, out) = MpiSearch::search(2, fmt::format("--config {} --out {} --generations 5 {}", MpiSearch::config("ring").string(),
+                                                  run.string(), extra_args),
+                                   "EF_TEST_FAIL_AT=1:3:" + how);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_NE(status, 0) << out;
   EXPECT_NE(status, 124) << "timed out: " << out;  // `timeout` ended it: a hang
-  EXPECT_LT(seconds, 60) << out;
+  EXPECT_LT(seconds, limit) << out;
+  bool named = false;
+  for (const auto& m : messages) named = named || out.find(m) != std::string::npos;
+  EXPECT_TRUE(named) << out;
+  std::tie(status, out) = MpiSearch::search(3, fmt::format("--resume {}", run.string()));
+  ASSERT_EQ(status, 0) << out;
+  MpiSearch::expect_same_run(plain, run);
+}
+
+TEST_F(MpiSearch, ARankThatExitsEndsTheRunWithAMessageAndTheRunResumes) {
   // evalforge names the rank rank 0 was waiting for; when the launcher ended rank 0 before it
   // could, the launcher's own message says that a rank exited with a non-zero status.
-  EXPECT_TRUE(out.find("from rank 1") != std::string::npos || out.find("non-zero") != std::string::npos) << out;
-  // Generations 0-2 are behind the last checkpoint; any rank count continues from it.
-  std::tie(status, out) = search(3, fmt::format("--resume {}", run.string()));
-  ASSERT_EQ(status, 0) << out;
-  expect_same_run(plain, run);
+  expect_failure_ends_the_run("exit", "", 60, {"from rank 1", "non-zero"});
+}
+
+TEST_F(MpiSearch, AKilledRankEndsTheRunWithAMessageAndTheRunResumes) {
+  expect_failure_ends_the_run("kill", "", 60, {"from rank 1", "signal 9", "Killed"});
+}
+
+TEST_F(MpiSearch, AHungRankEndsTheRunAtThePeerTimeout) {
+  // Nothing ends a rank that hangs alive but rank 0's watchdog: 2 s without its report.
+  expect_failure_ends_the_run("hang", "--peer-timeout 2", 60, {"waiting for the report from rank 1: nothing for"});
 }
 
 TEST_F(MpiSearch, MoreRanksThanIslandsIsAClearErrorNotAHang) {
