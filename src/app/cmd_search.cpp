@@ -110,7 +110,7 @@ void run_command(const SearchArgs& a) {
     std::string dir;
     try {
       run(args, &team, dir);
-    } catch (const Error& e) {
+    } catch (const std::exception& e) {  // ef::Error and the unexpected alike: no rank may wait for this one
       if (team.size() == 1) throw;
       fmt::print(stderr, "evalforge: error on rank {} of {}: {}\n", team.rank(), team.size(), e.what());
       if (team.rank() == 0 && !dir.empty())
