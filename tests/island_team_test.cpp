@@ -1,83 +1,18 @@
 // Islands spread over ranks without MPI: the island-to-rank mapping, and migration between
-// blocks of islands held by threads that talk through an in-memory IslandTeam. Every topology
+// blocks of islands held by threads that talk through the in-memory team (thread_team.hpp). Every topology
 // at every rank count up to the island count must give the populations of the one-process
 // migration, and those must follow the rule (routes, mutant slots, unevaluated immigrants).
 #include <gtest/gtest.h>
-#include <condition_variable>
-#include <deque>
-#include <map>
-#include <mutex>
+#include <atomic>
 #include <set>
-#include <thread>
-#include <tuple>
 #include "evalforge/core/error.hpp"
 #include "ga/islands.hpp"
+#include "ga/thread_team.hpp"
 
 using namespace ef;
 using namespace ef::ga;
 
 namespace {
-
-// Mailboxes keyed (from, to, kind), shared by the threads of one test: one thread per rank.
-struct Post {
-  std::mutex mutex;
-  std::condition_variable arrived;
-  std::map<std::tuple<int, int, int>, std::deque<std::string>> boxes;
-  void send(int from, int to, int kind, std::string bytes) {
-    {
-      std::lock_guard lock(mutex);
-      boxes[{from, to, kind}].push_back(std::move(bytes));
-    }
-    arrived.notify_all();
-  }
-  std::string receive(int from, int to, int kind) {
-    std::unique_lock lock(mutex);
-    auto& box = boxes[{from, to, kind}];
-    arrived.wait(lock, [&] { return !box.empty(); });
-    std::string bytes = std::move(box.front());
-    box.pop_front();
-    return bytes;
-  }
-};
-
-class ThreadTeam final : public IslandTeam {
- public:
-  ThreadTeam(Post& post, int rank, int size) : post_(post), rank_(rank), size_(size) {}
-  int rank() const override { return rank_; }
-  int size() const override { return size_; }
-  std::vector<std::string> exchange(const std::vector<std::pair<int, std::string>>& outgoing,
-                                    const std::vector<int>& from) override {
-    for (const auto& [to, bytes] : outgoing) {
-      EXPECT_NE(to, rank_);
-      post_.send(rank_, to, 0, bytes);
-      bytes_ += bytes.size();
-      ++messages_;
-    }
-    std::vector<std::string> in;
-    for (int r : from) in.push_back(post_.receive(r, rank_, 0));
-    return in;
-  }
-  std::vector<std::string> gather(const std::string& mine) override {
-    post_.send(rank_, 0, 1, mine);
-    std::vector<std::string> all;
-    if (rank_ == 0)
-      for (int r = 0; r < size_; ++r) all.push_back(post_.receive(r, 0, 1));
-    return all;
-  }
-  void broadcast(std::string& bytes) override {
-    if (rank_ == 0)
-      for (int r = 1; r < size_; ++r) post_.send(0, r, 2, bytes);
-    else
-      bytes = post_.receive(0, rank_, 2);
-  }
-  unsigned long long exchanged_bytes() const override { return bytes_; }
-  unsigned long long exchanged_messages() const override { return messages_; }
-
- private:
-  Post& post_;
-  int rank_, size_;
-  unsigned long long bytes_ = 0, messages_ = 0;
-};
 
 std::vector<double> keys_of(const Population& p, int i) {
   const auto k = p.individual(i);
@@ -145,20 +80,15 @@ TEST(IslandTeam, MigrationOverRanksGivesTheOneProcessPopulations) {
       EXPECT_EQ(received, expected) << topology_name(topology) << " island " << k;
     }
     for (int ranks = 1; ranks <= n; ++ranks) {
-      Post post;
       std::vector<std::vector<Population>> blocks(static_cast<std::size_t>(ranks));
       std::vector<unsigned long long> bytes(static_cast<std::size_t>(ranks));
-      std::vector<std::thread> threads;
-      for (int r = 0; r < ranks; ++r) {
+      run_thread_team(ranks, [&](ThreadTeam& team) {
+        const int r = team.rank();
         const IslandBlock b = island_block(r, ranks, n);
         blocks[r].assign(before.begin() + b.first, before.begin() + b.first + b.count);
-        threads.emplace_back([&, r, b] {
-          ThreadTeam team(post, r, ranks);
-          migrate(blocks[r], b.first, n, params, migration, seed, 3, team);
-          bytes[r] = team.exchanged_bytes();
-        });
-      }
-      for (auto& t : threads) t.join();
+        migrate(blocks[r], b.first, n, params, migration, seed, 3, team);
+        bytes[r] = team.exchanged_bytes();
+      });
       std::vector<Population> joined;
       unsigned long long total_bytes = 0;
       for (int r = 0; r < ranks; ++r) {
@@ -202,19 +132,15 @@ TEST(IslandTeam, AdvanceGenerationOnBlocksEqualsTheWholeArchipelago) {
     advance_generation(whole, config);
   }
   const int ranks = 3;
-  Post post;
   std::vector<Archipelago> parts(ranks);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < ranks; ++r)
-    threads.emplace_back([&, r] {
-      ThreadTeam team(post, r, ranks);
-      parts[r] = make_archipelago(config, num_keys, island_block(r, ranks, 4));
-      for (int g = 0; g < 3; ++g) {
-        evaluate(parts[r]);
-        advance_generation(parts[r], config, team);
-      }
-    });
-  for (auto& t : threads) t.join();
+  run_thread_team(ranks, [&](ThreadTeam& team) {
+    const int r = team.rank();
+    parts[r] = make_archipelago(config, num_keys, island_block(r, ranks, 4));
+    for (int g = 0; g < 3; ++g) {
+      evaluate(parts[r]);
+      advance_generation(parts[r], config, team);
+    }
+  });
   int k = 0;
   for (const Archipelago& part : parts)
     for (std::size_t i = 0; i < part.islands.size(); ++i, ++k) {
@@ -223,4 +149,27 @@ TEST(IslandTeam, AdvanceGenerationOnBlocksEqualsTheWholeArchipelago) {
       EXPECT_EQ(part.islands[i].keys, whole.islands[k].keys) << "island " << k;
     }
   EXPECT_EQ(k, 4);
+}
+
+TEST(IslandTeam, AFailingThreadWakesTheOthersAndItsErrorIsReported) {
+  // Rank 2 fails before its report; ranks 0 (gathering) and 1 (waiting for the broadcast) must
+  // not wait for ever, and the error reported is rank 2's own, not a wake-up.
+  std::atomic<int> woken = 0;
+  try {
+    run_thread_team(3, [&](ThreadTeam& team) {
+      if (team.rank() == 2) fail("rank 2 broke");
+      try {
+        team.gather("report");
+        std::string decision;
+        team.broadcast(decision);
+      } catch (const Error&) {
+        ++woken;
+        throw;
+      }
+    });
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "rank 2 broke");
+  }
+  EXPECT_EQ(woken, 2);
 }
