@@ -102,8 +102,9 @@ class ForwardingBackend : public Backend {
 };
 
 // kind: "cpu", "cuda" or "auto" (cuda when a device is present, else cpu). threads: CPU
-// worker threads (0 = all hardware threads). Throws ef::Error for an unknown or absent kind.
-std::unique_ptr<Backend> make_backend(std::string_view kind, int threads);
+// worker threads (0 = all hardware threads). device: the CUDA device of a cuda backend
+// (make_cuda_backend; a CPU backend ignores it). Throws ef::Error for an unknown or absent kind.
+std::unique_ptr<Backend> make_backend(std::string_view kind, int threads, int device = 0);
 
 // The per-epoch sample order (shared by both backends): ids shuffled by Fisher-Yates.
 void shuffle_ids(std::span<std::uint32_t> ids, u64 seed, std::uint32_t stream0, std::uint32_t stream1,

@@ -10,6 +10,7 @@
 #include "core/run_dir.hpp"
 #include "evalforge/core/error.hpp"
 #include "ga/search_run.hpp"
+#include "ga/thread_team.hpp"
 #if EF_HAVE_MPI
 #include "mpi/mpi_team.hpp"
 #endif
@@ -28,6 +29,7 @@ struct SearchArgs {
   int generations = 0;
   bool quiet = false;
   double peer_timeout = 3600;
+  std::vector<int> devices;  // --devices: one in-process rank per entry
 };
 
 #if EF_HAVE_MPI
@@ -50,8 +52,9 @@ void pick_gpu_for_rank(const mpi::MpiTeam& team) {
 }
 #endif
 
-std::string resume_command(const std::string& dir, const ga::IslandTeam* team) {
-  if (team && team->size() > 1) return fmt::format("mpirun -np R evalforge search --resume {} (any R)", dir);
+// How the user continues the run: with any rank count, or any --devices, or neither.
+std::string resume_command(const std::string& dir) {
+  if (ga::launcher_world_size() > 1) return fmt::format("mpirun -np R evalforge search --resume {} (any R)", dir);
   return fmt::format("evalforge search --resume {}", dir);
 }
 
@@ -61,6 +64,7 @@ void run(const SearchArgs& a, ga::IslandTeam* team, std::string& dir) {
   o.backend = a.backend;
   o.threads = a.threads;
   o.team = team;
+  if (team && !a.devices.empty()) o.device = a.devices[static_cast<std::size_t>(team->rank())];
   // Progress from rank 0 (the run's lines); the other ranks say only what concerns their own
   // islands, prefixed with their rank (run_loop).
   if (!a.quiet) o.progress = print_progress_line;
@@ -72,7 +76,7 @@ void run(const SearchArgs& a, ga::IslandTeam* team, std::string& dir) {
     if (!a.config.empty() || !a.data.empty() || !a.out.empty())
       fail("--resume DIR takes its config and data from DIR; drop --config/--data/--out");
     dir = a.resume;
-    o.resume_hint = resume_command(dir, team);
+    o.resume_hint = resume_command(dir);
     outcome = ga::resume_search(dir, o, a.generations);
   } else {
     if (a.config.empty()) fail("search: give --config FILE (e.g. configs/quick.toml) or --resume DIR");
@@ -84,7 +88,7 @@ void run(const SearchArgs& a, ga::IslandTeam* team, std::string& dir) {
     c.test_files = data::expand_dataset_names(c.test_files);
     if (a.generations > 0) c.generations = a.generations;
     dir = a.out.empty() ? fmt::format("runs/search-{:%Y%m%d-%H%M%S}", fmt::localtime(std::time(nullptr))) : a.out;
-    o.resume_hint = resume_command(dir, team);
+    o.resume_hint = resume_command(dir);
     outcome = ga::run_search(c, dir, o);
   }
   if (outcome.interrupted) throw ExitStatus{kStoppedExitStatus};
@@ -99,6 +103,25 @@ void run(const SearchArgs& a, ga::IslandTeam* team, std::string& dir) {
 // rank 0's checkpoints are written atomically, so the run directory holds the last one.
 void run_command(const SearchArgs& a) {
   const int launched = ga::launcher_world_size();
+  if (!a.devices.empty()) {
+    // Several devices in one process: the islands spread over one thread per device, each
+    // with its own backend, talking through an in-memory team (the same run loop and bits as
+    // mpirun with one rank per device). With --backend cpu the entries only count the ranks.
+    if (launched > 0)
+      fail("--devices and mpirun both spread the islands: under mpirun each rank takes one GPU by its local rank; "
+           "drop --devices");
+    for (std::size_t i = 0; i < a.devices.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (a.devices[i] == a.devices[j]) fail("--devices lists device {} twice", a.devices[i]);
+    const int ranks = static_cast<int>(a.devices.size());
+    SearchArgs args = a;
+    if (args.threads == 0) args.threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / ranks);
+    ga::run_thread_team(ranks, [&](ga::ThreadTeam& team) {
+      std::string dir;
+      run(args, &team, dir);
+    });
+    return;
+  }
 #if EF_HAVE_MPI
   if (launched > 0) {
     mpi::MpiTeam team(a.peer_timeout);
@@ -144,6 +167,11 @@ void register_search(CLI::App& app) {
   cmd->add_option("--threads", a->threads, "CPU worker threads (0 = all)")->check(CLI::Range(0, 1024));
   cmd->add_option("--backend", a->backend, "cpu, cuda or auto");
   cmd->add_flag("--quiet", a->quiet, "No progress lines on stderr (log.txt still gets them)");
+  cmd->add_option("--devices", a->devices,
+                  "Spread the islands over these CUDA devices in one process (e.g. 0,1), one thread and backend "
+                  "each; with --backend cpu, that many in-process ranks")
+      ->delimiter(',')
+      ->check(CLI::Range(0, 1023));
   cmd->add_option("--peer-timeout", a->peer_timeout,
                   "Under mpirun: seconds a rank waits for a message from another before it ends the run")
       ->check(CLI::Range(1.0, 1e7));

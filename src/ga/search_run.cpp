@@ -286,7 +286,7 @@ SearchOutcome run_loop(const SearchConfig& c, RunDir* run, Checkpoint state, con
     if (run) run->log(line);
     else if (o.progress) o.progress(fmt::format("[rank {}] {}", team.rank(), line));
   };
-  auto backend = make_backend(o.backend, o.threads);
+  auto backend = make_backend(o.backend, o.threads, o.device);
   const Decoder decoder(c.region, c.tuple_sizes);
   Archipelago& a = state.archipelago;
   const IslandData data = upload_data(c, a, *backend, log);

@@ -34,6 +34,7 @@ namespace ef::ga {
 struct SearchRunOptions {
   std::string backend = "cpu";
   int threads = 0;
+  int device = 0;                        // CUDA device of a cuda backend (make_backend)
   LineSink progress;                     // progress lines (log.txt gets them anyway); empty: quiet
   std::function<bool()> stop_requested;  // asked after every generation: true = checkpoint and return
   bool check_only = false;  // resume: open and validate the directory (config, checkpoint, tables), then return without running
