@@ -8,13 +8,14 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
-#include "test_support.hpp"
+#include "search_test_support.hpp"
 
 namespace fs = std::filesystem;
+using ef::test::expect_same_run;
 using ef::test::file_bytes;
+using ef::test::metrics_without_time;
 using ef::test::run_command;
 
 namespace {
@@ -25,42 +26,13 @@ constexpr const char* kMpiexec = EF_MPIEXEC;
 constexpr const char* kMpiexec = "";
 #endif
 
-// Four islands, so that 3 ranks hold unequal blocks (1, 1, 2); migration every generation and
-// a size that topology "all" can split (3 = 1 from each other island).
-std::string config_text(const std::string& topology, const fs::path& games) {
-  return fmt::format(R"([search]
-moves = [20, 28, 36, 44]
-island_size = 8
-elite = 3
-mutants = 3
-generations = 3
-seed = 3
-tuple_sizes = [4, 3]
-[migration]
-topology = "{}"
-interval = 1
-size = 3
-[data]
-files = ["{}"]
-[fitness]
-test_every = 2
-[training]
-epochs = 1
-[run]
-checkpoint_every = 1
-)",
-                     topology, games.string());
-}
-
 // Public: the failure tests share a free function that uses the helpers.
 class MpiSearch : public ::testing::Test {
  public:
   static void SetUpTestSuite() {
     if (std::string(kMpiexec).empty()) return;
     dir_ = ef::test::scratch_dir("mpi", "search");
-    const auto [status, out] = run_command(fmt::format("{} data generate --games 300 --seed 5 --player swh1 --out {} 2>&1",
-                                                       EF_EVALFORGE_BIN, (dir_ / "games.txt").string()));
-    ASSERT_EQ(status, 0) << out;
+    ASSERT_EQ(ef::test::generate_search_games(dir_ / "games.txt"), "");
   }
   void SetUp() override {
     if (std::string(kMpiexec).empty()) GTEST_SKIP() << "built without MPI";
@@ -68,7 +40,7 @@ class MpiSearch : public ::testing::Test {
 
   static fs::path config(const std::string& topology) {
     const fs::path f = dir_ / (topology + ".toml");
-    if (!fs::exists(f)) std::ofstream(f) << config_text(topology, dir_ / "games.txt");
+    if (!fs::exists(f)) std::ofstream(f) << ef::test::tiny_search_toml(topology, dir_ / "games.txt");
     return f;
   }
   // `evalforge search ARGS` in one process, or under the launcher with `ranks` ranks (root
@@ -80,21 +52,9 @@ class MpiSearch : public ::testing::Test {
                                    "--oversubscribe -np {} {} 2>&1",
                                    env, kMpiexec, ranks, evalforge));
   }
-  static std::string metrics_without_time(const fs::path& run) {
-    std::stringstream in(file_bytes(run / "metrics.csv")), out;
-    for (std::string line; std::getline(in, line);) out << line.substr(0, line.rfind(',')) << "\n";
-    return out.str();
-  }
-  static void expect_same_run(const fs::path& expected, const fs::path& actual) {
-    EXPECT_EQ(metrics_without_time(expected), metrics_without_time(actual)) << actual;
-    EXPECT_EQ(file_bytes(expected / "best_shapes.json"), file_bytes(actual / "best_shapes.json")) << actual;
-    EXPECT_EQ(file_bytes(expected / "checkpoint.bin"), file_bytes(actual / "checkpoint.bin")) << actual;
-  }
-
   static fs::path dir_;
 };
 fs::path MpiSearch::dir_;
-
 
 TEST_F(MpiSearch, OneTwoAndThreeRanksGiveThePlainRunsBitsForEveryTopology) {
   for (const std::string topology : {"paper", "ring", "all"}) {
@@ -158,7 +118,7 @@ void expect_failure_ends_the_run(const std::string& how, const std::string& extr
   EXPECT_TRUE(named) << out;
   std::tie(status, out) = MpiSearch::search(3, fmt::format("--resume {}", run.string()));
   ASSERT_EQ(status, 0) << out;
-  MpiSearch::expect_same_run(plain, run);
+  expect_same_run(plain, run);
 }
 
 TEST_F(MpiSearch, ARankThatExitsEndsTheRunWithAMessageAndTheRunResumes) {
