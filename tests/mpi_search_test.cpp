@@ -48,9 +48,12 @@ class MpiSearch : public ::testing::Test {
   static std::pair<int, std::string> search(int ranks, const std::string& args, const std::string& env = "") {
     const std::string evalforge = fmt::format("{} search --quiet {}", EF_EVALFORGE_BIN, args);
     if (ranks == 0) return run_command(evalforge + " 2>&1");
-    return run_command(fmt::format("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 {} timeout 120 {} "
-                                   "--oversubscribe -np {} {} 2>&1",
-                                   env, kMpiexec, ranks, evalforge));
+    // Open MPI's session directory under this test's scratch directory: two launchers that
+    // start at once (ctest -j) race to create the shared default one ("/tmp/ompi.HOST.UID:
+    // File exists") and one fails.
+    return run_command(fmt::format("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+                                   "OMPI_MCA_orte_tmpdir_base={} {} timeout 120 {} --oversubscribe -np {} {} 2>&1",
+                                   dir_.string(), env, kMpiexec, ranks, evalforge));
   }
   static fs::path dir_;
 };
