@@ -47,12 +47,16 @@ checkpoint_every = 0
 CONF
 }
 
-# run NAME ISLANDS RANKS [THREADS] -> "s/gen bytes/migration"; RANKS 0: one process, no mpirun
+# run NAME ISLANDS RANKS [THREADS] -> "s/gen bytes/migration"; RANKS 0: one process, no mpirun;
+# RANKS -D: one process with --devices 0..D-1 (D thread ranks, CPU backends standing in for GPUs)
 run() {
   local name=$1 islands=$2 ranks=$3 threads=${4:-1} dir="$work/$1"
   config "$islands" >"$work/$name.toml"
   if ((ranks == 0)); then
     "$bin" search --quiet --threads "$threads" --config "$work/$name.toml" --out "$dir" >/dev/null
+  elif ((ranks < 0)); then
+    "$bin" search --quiet --threads $((threads * -ranks)) --devices "$(seq -s, 0 $((-ranks - 1)))" \
+      --config "$work/$name.toml" --out "$dir" >/dev/null
   else
     "$mpiexec" --oversubscribe -np "$ranks" "$bin" search --quiet --threads 1 --config "$work/$name.toml" --out "$dir" >/dev/null
   fi
@@ -68,11 +72,13 @@ echo
 echo "| scaling | islands | ranks | threads per rank | islands per rank | s/generation | bytes per migration (all ranks) |"
 echo "|---|---|---|---|---|---|---|"
 # kind islands ranks threads (ranks 0: one process without mpirun, for reference)
-for case in "strong 4 0 1" "strong 4 0 2" "strong 4 1 1" "strong 4 2 1" "weak 2 1 1" "weak 4 2 1" "strong 8 1 1" "strong 8 2 1"; do
+for case in "strong 4 0 1" "strong 4 0 2" "strong 4 1 1" "strong 4 2 1" "strong 4 -2 1" "weak 2 1 1" "weak 4 2 1" \
+            "strong 8 1 1" "strong 8 2 1"; do
   read -r kind islands ranks threads <<<"$case"
   read -r secs bytes < <(run "$kind-$islands-$ranks-$threads" "$islands" "$ranks" "$threads")
-  per=$((islands / (ranks > 0 ? ranks : 1)))
-  label=$ranks
-  ((ranks > 0)) || label="1 (no mpirun)"
+  label=$ranks count=$ranks
+  ((ranks < 0)) && label="$((-ranks)) (--devices, threads)" count=$((-ranks))
+  ((ranks == 0)) && label="1 (no mpirun)" count=1
+  per=$((islands / count))
   echo "| $kind | $islands | $label | $threads | $per | $secs | $bytes |"
 done
