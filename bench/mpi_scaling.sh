@@ -12,7 +12,8 @@ cd "$(dirname "$0")/.."
 build=${1:-build}
 bin=$build/evalforge
 mpiexec=$(command -v mpiexec || command -v mpirun) || { echo "mpi_scaling: no mpiexec (apt-get install openmpi-bin)"; exit 2; }
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Root allowed (containers); ranks on this machine only, without looking for ssh/rsh.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm=isolated
 work=$(mktemp -d /tmp/ef-mpi-scaling-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 "$bin" data generate --games 6000 --seed 11 --player swh1 --out "$work/games.txt" >/dev/null 2>&1

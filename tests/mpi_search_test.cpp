@@ -50,8 +50,9 @@ class MpiSearch : public ::testing::Test {
     if (ranks == 0) return run_command(evalforge + " 2>&1");
     // Open MPI's session directory under this test's scratch directory: two launchers that
     // start at once (ctest -j) race to create the shared default one ("/tmp/ompi.HOST.UID:
-    // File exists") and one fails.
-    return run_command(fmt::format("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 "
+    // File exists") and one fails. plm=isolated: ranks on this machine only, so the launcher
+    // does not look for ssh/rsh, which a CI image may lack.
+    return run_command(fmt::format("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm=isolated "
                                    "OMPI_MCA_orte_tmpdir_base={} {} timeout 120 {} --oversubscribe -np {} {} 2>&1",
                                    dir_.string(), env, kMpiexec, ranks, evalforge));
   }
