@@ -152,14 +152,24 @@ struct ChunkPlan {
   std::size_t bytes = 0;
 };
 
+// The calling thread's current device: 0 unless a backend made for another device selected it
+// in this thread (`search --devices`: one thread and one backend per device).
+int current_device() {
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  return device;
+}
+
 class CudaBackend final : public Backend {
  public:
-  explicit CudaBackend(int threads)
+  CudaBackend(int threads, int device)
       : threads_(resolve_threads(threads)) {
-    check(cudaSetDevice(0), "selecting device 0");
+    // CUDA's current device belongs to the host thread: this thread uses `device` from here on.
+    check(cudaSetDevice(device), fmt::format("selecting device {}", device));
     check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream");
     const auto info = cuda_device_info();
-    name_ = info ? fmt::format("cuda ({}, {} SMs, {:.0f} GiB)", info->name, info->multiprocessors,
+    name_ = info ? fmt::format("cuda{} ({}, {} SMs, {:.0f} GiB)", device == 0 ? "" : fmt::format(" device {}", device),
+                               info->name, info->multiprocessors,
                                static_cast<double>(info->global_memory_bytes) / (1u << 30))
                  : std::string("cuda");
   }
@@ -642,7 +652,7 @@ void CudaBackend::play_of(std::span<const GameJobOf<G>> jobs, std::span<play::Ga
   // than tables, which only save nodes.
   int blocks_per_sm = 0, multiprocessors = 0;
   check(cuda::play_kernel_occupancy<G>(&blocks_per_sm), "cudaOccupancyMaxActiveBlocksPerMultiprocessor (play kernel)");
-  check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, 0),
+  check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, current_device()),
         "cudaDeviceGetAttribute (cudaDevAttrMultiProcessorCount)");
   const std::size_t resident =
       std::max<std::size_t>(1, static_cast<std::size_t>(blocks_per_sm) * static_cast<std::size_t>(multiprocessors) *
@@ -751,7 +761,8 @@ bool cuda_device_available(std::string* why) {
 std::optional<CudaDeviceInfo> cuda_device_info(std::string* why) {
   if (!cuda_device_available(why)) return std::nullopt;
   cudaDeviceProp p{};
-  check(cudaGetDeviceProperties(&p, 0), "reading device properties");
+  const int device = current_device();
+  check(cudaGetDeviceProperties(&p, device), "reading device properties");
   CudaDeviceInfo info;
   info.name = p.name;
   info.compute_major = p.major;
@@ -761,7 +772,7 @@ std::optional<CudaDeviceInfo> cuda_device_info(std::string* why) {
   info.l2_bytes = static_cast<std::size_t>(p.l2CacheSize);
   int clock_khz = 0;
   // CUDA 13 dropped memoryClockRate from cudaDeviceProp; the attribute remains.
-  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, 0) == cudaSuccess && clock_khz > 0 &&
+  if (cudaDeviceGetAttribute(&clock_khz, cudaDevAttrMemoryClockRate, device) == cudaSuccess && clock_khz > 0 &&
       p.memoryBusWidth > 0) {
     info.memory_bandwidth_bytes_per_s = 2.0 * clock_khz * 1e3 * (p.memoryBusWidth / 8.0);  // double data rate
     info.bandwidth_from_device = true;
@@ -772,10 +783,15 @@ std::optional<CudaDeviceInfo> cuda_device_info(std::string* why) {
   return info;
 }
 
-std::unique_ptr<Backend> make_cuda_backend(int threads) {
+std::unique_ptr<Backend> make_cuda_backend(int threads, int device) {
   std::string why;
   if (!cuda_device_available(&why)) fail("{}", why);
-  return std::make_unique<CudaBackend>(threads);
+  int count = 0;
+  check(cudaGetDeviceCount(&count), "cudaGetDeviceCount");
+  if (device < 0 || device >= count)
+    fail("no CUDA device {}: the runtime sees {} (numbered 0..{} as CUDA_VISIBLE_DEVICES lists them)", device, count,
+         count - 1);
+  return std::make_unique<CudaBackend>(threads, device);
 }
 
 std::optional<CudaBatchStats> cuda_batch_stats(const Backend& backend) {

@@ -149,6 +149,26 @@ TEST(EvolveRun, BitIdenticalForOneAndTwoThreads) {
   EXPECT_EQ(read(dir / "one" / "champion.toml"), read(dir / "two" / "champion.toml"));
 }
 
+TEST(EvolveRun, GamesSplitOverSeveralBackendsGiveTheSameBits) {
+  // `evolve --devices`: each generation's games over 3 backends (CPU ones stand in for the
+  // devices here), then resumed on 2, against one backend.
+  const fs::path dir = temp_dir("devices");
+  ga::run_evolve(small_config(), dir / "one", threads(1));
+  ga::EvolveRunOptions three = stopping_after(4, 3);
+  three.devices = {0, 1, 2};
+  EXPECT_TRUE(ga::run_evolve(small_config(), dir / "split", three).interrupted);
+  EXPECT_NE(read(dir / "split" / "log.txt").find("3 devices: [0] cpu"), std::string::npos);  // split indeed
+  ga::EvolveRunOptions two = threads(2);
+  two.devices = {0, 1};
+  EXPECT_TRUE(ga::resume_evolve(dir / "split", two).complete);
+  EXPECT_EQ(metrics_without_time(dir / "one"), metrics_without_time(dir / "split"));
+  EXPECT_EQ(read(dir / "one" / "checkpoint.bin"), read(dir / "split" / "checkpoint.bin"));
+  EXPECT_EQ(read(dir / "one" / "champion.toml"), read(dir / "split" / "champion.toml"));
+  ga::EvolveRunOptions twice = threads(1);
+  twice.devices = {1, 1};
+  EXPECT_THROW(ga::run_evolve(small_config(), dir / "twice", twice), Error);
+}
+
 TEST(EvolveRun, ResumeGivesTheSameBitsAsAnUninterruptedRun) {
   const fs::path dir = temp_dir("resume");
   ga::run_evolve(small_config(), dir / "full", threads(2));

@@ -7,6 +7,7 @@
 #include "data/generate.hpp"
 #include "evalforge/core/error.hpp"
 #include "ga/search_run.hpp"
+#include "ga/thread_team.hpp"
 
 using namespace ef;
 namespace fs = std::filesystem;
@@ -170,6 +171,40 @@ TEST(SearchRun, ResumeGivesTheSameBitsAsAnUninterruptedRun) {
   other.islands.seed = 4;
   ga::run_search(other, dir / "other", quiet(2));
   EXPECT_NE(metrics_without_time(dir / "full"), metrics_without_time(dir / "other"));
+}
+
+TEST(SearchRun, RanksAsThreadsWriteThePlainRunsBitsAndResumeWithAnotherCount) {
+  // The run loop over an in-process team (what `search --devices` runs; mpi_search_test.cpp
+  // does the same through mpirun): 2 ranks for 3 islands, and a run stopped on 3 ranks and
+  // resumed on 2.
+  const fs::path dir = temp_dir("ranks");
+  const ga::SearchConfig config = tiny_config();  // once: tiny_config() writes a scratch file
+  ga::run_search(config, dir / "plain", quiet(1));
+  ga::run_thread_team(2, [&](ga::ThreadTeam& team) {
+    ga::SearchRunOptions o = quiet(1);
+    o.team = &team;
+    EXPECT_TRUE(ga::run_search(config, dir / "two", o).complete);
+  });
+  ga::run_thread_team(3, [&](ga::ThreadTeam& team) {
+    ga::SearchRunOptions o = stopping_after(3, 1);
+    o.team = &team;
+    const auto out = ga::run_search(config, dir / "cut", o);
+    EXPECT_TRUE(out.interrupted);
+    EXPECT_EQ(out.generations_done, 3);
+  });
+  ga::run_thread_team(2, [&](ga::ThreadTeam& team) {
+    ga::SearchRunOptions o = quiet(1);
+    o.team = &team;
+    EXPECT_TRUE(ga::resume_search(dir / "cut", o).complete);
+  });
+  for (const char* run : {"two", "cut"}) {
+    EXPECT_EQ(metrics_without_time(dir / "plain"), metrics_without_time(dir / run)) << run;
+    EXPECT_EQ(read(dir / "plain" / "best_shapes.json"), read(dir / run / "best_shapes.json")) << run;
+    EXPECT_EQ(read(dir / "plain" / "checkpoint.bin"), read(dir / run / "checkpoint.bin")) << run;
+  }
+  // Only rank 0 wrote: one row per generation and island.
+  const std::string m = read(dir / "two" / "metrics.csv");
+  EXPECT_EQ(std::count(m.begin(), m.end(), '\n'), 1 + 18);
 }
 
 TEST(SearchRun, ExtendingAFinishedRunContinuesIt) {

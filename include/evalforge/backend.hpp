@@ -102,8 +102,17 @@ class ForwardingBackend : public Backend {
 };
 
 // kind: "cpu", "cuda" or "auto" (cuda when a device is present, else cpu). threads: CPU
-// worker threads (0 = all hardware threads). Throws ef::Error for an unknown or absent kind.
-std::unique_ptr<Backend> make_backend(std::string_view kind, int threads);
+// worker threads (0 = all hardware threads). device: the CUDA device of a cuda backend
+// (make_cuda_backend; a CPU backend ignores it). Throws ef::Error for an unknown or absent kind.
+std::unique_ptr<Backend> make_backend(std::string_view kind, int threads, int device = 0);
+// One backend of `kind` per listed device behind one Backend (`evolve --devices 0,1`): each
+// owned by a worker thread (a CUDA backend must stay on the thread that made it), resources
+// added to all under one handle, every batch split into contiguous chunks run at once on the
+// devices, results in the caller's order: the same bits as one backend. `threads` (0 = all)
+// are shared among the devices. One device: a plain backend. With kind "cpu" the list only
+// counts backends (how it is tested without a GPU). Throws ef::Error for a repeated device or
+// one a backend cannot open.
+std::unique_ptr<Backend> make_multi_device_backend(std::string_view kind, int threads, std::span<const int> devices);
 
 // The per-epoch sample order (shared by both backends): ids shuffled by Fisher-Yates.
 void shuffle_ids(std::span<std::uint32_t> ids, u64 seed, std::uint32_t stream0, std::uint32_t stream1,

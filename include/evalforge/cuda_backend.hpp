@@ -18,10 +18,12 @@ namespace ef {
 // kernel image for the device) or "no CUDA backend: " (built without nvcc). Never throws.
 bool cuda_device_available(std::string* why = nullptr);
 
-// The CUDA backend on device 0 (as CUDA_VISIBLE_DEVICES numbers them). `threads`: host
+// The CUDA backend on `device` (as CUDA_VISIBLE_DEVICES numbers them). `threads`: host
 // threads for the per-epoch sample orders (0 = all). Throws ef::Error when
-// cuda_device_available() is false.
-std::unique_ptr<Backend> make_cuda_backend(int threads);
+// cuda_device_available() is false or there is no such device. CUDA's current device belongs
+// to a host thread: the constructing thread selects `device`, so a backend on a device other
+// than 0 must be used from the thread that made it (as `search --devices` does).
+std::unique_ptr<Backend> make_cuda_backend(int threads, int device = 0);
 
 struct CudaDeviceInfo {
   std::string name;
@@ -34,7 +36,8 @@ struct CudaDeviceInfo {
   double memory_bandwidth_bytes_per_s = 0;
   bool bandwidth_from_device = false;
 };
-// nullopt (and `why`, as for cuda_device_available) when no device can be used.
+// The calling thread's current device (device 0 unless a backend selected another in this
+// thread); nullopt (and `why`, as for cuda_device_available) when no device can be used.
 std::optional<CudaDeviceInfo> cuda_device_info(std::string* why = nullptr);
 
 // How the last Backend::train or Backend::play call of a CUDA backend was run: the batch is split into chunks

@@ -22,12 +22,14 @@ struct EvolveArgs {
   int threads = 0;
   int generations = 0;
   bool quiet = false;
+  std::vector<int> devices;
 };
 
 void run(const EvolveArgs& a) {
   ga::EvolveRunOptions o;
   o.backend = a.backend;
   o.threads = a.threads;
+  o.devices = a.devices;
   if (!a.quiet) o.progress = print_progress_line;
   o.stop_requested = ef::stop_requested;
   // Ctrl-C / SIGTERM: finish the generation in flight, write a checkpoint, stop.
@@ -69,6 +71,11 @@ void register_evolve(CLI::App& app) {
       ->check(CLI::Range(1, 100000000));
   cmd->add_option("--threads", a->threads, "CPU worker threads (0 = all)")->check(CLI::Range(0, 1024));
   cmd->add_option("--backend", a->backend, "cpu, cuda or auto");
+  cmd->add_option("--devices", a->devices,
+                  "Split each generation's games over these CUDA devices (e.g. 0,1), one backend each; with --backend "
+                  "cpu, that many CPU backends")
+      ->delimiter(',')
+      ->check(CLI::Range(0, 1023));
   cmd->add_flag("--quiet", a->quiet, "No progress lines on stderr (log.txt still gets them)");
   cmd->callback([a] { run(*a); });
 }

@@ -1,12 +1,19 @@
 // evalforge search: the BRKGA-island shape search (docs/method.md 1.2-1.3) as a resumable run.
 #include <fmt/chrono.h>
 #include <fmt/core.h>
+#include <cstdlib>
 #include <ctime>
+#include <memory>
+#include <thread>
 #include "app/commands.hpp"
 #include "data/datasets.hpp"
 #include "core/run_dir.hpp"
 #include "evalforge/core/error.hpp"
 #include "ga/search_run.hpp"
+#include "ga/thread_team.hpp"
+#if EF_HAVE_MPI
+#include "mpi/mpi_team.hpp"
+#endif
 
 namespace ef::app {
 
@@ -21,23 +28,55 @@ struct SearchArgs {
   int threads = 0;
   int generations = 0;
   bool quiet = false;
+  double peer_timeout = 3600;
+  std::vector<int> devices;  // --devices: one in-process rank per entry
 };
 
-void run(const SearchArgs& a) {
+#if EF_HAVE_MPI
+// One GPU per rank: the rank takes the entry local_rank (mod the count) of CUDA_VISIBLE_DEVICES,
+// or device local_rank when it is unset; the CUDA backend then uses its device 0. Set before
+// the backend touches CUDA, so the choice holds for the whole process.
+void pick_gpu_for_rank(const mpi::MpiTeam& team) {
+  std::vector<std::string> devices;
+  if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES"); v && *v) {
+    std::string list = v;
+    for (std::size_t at = 0; at <= list.size();) {
+      const std::size_t comma = std::min(list.find(',', at), list.size());
+      devices.push_back(list.substr(at, comma - at));
+      at = comma + 1;
+    }
+  }
+  const std::string device = devices.empty() ? std::to_string(team.local_rank())
+                                             : devices[static_cast<std::size_t>(team.local_rank()) % devices.size()];
+  ::setenv("CUDA_VISIBLE_DEVICES", device.c_str(), 1);
+}
+#endif
+
+// How the user continues the run: with any rank count, or any --devices, or neither.
+std::string resume_command(const std::string& dir) {
+  if (ga::launcher_world_size() > 1) return fmt::format("mpirun -np R evalforge search --resume {} (any R)", dir);
+  return fmt::format("evalforge search --resume {}", dir);
+}
+
+// `dir` gets the run directory as soon as it is known (for the messages of a failed MPI run).
+void run(const SearchArgs& a, ga::IslandTeam* team, std::string& dir) {
   ga::SearchRunOptions o;
   o.backend = a.backend;
   o.threads = a.threads;
+  o.team = team;
+  if (team && !a.devices.empty()) o.device = a.devices[static_cast<std::size_t>(team->rank())];
+  // Progress from rank 0 (the run's lines); the other ranks say only what concerns their own
+  // islands, prefixed with their rank (run_loop).
   if (!a.quiet) o.progress = print_progress_line;
   o.stop_requested = ef::stop_requested;
   // Ctrl-C / SIGTERM: finish the generation in flight, write a checkpoint, stop.
   install_stop_signals();
   ga::SearchOutcome outcome;
-  std::string dir;
   if (!a.resume.empty()) {
     if (!a.config.empty() || !a.data.empty() || !a.out.empty())
       fail("--resume DIR takes its config and data from DIR; drop --config/--data/--out");
     dir = a.resume;
-    o.resume_hint = fmt::format("evalforge search --resume {}", dir);
+    o.resume_hint = resume_command(dir);
     outcome = ga::resume_search(dir, o, a.generations);
   } else {
     if (a.config.empty()) fail("search: give --config FILE (e.g. configs/quick.toml) or --resume DIR");
@@ -49,13 +88,69 @@ void run(const SearchArgs& a) {
     c.test_files = data::expand_dataset_names(c.test_files);
     if (a.generations > 0) c.generations = a.generations;
     dir = a.out.empty() ? fmt::format("runs/search-{:%Y%m%d-%H%M%S}", fmt::localtime(std::time(nullptr))) : a.out;
-    o.resume_hint = fmt::format("evalforge search --resume {}", dir);
+    o.resume_hint = resume_command(dir);
     outcome = ga::run_search(c, dir, o);
   }
   if (outcome.interrupted) throw ExitStatus{kStoppedExitStatus};
+  if (team && team->rank() != 0) return;
   // The result on stdout (progress went to stderr and log.txt).
   fmt::print("{}: search complete, {} generations; best shapes in {}/best_shapes.json, metrics in {}/metrics.csv\n",
              dir, outcome.generations_done, dir, dir);
+}
+
+// Under mpirun, every rank runs the search as a member of the MPI team. An error on any rank
+// is printed with its rank and ends the whole job (MPI_Abort), so no rank waits for it forever;
+// rank 0's checkpoints are written atomically, so the run directory holds the last one.
+void run_command(const SearchArgs& a) {
+  const int launched = ga::launcher_world_size();
+  if (!a.devices.empty()) {
+    // Several devices in one process: the islands spread over one thread per device, each
+    // with its own backend, talking through an in-memory team (the same run loop and bits as
+    // mpirun with one rank per device). With --backend cpu the entries only count the ranks.
+    if (launched > 0)
+      fail("--devices and mpirun both spread the islands: under mpirun each rank takes one GPU by its local rank; "
+           "drop --devices");
+    for (std::size_t i = 0; i < a.devices.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (a.devices[i] == a.devices[j]) fail("--devices lists device {} twice", a.devices[i]);
+    const int ranks = static_cast<int>(a.devices.size());
+    SearchArgs args = a;
+    if (args.threads == 0) args.threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / ranks);
+    ga::run_thread_team(ranks, [&](ga::ThreadTeam& team) {
+      std::string dir;
+      run(args, &team, dir);
+    });
+    return;
+  }
+#if EF_HAVE_MPI
+  if (launched > 0) {
+    mpi::MpiTeam team(a.peer_timeout);
+    SearchArgs args = a;
+    // The node's cores shared among its ranks (bit-identical for any thread count).
+    if (args.threads == 0)
+      args.threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / team.local_size());
+    if (args.backend != "cpu") pick_gpu_for_rank(team);
+    std::string dir;
+    try {
+      run(args, &team, dir);
+    } catch (const std::exception& e) {  // ef::Error and the unexpected alike: no rank may wait for this one
+      if (team.size() == 1) throw;
+      fmt::print(stderr, "evalforge: error on rank {} of {}: {}\n", team.rank(), team.size(), e.what());
+      if (team.rank() == 0 && !dir.empty())
+        fmt::print(stderr, "evalforge: ending all ranks; a run directory already made keeps its last checkpoint: "
+                           "resume with: mpirun -np R evalforge search --resume {} (any R)\n", dir);
+      std::fflush(stderr);
+      team.abort(2);
+    }
+    return;
+  }
+#endif
+  if (launched > 1)
+    fail("started as one of {} MPI ranks, but this evalforge was built without MPI (install libopenmpi-dev and "
+         "reconfigure); run it without mpirun",
+         launched);
+  std::string dir;
+  run(a, nullptr, dir);
 }
 
 }  // namespace
@@ -72,7 +167,15 @@ void register_search(CLI::App& app) {
   cmd->add_option("--threads", a->threads, "CPU worker threads (0 = all)")->check(CLI::Range(0, 1024));
   cmd->add_option("--backend", a->backend, "cpu, cuda or auto");
   cmd->add_flag("--quiet", a->quiet, "No progress lines on stderr (log.txt still gets them)");
-  cmd->callback([a] { run(*a); });
+  cmd->add_option("--devices", a->devices,
+                  "Spread the islands over these CUDA devices in one process (e.g. 0,1), one thread and backend "
+                  "each; with --backend cpu, that many in-process ranks")
+      ->delimiter(',')
+      ->check(CLI::Range(0, 1023));
+  cmd->add_option("--peer-timeout", a->peer_timeout,
+                  "Under mpirun: seconds a rank waits for a message from another before it ends the run")
+      ->check(CLI::Range(1.0, 1e7));
+  cmd->callback([a] { run_command(*a); });
 }
 
 }  // namespace ef::app

@@ -141,7 +141,7 @@ bool cuda_device_available(std::string* why) {
   if (why) *why = kNoCudaBackend;
   return false;
 }
-std::unique_ptr<Backend> make_cuda_backend(int) { fail("{}", kNoCudaBackend); }
+std::unique_ptr<Backend> make_cuda_backend(int, int) { fail("{}", kNoCudaBackend); }
 std::optional<CudaDeviceInfo> cuda_device_info(std::string* why) {
   if (why) *why = kNoCudaBackend;
   return std::nullopt;
@@ -152,15 +152,15 @@ std::vector<std::uint32_t> cuda_feature_indices(const ntuple::Geometry&, std::sp
 }
 #endif
 
-std::unique_ptr<Backend> make_backend(std::string_view kind, int threads) {
+std::unique_ptr<Backend> make_backend(std::string_view kind, int threads, int device) {
   if (kind == "cpu") return make_cpu_backend(threads);
   std::string why;
   const bool cuda = cuda_device_available(&why);
   if (kind == "cuda") {
     if (!cuda) fail("--backend cuda: {}", why);
-    return make_cuda_backend(threads);
+    return make_cuda_backend(threads, device);
   }
-  if (kind == "auto") return cuda ? make_cuda_backend(threads) : make_cpu_backend(threads);
+  if (kind == "auto") return cuda ? make_cuda_backend(threads, device) : make_cpu_backend(threads);
   fail("--backend: unknown backend '{}' (expected cpu, cuda or auto)", kind);
 }
 

@@ -129,7 +129,7 @@ struct Setup {
 
 Setup make_setup(const EloOthelloConfig& c, const EvolveRunOptions& o) {
   Setup s;
-  s.backend = make_backend(o.backend, o.threads);
+  s.backend = evolve_detail::make_evolve_backend(o);
   if (c.yardstick != "none") s.opponent = yardstick_agent(c);
   return s;
 }
@@ -256,6 +256,11 @@ EvolveOutcome run_loop(RunDir& run, const EloOthelloConfig& c, State state, Setu
 }  // namespace
 
 namespace evolve_detail {
+
+std::unique_ptr<Backend> make_evolve_backend(const EvolveRunOptions& o) {
+  if (o.devices.empty()) return make_backend(o.backend, o.threads);
+  return make_multi_device_backend(o.backend, o.threads, o.devices);
+}
 
 EvolveOutcome stopped_after(RunDir& run, int generation, const std::string& resume_hint) {
   EvolveOutcome out;

@@ -20,10 +20,12 @@
 #pragma once
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 #include "core/memory_check.hpp"
 #include "core/run_dir.hpp"
+#include "evalforge/backend.hpp"
 #include "ga/evolve_config.hpp"
 
 namespace ef::ga {
@@ -31,6 +33,9 @@ namespace ef::ga {
 struct EvolveRunOptions {
   std::string backend = "cpu";
   int threads = 0;
+  // Several devices (`evolve --devices`): each generation's games split over one backend per
+  // device (make_multi_device_backend), the same bits as one; empty: one backend.
+  std::vector<int> devices;
   LineSink progress;                         // progress lines (besides log.txt); none: quiet
   std::function<bool()> stop_requested;      // checked after each generation: checkpoint and return
   bool check_only = false;  // resume: open and validate the directory (config, checkpoint, tables), then return without running
@@ -53,6 +58,8 @@ std::vector<MemoryPart> evolve_memory_estimate(const EvolveConfig& config);
 EvolveOutcome run_evolve(const EvolveConfig& config, const std::filesystem::path& dir, const EvolveRunOptions& options);
 // Shared by the evolve kinds' loops (evolve_run.cpp, evolve_ttt.cpp).
 namespace evolve_detail {
+// The backend of a run: one, or one per device of options.devices behind one.
+std::unique_ptr<Backend> make_evolve_backend(const EvolveRunOptions& options);
 // The outcome of a run stopped by a signal after generation `generation`, logged with the hint.
 EvolveOutcome stopped_after(RunDir& run, int generation, const std::string& resume_hint);
 // Refuses (ef::Error naming the run) a new limit below the `played` generations.

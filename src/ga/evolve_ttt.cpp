@@ -288,7 +288,7 @@ std::vector<MemoryPart> tictactoe_memory_estimate(const TicTacToeConfig& c) {
 EvolveOutcome run_tictactoe(const EvolveConfig& config, const fs::path& dir, const EvolveRunOptions& options) {
   const TicTacToeConfig& c = config.ttt;
   RunDir::check_creatable(dir, "evolve", options.resume_hint);
-  auto backend = make_backend(options.backend, options.threads);
+  auto backend = evolve_detail::make_evolve_backend(options);
   RunDir run = RunDir::create(dir, "evolve", options.resume_hint, {{kMetrics, kMetricsHeader}});
   if (options.progress) run.set_sink(options.progress);
   TttState start = initial_state(c);
@@ -311,7 +311,7 @@ EvolveOutcome resume_tictactoe(RunDir& run, EvolveConfig config, const EvolveRun
   if (!state.finished && generations > 0 && generations <= state.generation)
     fail("{}: --generations must be at least {}: the populations of generation {} are bred but not played",
          run.path().string(), state.generation + 1, state.generation);
-  auto backend = make_backend(options.backend, options.threads);
+  auto backend = evolve_detail::make_evolve_backend(options);
   const int rows_per_generation = c.trials * populations(c);
   const int next = state.generation;
   i64 rows = 0;

@@ -31,7 +31,7 @@ TrainValidationIds train_validation_split(std::uint32_t n, double validation_fra
 
 void evaluate_generation(Backend& backend, const Decoder& decoder, std::span<Population> islands,
                          std::span<const IslandFitnessData> data, const FitnessOptions& options, u64 seed,
-                         u32 generation) {
+                         u32 generation, u32 first_island) {
   if (data.size() != islands.size())
     fail("fitness: {} islands but {} fitness sets", islands.size(), data.size());
   std::vector<TrainValidationIds> splits;
@@ -41,7 +41,7 @@ void evaluate_generation(Backend& backend, const Decoder& decoder, std::span<Pop
       fail("fitness: island {} has {} keys per individual; the decoder needs {}", k, islands[k].num_keys,
            decoder.num_keys());
     splits.push_back(train_validation_split(data[k].num_positions, options.validation_fraction, seed,
-                                            static_cast<u32>(k), generation));
+                                            first_island + static_cast<u32>(k), generation));
     if (splits.back().train.empty() || splits.back().validation.empty())
       fail("fitness: island {} has {} fitness positions; a {:.0f}% validation split leaves {} for training and {} "
            "for validation, and both must be non-empty",
@@ -65,7 +65,7 @@ void evaluate_generation(Backend& backend, const Decoder& decoder, std::span<Pop
       job.eval_ids = splits[k].validation;
       job.params = options.train;
       job.params.seed = seed;
-      job.stream[0] = static_cast<std::uint32_t>(k);
+      job.stream[0] = first_island + static_cast<std::uint32_t>(k);
       job.stream[1] = generation;
       jobs.push_back(job);
     }

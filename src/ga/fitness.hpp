@@ -47,8 +47,11 @@ TrainValidationIds train_validation_split(std::uint32_t n, double validation_fra
 // Decodes every individual of every island, trains them all in one Backend::train call and
 // writes fitness = eval MSE into islands[k].fitness. Throws ef::Error when the data do not match
 // the islands, a split part is empty, or a population's key count does not fit the decoder.
+// `first_island`: the global number of islands[0] (a rank of a distributed run holds a block of
+// islands; splits and streams are keyed by global numbers, so a block gets the bits it would get
+// in the whole archipelago).
 void evaluate_generation(Backend& backend, const Decoder& decoder, std::span<Population> islands,
                          std::span<const IslandFitnessData> data, const FitnessOptions& options, u64 seed,
-                         u32 generation);
+                         u32 generation, u32 first_island = 0);
 
 }  // namespace ef::ga

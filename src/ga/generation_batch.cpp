@@ -30,7 +30,7 @@ std::vector<IslandPositions> island_positions(const std::vector<data::Game>& gam
 
 GenerationBatch build_generation_batch(const Decoder& decoder, std::span<const Population> islands,
                                        std::span<const IslandFitnessData> data, const FitnessOptions& options,
-                                       u64 seed, u32 generation) {
+                                       u64 seed, u32 generation, u32 first_island) {
   // The checks, split, job order and seeds of evaluate_generation (fitness.cpp).
   if (data.size() != islands.size()) fail("fitness: {} islands but {} fitness sets", islands.size(), data.size());
   GenerationBatch b;
@@ -40,7 +40,7 @@ GenerationBatch build_generation_batch(const Decoder& decoder, std::span<const P
       fail("fitness: island {} has {} keys per individual; the decoder needs {}", k, islands[k].num_keys,
            decoder.num_keys());
     b.splits.push_back(train_validation_split(data[k].num_positions, options.validation_fraction, seed,
-                                              static_cast<u32>(k), generation));
+                                              first_island + static_cast<u32>(k), generation));
     if (b.splits.back().train.empty() || b.splits.back().validation.empty())
       fail("fitness: island {} has {} fitness positions; a {:.0f}% validation split leaves {} for training and {} "
            "for validation, and both must be non-empty",
@@ -60,7 +60,7 @@ GenerationBatch build_generation_batch(const Decoder& decoder, std::span<const P
       job.eval_ids = b.splits[k].validation;
       job.params = options.train;
       job.params.seed = seed;
-      job.stream[0] = static_cast<std::uint32_t>(k);
+      job.stream[0] = first_island + static_cast<std::uint32_t>(k);
       job.stream[1] = generation;
       b.jobs.push_back(job);
       b.individual.emplace_back(static_cast<int>(k), i);

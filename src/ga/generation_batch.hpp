@@ -44,9 +44,10 @@ struct GenerationBatch {
 
 // The batch evaluate_generation would run for `islands` at `generation` (same checks, same
 // errors). `data[k].positions` are handles of the backend(s) the batch will run on; all
-// backends that received the sets in the same order hand out the same handles.
+// backends that received the sets in the same order hand out the same handles. `first_island`
+// as in evaluate_generation.
 GenerationBatch build_generation_batch(const Decoder& decoder, std::span<const Population> islands,
                                        std::span<const IslandFitnessData> data, const FitnessOptions& options,
-                                       u64 seed, u32 generation);
+                                       u64 seed, u32 generation, u32 first_island = 0);
 
 }  // namespace ef::ga

@@ -1,5 +1,7 @@
 #include "ga/islands.hpp"
 #include <algorithm>
+#include <cstring>
+#include <span>
 #include <numeric>
 #include "evalforge/core/error.hpp"
 #include "evalforge/core/rng.hpp"
@@ -86,29 +88,86 @@ void check_routes_fit(const std::vector<MigrationRoute>& routes, int num_islands
 
 void migrate(std::vector<Population>& islands, const BrkgaParams& brkga, const MigrationParams& migration, u64 seed,
              u32 generation) {
-  const int n = static_cast<int>(islands.size());
+  SoloTeam solo;
+  migrate(islands, 0, static_cast<int>(islands.size()), brkga, migration, seed, generation, solo);
+}
+
+void migrate(std::vector<Population>& islands, int first_island, int num_islands, const BrkgaParams& brkga,
+             const MigrationParams& migration, u64 seed, u32 generation, IslandTeam& team) {
+  const int n = num_islands;
+  const IslandBlock block = island_block(team.rank(), team.size(), n);
+  if (block.first != first_island || block.count != static_cast<int>(islands.size()))
+    fail("migration: this process holds islands {}..{}, but rank {} of {} holds {}..{}", first_island,
+         first_island + static_cast<int>(islands.size()) - 1, team.rank(), team.size(), block.first,
+         block.first + block.count - 1);
   const auto routes = migration_routes(migration.topology, n, migration.size);
   check_routes_fit(routes, n, brkga);
   for (const auto& pop : islands)
     if (pop.size != brkga.population_size)
       fail("migration: an island has {} individuals; the parameters say {}", pop.size, brkga.population_size);
+  auto local = [&](int island) -> Population& { return islands[static_cast<std::size_t>(island - first_island)]; };
+  const int num_keys = islands.empty() ? 0 : islands[0].num_keys;
+  for (const auto& pop : islands)
+    if (pop.num_keys != num_keys) fail("migration: the islands have different key counts");
 
-  // Every route's migrants, copied before anything changes.
+  // Every route's migrants, copied before anything changes: from this process's islands, or
+  // out of the message of the rank that holds the source island.
   std::vector<std::vector<double>> migrants(routes.size());
+  std::vector<std::pair<int, std::string>> outgoing;  // (rank, keys of its routes in route order)
+  std::vector<int> sources;                            // ranks that send to this one, ascending
   for (std::size_t r = 0; r < routes.size(); ++r) {
-    const Population& from = islands[routes[r].from];
-    if (from.num_keys != islands[routes[r].to].num_keys)
-      fail("migration: islands {} and {} have different key counts", routes[r].from, routes[r].to);
-    migrants[r].assign(from.keys.begin(), from.keys.begin() + static_cast<std::ptrdiff_t>(routes[r].count) * from.num_keys);
+    const MigrationRoute& route = routes[r];
+    const bool from_here = block.holds(route.from), to_here = block.holds(route.to);
+    if (from_here) {
+      const Population& from = local(route.from);
+      const auto keys = std::span(from.keys).first(static_cast<std::size_t>(route.count) * from.num_keys);
+      if (to_here) {
+        migrants[r].assign(keys.begin(), keys.end());
+      } else {
+        const int to_rank = island_owner(route.to, team.size(), n);
+        auto it = std::find_if(outgoing.begin(), outgoing.end(), [&](const auto& o) { return o.first == to_rank; });
+        if (it == outgoing.end()) it = outgoing.insert(outgoing.end(), {to_rank, std::string()});
+        const auto* bytes = reinterpret_cast<const char*>(keys.data());
+        it->second.append(bytes, keys.size_bytes());
+      }
+    } else if (to_here) {
+      const int from_rank = island_owner(route.from, team.size(), n);
+      if (std::find(sources.begin(), sources.end(), from_rank) == sources.end()) sources.push_back(from_rank);
+    }
+  }
+  std::sort(sources.begin(), sources.end());
+  const std::vector<std::string> received = team.exchange(outgoing, sources);
+  // A message holds the routes from its rank to this one, in route order (as they were packed).
+  for (std::size_t s = 0; s < sources.size(); ++s) {
+    std::size_t at = 0;
+    for (std::size_t r = 0; r < routes.size(); ++r) {
+      const MigrationRoute& route = routes[r];
+      if (!block.holds(route.to) || block.holds(route.from) || island_owner(route.from, team.size(), n) != sources[s])
+        continue;
+      const std::size_t bytes = static_cast<std::size_t>(route.count) * num_keys * sizeof(double);
+      if (at + bytes > received[s].size())
+        fail("migration at generation {}: rank {} sent {} bytes, fewer than its routes carry", generation, sources[s],
+             received[s].size());
+      migrants[r].resize(static_cast<std::size_t>(route.count) * num_keys);
+      std::memcpy(migrants[r].data(), received[s].data() + at, bytes);
+      at += bytes;
+    }
+    if (at != received[s].size())
+      fail("migration at generation {}: rank {} sent {} bytes, its routes carry {}", generation, sources[s],
+           received[s].size(), at);
   }
 
   std::size_t r = 0;
   for (int k = 0; k < n; ++k) {
+    if (!block.holds(k)) {
+      while (r < routes.size() && routes[r].to == k) ++r;
+      continue;
+    }
     // Mutant slots in a random order; the first ones receive the immigrants.
     std::vector<int> slots(static_cast<std::size_t>(brkga.mutant_count));
     std::iota(slots.begin(), slots.end(), brkga.elite_count);
     Rng rng(seed, Purpose::kMigration, static_cast<u32>(k), generation);
-    Population& to = islands[k];
+    Population& to = local(k);
     std::size_t placed = 0;
     for (; r < routes.size() && routes[r].to == k; ++r) {
       for (int m = 0; m < routes[r].count; ++m, ++placed) {
@@ -139,22 +198,37 @@ void IslandsConfig::validate() const {
 }
 
 Archipelago make_archipelago(const IslandsConfig& config, int num_keys) {
+  return make_archipelago(config, num_keys, {0, static_cast<int>(config.moves.size())});
+}
+
+Archipelago make_archipelago(const IslandsConfig& config, int num_keys, IslandBlock block) {
   config.validate();
+  if (block.first < 0 || block.count < 0 || block.first + block.count > static_cast<int>(config.moves.size()))
+    fail("islands {}..{} of {}", block.first, block.first + block.count - 1, config.moves.size());
   Archipelago a;
-  a.moves = config.moves;
-  for (std::size_t k = 0; k < config.moves.size(); ++k)
+  a.first_island = block.first;
+  for (int k = block.first; k < block.first + block.count; ++k) {
+    a.moves.push_back(config.moves[static_cast<std::size_t>(k)]);
     a.islands.push_back(random_population(config.brkga.population_size, num_keys, config.seed, static_cast<u32>(k)));
+  }
   return a;
 }
 
 void advance_generation(Archipelago& a, const IslandsConfig& config) {
+  SoloTeam solo;
+  advance_generation(a, config, solo);
+}
+
+void advance_generation(Archipelago& a, const IslandsConfig& config, IslandTeam& team) {
   const u32 next = static_cast<u32>(a.generation + 1);
   for (std::size_t k = 0; k < a.islands.size(); ++k) {
+    const auto island = static_cast<u32>(a.first_island + static_cast<int>(k));
     sort_population(a.islands[k]);
-    a.islands[k] = next_generation(a.islands[k], config.brkga, config.seed, static_cast<u32>(k), next);
+    a.islands[k] = next_generation(a.islands[k], config.brkga, config.seed, island, next);
   }
   if (migration_due(config.migration, static_cast<int>(next)))
-    migrate(a.islands, config.brkga, config.migration, config.seed, next);
+    migrate(a.islands, a.first_island, static_cast<int>(config.moves.size()), config.brkga, config.migration,
+            config.seed, next, team);
   a.generation = static_cast<int>(next);
 }
 

@@ -35,6 +35,7 @@
 #include <string_view>
 #include <vector>
 #include "ga/brkga.hpp"
+#include "ga/island_team.hpp"
 
 namespace ef::ga {
 
@@ -72,6 +73,13 @@ inline bool migration_due(const MigrationParams& params, int generation) {
 // island receives more than pm immigrants.
 void migrate(std::vector<Population>& islands, const BrkgaParams& brkga, const MigrationParams& migration, u64 seed,
              u32 generation);
+// The same rule when this process holds only the islands [first_island, first_island +
+// islands.size()) of `num_islands`, the block island_block() gives `team`'s rank: migrants of a
+// route between two ranks travel as one message per (sending rank, receiving rank) pair, the
+// keys of its routes in route order, and are placed exactly as if they had been copied locally.
+// Only ranks that hold both ends of a route exchange anything (no collective).
+void migrate(std::vector<Population>& islands, int first_island, int num_islands, const BrkgaParams& brkga,
+             const MigrationParams& migration, u64 seed, u32 generation, IslandTeam& team);
 
 struct IslandsConfig {
   std::vector<int> moves;  // one island per move number, strictly ascending (e.g. 18, 22, ..., 46)
@@ -83,17 +91,25 @@ struct IslandsConfig {
   void validate() const;
 };
 
+// The islands one process holds: all of them (first_island 0), or a rank's block of a
+// distributed run (island_team.hpp). Island numbers in random streams are always the global
+// ones, first_island + k.
 struct Archipelago {
-  std::vector<int> moves;               // moves[k]: the move number island k optimises for
+  std::vector<int> moves;               // moves[k]: the move number island first_island + k optimises for
   std::vector<Population> islands;      // islands[k]: its population
   int generation = 0;                   // the generation the populations belong to
+  int first_island = 0;                 // global number of islands[0]
 };
 
-// Generation 0: random keys on every island (island k draws with island number k).
+// Generation 0: random keys on every island of `block` (island k draws with island number k);
+// without a block, on every island.
 Archipelago make_archipelago(const IslandsConfig& config, int num_keys);
+Archipelago make_archipelago(const IslandsConfig& config, int num_keys, IslandBlock block);
 
 // Steps 1-3 above; every individual of the current generation must have been evaluated.
 // Afterwards slot 0 of each island holds the best individual of the generation just left.
+// Without a team the archipelago must hold every island; with one, its rank's block.
 void advance_generation(Archipelago& archipelago, const IslandsConfig& config);
+void advance_generation(Archipelago& archipelago, const IslandsConfig& config, IslandTeam& team);
 
 }  // namespace ef::ga

@@ -15,6 +15,9 @@
 // metrics.csv rows of the generations behind it are validated and kept, later ones are
 // dropped and written again. The result is the same bits as an uninterrupted run: every random
 // number is keyed by (seed, purpose, island, generation, ...), nothing else carries state.
+// The same holds for a run spread over several ranks (SearchRunOptions::team): the files are
+// the single-process run's bits (but for the wall seconds), and the checkpoint does not depend
+// on the rank count, so a run can be resumed with any number of ranks (docs/scale-out.md).
 #pragma once
 #include <filesystem>
 #include <functional>
@@ -23,6 +26,7 @@
 #include "core/memory_check.hpp"
 #include "core/run_dir.hpp"
 #include "data/games.hpp"
+#include "ga/island_team.hpp"
 #include "ga/search_config.hpp"
 
 namespace ef::ga {
@@ -30,11 +34,17 @@ namespace ef::ga {
 struct SearchRunOptions {
   std::string backend = "cpu";
   int threads = 0;
+  int device = 0;                        // CUDA device of a cuda backend (make_backend)
   LineSink progress;                     // progress lines (log.txt gets them anyway); empty: quiet
   std::function<bool()> stop_requested;  // asked after every generation: true = checkpoint and return
   bool check_only = false;  // resume: open and validate the directory (config, checkpoint, tables), then return without running
   std::string resume_hint;               // how the user continues the run, named in messages
                                          // (the app: "evalforge search --resume DIR"); may be empty
+  // The processes the islands are spread over (island_team.hpp); null: this process holds them
+  // all. With a team of several ranks every rank calls run_search / resume_search with the
+  // same arguments; only rank 0 creates, reads or writes the run directory (metrics, shapes,
+  // checkpoints, log), and every rank reads the config and data files at the same paths.
+  IslandTeam* team = nullptr;
 };
 
 struct SearchOutcome {

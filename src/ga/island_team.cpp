@@ -1,0 +1,41 @@
+#include "ga/island_team.hpp"
+#include <cstdlib>
+#include <string_view>
+#include "evalforge/core/error.hpp"
+
+namespace ef::ga {
+
+IslandBlock island_block(int rank, int ranks, int num_islands) {
+  if (ranks < 1 || rank < 0 || rank >= ranks) fail("rank {} of {} ranks", rank, ranks);
+  if (ranks > num_islands && num_islands > 0)
+    fail("{} ranks for {} islands: each rank needs at least one island (run with at most {} ranks, or add islands)",
+         ranks, num_islands, num_islands);
+  // 64-bit products: rank x islands cannot overflow for any count the config allows.
+  const auto first = [&](long long r) { return static_cast<int>(r * num_islands / ranks); };
+  return {first(rank), first(rank + 1) - first(rank)};
+}
+
+int island_owner(int island, int ranks, int num_islands) {
+  for (int r = 0; r < ranks; ++r)
+    if (island_block(r, ranks, num_islands).holds(island)) return r;
+  fail("island {} is not one of the {} islands", island, num_islands);
+}
+
+std::vector<std::string> SoloTeam::exchange(const std::vector<std::pair<int, std::string>>& outgoing,
+                                            const std::vector<int>& from) {
+  if (!outgoing.empty() || !from.empty()) fail("one process holds every island: nothing can be sent between ranks");
+  return {};
+}
+
+int launcher_world_size() {
+  // Open MPI's mpirun and MPICH's Hydra (PMI); the first one set wins.
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"}) {
+    if (const char* v = std::getenv(name); v && *v) {
+      const int n = std::atoi(v);
+      if (n > 0) return n;
+    }
+  }
+  return 0;
+}
+
+}  // namespace ef::ga
