@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -56,6 +57,14 @@ std::string read_file(const std::filesystem::path& file) {
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+std::filesystem::path xdg_directory(const char* xdg_variable, const char* fallback) {
+  const char* xdg = std::getenv(xdg_variable);
+  if (xdg && *xdg && std::filesystem::path(xdg).is_absolute()) return std::filesystem::path(xdg) / "evalforge";
+  const char* home = std::getenv("HOME");
+  if (home && *home) return std::filesystem::path(home) / fallback / "evalforge";
+  return {};
 }
 
 }  // namespace ef

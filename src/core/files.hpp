@@ -16,5 +16,9 @@ std::string read_file(const std::filesystem::path& file);
 // naming the directory when it cannot be opened; filesystems that cannot sync a directory are
 // accepted silently (there is nothing better to do).
 void sync_directory(const std::filesystem::path& dir);
+// evalforge's folder under an XDG base directory: $<xdg_variable>/evalforge when that variable is
+// an absolute path (the spec says a relative one is invalid and must be ignored), else
+// $HOME/<fallback>/evalforge; empty when neither is set. E.g. ("XDG_CACHE_HOME", ".cache").
+std::filesystem::path xdg_directory(const char* xdg_variable, const char* fallback);
 
 }  // namespace ef

@@ -118,14 +118,6 @@ void say(const FetchSettings& s, const std::string& line) {
   if (s.say) s.say(line);
 }
 
-std::string home_relative(const char* xdg_variable, const char* fallback) {
-  const char* xdg = std::getenv(xdg_variable);
-  if (xdg && *xdg && fs::path(xdg).is_absolute()) return (fs::path(xdg) / "evalforge").string();
-  const char* home = std::getenv("HOME");
-  if (home && *home) return (fs::path(home) / fallback / "evalforge").string();
-  return {};
-}
-
 }  // namespace
 
 const std::vector<DatasetFile>& dataset_catalog() {
@@ -191,7 +183,7 @@ FetchSettings FetchSettings::from_environment() {
   if (const char* e = std::getenv("EF_DATASETS_CONFIG"); e && *e) {
     file = e;
     if (!fs::is_regular_file(file)) fail("EF_DATASETS_CONFIG: {}: no such file", file);
-  } else if (const std::string dir = home_relative("XDG_CONFIG_HOME", ".config"); !dir.empty()) {
+  } else if (const fs::path dir = xdg_directory("XDG_CONFIG_HOME", ".config"); !dir.empty()) {
     std::error_code ec;
     if (fs::is_regular_file(fs::path(dir) / "datasets.toml", ec)) file = (fs::path(dir) / "datasets.toml").string();
   }
@@ -240,7 +232,7 @@ FetchSettings FetchSettings::from_environment() {
 
 fs::path FetchSettings::datasets_dir() const {
   fs::path root = cache_root;
-  if (root.empty()) root = home_relative("XDG_CACHE_HOME", ".cache");
+  if (root.empty()) root = xdg_directory("XDG_CACHE_HOME", ".cache");
   if (root.empty()) fail("no cache folder for data sets: set XDG_CACHE_HOME or HOME, or give --cache / EF_DATA_CACHE");
   return root / "datasets";
 }

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <fstream>
 #include "core/bytes.hpp"
+#include "core/files.hpp"
 #include "data/readers.hpp"
 
 namespace ef::data::detail {
@@ -170,12 +171,8 @@ std::optional<FileGames> decode_payload(const char* data, std::size_t size, cons
 std::optional<std::filesystem::path> cache_directory(const ReadOptions& options) {
   std::filesystem::path dir = options.cache_dir;
   if (dir.empty()) {
-    // XDG base directory spec: a relative XDG_CACHE_HOME is invalid and must be ignored.
-    const char* xdg = std::getenv("XDG_CACHE_HOME");
-    const char* home = std::getenv("HOME");
-    if (xdg && *xdg && std::filesystem::path(xdg).is_absolute()) dir = std::filesystem::path(xdg) / "evalforge";
-    else if (home && *home) dir = std::filesystem::path(home) / ".cache" / "evalforge";
-    else return std::nullopt;
+    dir = xdg_directory("XDG_CACHE_HOME", ".cache");
+    if (dir.empty()) return std::nullopt;
   }
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
