@@ -17,7 +17,9 @@
 #include <vector>
 #include "evalforge/core/error.hpp"
 #include "evalforge/core/rng.hpp"
+#include "evalforge/eval/swh.hpp"
 #include "evalforge/games/othello_game.hpp"
+#include "evalforge/search/alphabeta.hpp"
 #include "evalforge/games/squares.hpp"
 #include "play/external_match.hpp"
 #include "play/gtp_client.hpp"
@@ -218,6 +220,62 @@ TEST(GtpEngine, GenmovePlaysLegalMovesDeterministicallyPerSeed) {
   const std::vector<int> a = play_out(5), b = play_out(5), c = play_out(6);
   EXPECT_EQ(a, b);
   EXPECT_NE(a, c);
+}
+
+// Fixed depth (no time control) is a pure function of the position: a depth-4 swh engine (its
+// midgame search uses the table, pvs.hpp) answers what plain alpha-beta to depth 4 answers.
+TEST(GtpEngine, FixedDepthEngineAnswersTheFixedDepthSearch) {
+  GtpEngine engine(swh_agent({4, -1}), 1, kTableBits);
+  for (int ply = 0; ply < 60 && !engine.position().board.game_over(); ++ply) {
+    const othello::Position before = engine.position();
+    const std::string r = ask(engine, before.board.side == othello::kBlack ? "genmove b" : "genmove w");
+    ASSERT_EQ(r.substr(0, 2), "= ") << r;
+    const int move = parse_gtp_vertex(r.substr(2, r.size() - 4));
+    if (!games::Othello::moves(before)) continue;
+    if (popcount64(games::Othello::moves(before)) == 1) continue;  // answered without a search
+    EXPECT_EQ(move, search::alphabeta<games::Othello>(before, 4, swh::Evaluator{}).best_move) << ply;
+    EXPECT_EQ(engine.last_depth(), 4);
+  }
+}
+
+// With a time limit the engine deepens until it is spent and still answers legal moves; the
+// first iteration always completes, so even a tiny budget gives a searched move. (The depth a
+// budget reaches depends on the machine, so only its bounds are checked.)
+TEST(GtpEngine, TimeControlsDeepenAndKeepMovesLegal) {
+  for (const TimeControl time : {TimeControl{0.002, 0}, TimeControl{0, 0.05}}) {
+    GtpEngine engine(swh_agent({1, 8}), 3, kTableBits, time);
+    while (!engine.position().board.game_over()) {
+      const othello::Position before = engine.position();
+      const std::string r = ask(engine, before.board.side == othello::kBlack ? "genmove b" : "genmove w");
+      ASSERT_EQ(r.substr(0, 2), "= ") << r;
+      const int move = parse_gtp_vertex(r.substr(2, r.size() - 4));
+      const u64 legal = games::Othello::moves(before);
+      if (move == search::kPassMove) {
+        EXPECT_EQ(legal, 0u);
+        continue;
+      }
+      ASSERT_TRUE(legal >> move & 1) << r;
+      if (popcount64(legal) > 1 && before.board.empties() > 8) {
+        EXPECT_GE(engine.last_depth(), 1);
+        EXPECT_LE(engine.last_depth(), kTimedMaxDepth);
+      }
+    }
+  }
+}
+
+TEST(GtpEngine, TimeSettingsAndTimeLeft) {
+  GtpEngine engine(swh_agent({2, -1}), 1, kTableBits);
+  EXPECT_EQ(ask(engine, "time_settings 30 0 0"), "= \n\n");
+  EXPECT_EQ(ask(engine, "time_left b 12.5 0"), "= \n\n");
+  EXPECT_EQ(ask(engine, "time_settings 0 1 10"), "= \n\n");  // byo-yomi only: 0.1 s a move
+  EXPECT_EQ(ask(engine, "genmove b").substr(0, 2), "= ");
+  EXPECT_EQ(ask(engine, "time_settings 0 0 0"), "= \n\n");    // no limit: fixed depth again
+  EXPECT_EQ(ask(engine, "genmove w").substr(0, 2), "= ");
+  EXPECT_EQ(engine.last_depth(), 2);
+  for (const char* bad : {"time_settings 30", "time_settings a 0 0", "time_settings -1 0 0", "time_left x 3 0",
+                          "time_left b", "time_left b 1x 0"})
+    EXPECT_EQ(ask(engine, bad).substr(0, 2), "? ") << bad;
+  EXPECT_NE(ask(engine, "list_commands").find("time_left"), std::string::npos);
 }
 
 TEST(GtpEngine, PassesUndoShowboardAndFinalScore) {

@@ -197,6 +197,35 @@ TEST(PlayCpu, SameRecordsForOneAndTwoThreads) {
   EXPECT_GT(nodes, 0u);
 }
 
+// The midgame search (search/pvs.hpp, the default) and plain alpha-beta compute the same move
+// at the same depth, so agents that differ only in limits.algorithm play the same games, on one
+// thread or two (each worker's midgame table is shared by both agents of its games).
+TEST(PlayCpu, PvsAndAlphaBetaAgentsPlayTheSameGames) {
+  const auto with = [](play::Agent a, search::MidgameSearch algorithm) {
+    a.limits.algorithm = algorithm;
+    return a;
+  };
+  const std::vector<play::Agent> base{small_ntuple_agent(61, 3, {5, 10}), features_agent({4, 12}, 0.1),
+                                      play::swh_agent({5, -1})};
+  for (int threads : {1, 2}) {
+    auto pvs = make_backend("cpu", threads), ab = make_backend("cpu", threads);
+    for (const auto& a : base) {
+      pvs->add_agent(with(a, search::MidgameSearch::kPvs));
+      ab->add_agent(with(a, search::MidgameSearch::kAlphaBeta));
+    }
+    std::vector<GameJob> jobs;
+    u32 game = 0;
+    for (int b = 0; b < 3; ++b)
+      for (int w = 0; w < 3; ++w) {
+        const auto some = make_games(2, b, w, 21, game);
+        game += 2;
+        jobs.insert(jobs.end(), some.begin(), some.end());
+      }
+    const auto x = play_all(*pvs, jobs), y = play_all(*ab, jobs);
+    for (std::size_t k = 0; k < jobs.size(); ++k) EXPECT_TRUE(same_game(x[k], y[k])) << "game " << k << ", " << threads;
+  }
+}
+
 TEST(PlayCpu, EveryRecordReplaysLegallyToItsScore) {
   auto cpu = make_backend("cpu", 2);
   const int swh = cpu->add_agent(play::swh_agent({3, 12}));

@@ -1,5 +1,6 @@
 // Alpha-beta (explicit stack, move ordering, root tie rule) against plain recursive minimax,
-// for Othello and Tic-Tac-Toe, with every evaluator.
+// for Othello and Tic-Tac-Toe, with every evaluator; and the midgame search (search/pvs.hpp:
+// iterative deepening, PVS, aspiration, transposition table, killers, history) against both.
 #include <gtest/gtest.h>
 #include <vector>
 #include "evalforge/core/rng.hpp"
@@ -10,6 +11,8 @@
 #include "evalforge/games/squares.hpp"
 #include "evalforge/games/tictactoe.hpp"
 #include "evalforge/search/alphabeta.hpp"
+#include "evalforge/search/othello_search.hpp"
+#include "evalforge/search/pvs.hpp"
 
 using namespace ef;
 using search::kInfinity;
@@ -186,4 +189,178 @@ TEST(AlphaBeta, DeterministicAndDepthIsClamped) {
   const search::SearchResult four = search::alphabeta<games::TicTacToe>(tictactoe::Board{}, 4, tictactoe::StaticEvaluator{});
   EXPECT_EQ(clamped.value, four.value);
   EXPECT_EQ(clamped.nodes, four.nodes);
+}
+
+// ---- The midgame search (pvs.hpp) --------------------------------------------------------------
+
+namespace {
+
+// One way to run pvs(): a table of 2^table_bits entries (0: none), an aspiration half-width.
+struct PvsVariant {
+  int table_bits;
+  i32 aspiration;
+  int first_depth;
+};
+
+// pvs() must give alphabeta()'s value and move at every depth, whatever the table (a tiny one
+// collides all the time), the aspiration window (1 unit: nearly every iteration fails and is
+// re-searched) or the first iteration. Returns the nodes of both, summed over the last depth.
+template <class G, class E, class Make>
+std::pair<u64, u64> compare_pvs(const E& evaluator, Make make, int positions, int max_plies, int max_depth,
+                                u64 seed, const PvsVariant& v) {
+  using State = typename G::State;
+  using Table = search::TableOf<G>;
+  std::vector<search::TranspositionEntry<typename search::TableKeyOf<G>::type>> entries(
+      v.table_bits ? std::size_t{1} << v.table_bits : 0);
+  Table table{entries.data(), entries.empty() ? 0 : entries.size() - 1, 0};
+  Table* t = entries.empty() ? nullptr : &table;
+  search::PvsOptions options;
+  options.aspiration = v.aspiration;
+  options.first_depth = v.first_depth;
+  Rng rng(seed, Purpose::kGame, 1);
+  u64 pvs_nodes = 0, ab_nodes = 0;
+  for (int i = 0; i < positions; ++i) {
+    const State s = make(rng, static_cast<int>(rng.below(static_cast<u32>(max_plies + 1))));
+    for (int depth = 0; depth <= max_depth; ++depth) {
+      const search::PvsResult got = search::pvs<G>(s, depth, evaluator, t, options);
+      const search::SearchResult want = search::alphabeta<G>(s, depth, evaluator);
+      if (got.value != want.value || got.best_move != want.best_move) {
+        ADD_FAILURE() << "position " << i << " depth " << depth << " table bits " << v.table_bits << " aspiration "
+                      << v.aspiration << ": pvs " << got.value << " at " << got.best_move << ", alpha-beta "
+                      << want.value << " at " << want.best_move;
+        return {0, 0};
+      }
+      if (depth == max_depth) {
+        pvs_nodes += got.nodes;
+        ab_nodes += want.nodes;
+      }
+    }
+  }
+  return {pvs_nodes, ab_nodes};
+}
+
+constexpr PvsVariant kPvsVariants[] = {{0, 0, 1}, {12, 0, 1}, {4, 0, 1}, {12, 1, 1}, {12, 300, 2}, {0, 1, 3}};
+
+}  // namespace
+
+TEST(Pvs, EqualsAlphaBetaOnOthelloWithSwh) {
+  for (const PvsVariant& v : kPvsVariants) compare_pvs<games::Othello>(swh::Evaluator{}, random_othello, 40, 56, 5, 11, v);
+}
+
+TEST(Pvs, EqualsAlphaBetaOnOthelloWithFeatureWeights) {
+  features::Evaluator e;
+  e.weights = {8, 47, {5, 2, 1}, {0, 4, 4}, {2, 8, 2}, features::Material::kFlips};
+  for (const PvsVariant& v : kPvsVariants) compare_pvs<games::Othello>(e, random_othello, 30, 56, 5, 12, v);
+}
+
+namespace {
+// Counts the evaluations a search asks for: most of a search's cost with an n-tuple network.
+struct CountingEvaluator {
+  const ntuple::Evaluator* inner;
+  u64* calls;
+  i32 eval(const othello::Position& s) const {
+    ++*calls;
+    return inner->eval(s);
+  }
+  i32 exact(int score) const { return inner->exact(score); }
+};
+}  // namespace
+
+TEST(Pvs, EqualsAlphaBetaOnOthelloWithNTupleAndEvaluatesLess) {
+  const SmallNetwork net(6);
+  const ntuple::Evaluator e = ntuple::Evaluator::single(&net.geometry, net.weights.data());
+  for (const PvsVariant& v : kPvsVariants) compare_pvs<games::Othello>(e, random_othello, 30, 56, 5, 13, v);
+  // Depth 7 with a table: the same answers, fewer evaluations in all.
+  u64 pvs_calls = 0, ab_calls = 0;
+  std::vector<search::TranspositionEntry<games::OthelloKey>> entries(std::size_t{1} << 16);
+  search::OthelloTable table{entries.data(), entries.size() - 1, 0};
+  Rng rng(17, Purpose::kGame, 1);
+  for (int i = 0; i < 20; ++i) {
+    const othello::Position p = random_othello(rng, 16 + static_cast<int>(rng.below(24)));
+    search::pvs<games::Othello>(p, 7, CountingEvaluator{&e, &pvs_calls}, &table);
+    search::alphabeta<games::Othello>(p, 7, CountingEvaluator{&e, &ab_calls});
+  }
+  EXPECT_LT(pvs_calls, ab_calls);
+}
+
+TEST(Pvs, EqualsMinimaxOnTicTacToe) {
+  for (const PvsVariant& v : kPvsVariants)
+    compare_pvs<games::TicTacToe>(tictactoe::StaticEvaluator{}, random_tictactoe, 100, 8, 9, 15, v);
+  Rng rng(16, Purpose::kGame, 1);
+  for (int i = 0; i < 100; ++i) {
+    const tictactoe::Board b = random_tictactoe(rng, static_cast<int>(rng.below(9)));
+    const search::PvsResult got = search::pvs<games::TicTacToe>(b, 9, tictactoe::StaticEvaluator{});
+    const search::SearchResult want = reference<games::TicTacToe>(b, 9, tictactoe::StaticEvaluator{});
+    ASSERT_EQ(got.value, want.value) << i;
+    ASSERT_EQ(got.best_move, want.best_move) << i;
+  }
+}
+
+TEST(Pvs, PassAndFinishedGameAtTheRootAndTies) {
+  othello::Position p;
+  p.board = othello::Board::from_colors(u64{1} << 0, u64{1} << 1, othello::kWhite);
+  const search::PvsResult r = search::pvs<games::Othello>(p, 3, swh::Evaluator{});
+  EXPECT_EQ(r.best_move, search::kPassMove);
+  EXPECT_EQ(r.value, swh::Evaluator{}.exact(-64));
+  othello::Position over = p;
+  over.board = othello::Board::from_colors(u64{1} << 0, 0, othello::kWhite);
+  const search::PvsResult done = search::pvs<games::Othello>(over, 4, swh::Evaluator{});
+  EXPECT_EQ(done.best_move, search::kNoMove);
+  EXPECT_EQ(done.value, swh::Evaluator{}.exact(-64));
+  for (int depth = 1; depth <= 6; ++depth)
+    EXPECT_EQ(search::pvs<games::Othello>(othello::Position{}, depth, swh::Evaluator{}).best_move, *parse_square("d3"))
+        << depth;
+}
+
+// A table shared by searches with different evaluators (as a backend's worker shares one between
+// the two agents of a game) must not carry one evaluator's bounds into the other's search.
+TEST(Pvs, TableSharedBetweenEvaluatorsKeepsEachResult) {
+  const SmallNetwork a(21), b(22);
+  const ntuple::Evaluator ea = ntuple::Evaluator::single(&a.geometry, a.weights.data());
+  const ntuple::Evaluator eb = ntuple::Evaluator::single(&b.geometry, b.weights.data());
+  std::vector<search::TranspositionEntry<games::OthelloKey>> entries(std::size_t{1} << 14);
+  search::OthelloTable table{entries.data(), entries.size() - 1, 0};
+  Rng rng(23, Purpose::kGame, 1);
+  for (int i = 0; i < 30; ++i) {
+    const othello::Position p = random_othello(rng, 10 + static_cast<int>(rng.below(30)));
+    for (const ntuple::Evaluator* e : {&ea, &eb, &ea}) {
+      const search::PvsResult got = search::pvs<games::Othello>(p, 5, *e, &table);
+      const search::SearchResult want = search::alphabeta<games::Othello>(p, 5, *e);
+      ASSERT_EQ(got.value, want.value) << i;
+      ASSERT_EQ(got.best_move, want.best_move) << i;
+    }
+  }
+}
+
+namespace {
+// Aborts once `budget` nodes are spent (never between iterations), as a clock would.
+struct NodeBudget {
+  u64 budget;
+  bool abort(u64 nodes) const { return nodes >= budget; }
+  bool next_iteration(int, u64) const { return true; }
+};
+}  // namespace
+
+// A stopped search answers with its deepest completed iteration, which is exactly the
+// fixed-depth search to that depth; the first iteration always completes.
+TEST(Pvs, StoppedSearchAnswersWithTheLastCompletedIteration) {
+  std::vector<search::TranspositionEntry<games::OthelloKey>> entries(std::size_t{1} << 14);
+  search::OthelloTable table{entries.data(), entries.size() - 1, 0};
+  Rng rng(31, Purpose::kGame, 1);
+  int stopped_early = 0;
+  for (int i = 0; i < 20; ++i) {
+    const othello::Position p = random_othello(rng, 12 + static_cast<int>(rng.below(20)));
+    for (u64 budget : {u64{1}, u64{200}, u64{3000}}) {
+      const search::PvsResult r =
+          search::pvs<games::Othello, swh::Evaluator, 16, NodeBudget>(p, 8, swh::Evaluator{}, &table, {}, NodeBudget{budget});
+      if (!games::Othello::moves(p)) continue;
+      ASSERT_GE(r.depth, 1);
+      ASSERT_LE(r.depth, 8);
+      stopped_early += r.depth < 8;
+      const search::SearchResult want = search::alphabeta<games::Othello>(p, r.depth, swh::Evaluator{});
+      ASSERT_EQ(r.value, want.value) << i << " budget " << budget;
+      ASSERT_EQ(r.best_move, want.best_move) << i << " budget " << budget;
+    }
+  }
+  EXPECT_GT(stopped_early, 20);
 }

@@ -1,5 +1,6 @@
-// evalforge gtp --agent FILE|swh|random [--seed N]: plays an agent as a GTP engine on stdin and
-// stdout, for GTP match programs and GUIs (and `match --opponent-cmd`).
+// evalforge gtp --agent FILE|swh|random [--seed N] [--move-time S | --game-time S]: plays an
+// agent as a GTP engine on stdin and stdout, for GTP match programs and GUIs (and
+// `match --opponent-cmd`). Without a time limit the agent searches to its fixed depth.
 // evalforge gtp --game hex --agent SPEC [--size N] [--swap] [--seed N]: the same for Hex, with a
 // Hex player spec (uct, ev, resistance, random: play/hex_match.hpp; docs/hex-gtp.md), for Hex
 // GUIs and controllers (and `hex external`).
@@ -26,6 +27,7 @@ struct GtpArgs {
   std::string agent;
   u64 seed = 1;
   int table_bits = 20;
+  play::TimeControl time;
   int size = 11;
   bool swap = false;
   bool size_given = false;
@@ -39,10 +41,11 @@ void run_hex_gtp(const GtpArgs& args) {
 }
 
 void run_gtp(const GtpArgs& args) {
+  if (args.time.timed() && args.game == "hex") fail("gtp: --move-time and --game-time are for Othello");
   if (args.game == "hex") return run_hex_gtp(args);
   if (args.size_given || args.swap) fail("gtp: --size and --swap are for --game hex (Othello is 8x8)");
   const play::Agent agent = play::load_agent(args.agent);
-  play::GtpEngine engine(agent, args.seed, args.table_bits);
+  play::GtpEngine engine(agent, args.seed, args.table_bits, args.time);
   // The controller waits on each response: no buffering beyond the flush after each one.
   std::ios::sync_with_stdio(false);
   engine.run(std::cin, std::cout);
@@ -69,6 +72,13 @@ void register_gtp(CLI::App& app) {
                   "Endgame transposition table of 2^B entries (24 bytes each)")
       ->check(CLI::Range(1, 30))
       ->capture_default_str();
+  cmd->add_option("--move-time", args->time.move_seconds,
+                  "Othello: seconds per move; the midgame search deepens until they are spent (default: the agent's "
+                  "fixed depth). GTP's time_settings/time_left override it")
+      ->check(CLI::Range(0.0, 1e6));
+  cmd->add_option("--game-time", args->time.game_seconds,
+                  "Othello: seconds for all of the engine's moves in a game, shared out move by move")
+      ->check(CLI::Range(0.0, 1e6));
   cmd->callback([args, size] {
     args->size_given = size->count() > 0;
     run_gtp(*args);

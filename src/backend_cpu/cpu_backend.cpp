@@ -69,6 +69,7 @@ class CpuBackend final : public Backend {
   template <class G>
   using Residents = std::vector<std::unique_ptr<play::ResidentAgent<play::AgentOf<G>>>>;
   static constexpr int kTableBits = 18;  // 2^18 entries (6 MiB) per worker
+  static constexpr int kMidgameTableBits = 16;  // 2^16 entries (2.5 MiB) per worker
 
   template <class G>
   int add_agent_of(const play::AgentOf<G>& agent) {
@@ -93,12 +94,14 @@ class CpuBackend final : public Backend {
   void play_of(std::span<const GameJobOf<G>> jobs, std::span<play::GameRecordOf<G>> results) {
     const auto& list = std::get<Residents<G>>(agents_);
     if (jobs.size() != results.size()) fail("backend: {} games but {} result slots", jobs.size(), results.size());
-    bool tables = false;
+    bool tables = false, midgame_tables = false;
     for (const GameJobOf<G>& j : jobs)
       for (int h : {j.black, j.white}) {
         if (h < 0 || h >= static_cast<int>(list.size()))
           fail("backend: a {} game names no valid agent ({})", play::Players<G>::kName, h);
         tables = tables || list[h]->params.wants_endgame_table();
+        if constexpr (requires { list[h]->params.wants_midgame_table(); })
+          midgame_tables = midgame_tables || list[h]->params.wants_midgame_table();
       }
     std::atomic<std::size_t> next{0};
     auto worker = [&] {
@@ -106,8 +109,13 @@ class CpuBackend final : public Backend {
       // reach it; it changes node counts only, never a move (playout.hpp).
       std::vector<search::endgame::HashEntry> entries(tables ? std::size_t{1} << kTableBits : 0);
       search::endgame::HashTable table{entries.data(), tables ? entries.size() - 1 : 0, 0};
+      // And one for the midgame searches (search/pvs.hpp), under the same contract.
+      std::vector<search::TranspositionEntry<games::OthelloKey>> midgame_entries(
+          midgame_tables ? std::size_t{1} << kMidgameTableBits : 0);
+      search::OthelloTable midgame{midgame_entries.data(), midgame_tables ? midgame_entries.size() - 1 : 0, 0};
       play::PlayScratch scratch;
       scratch.endgame_table = tables ? &table : nullptr;
+      scratch.midgame_table = midgame_tables ? &midgame : nullptr;
       for (std::size_t k; (k = next.fetch_add(1)) < jobs.size();) {
         const GameJobOf<G>& j = jobs[k];
         play::play_game<G>(list[j.black]->params, list[j.white]->params, j.start, j.seed, j.game, results[k], scratch);

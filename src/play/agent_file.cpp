@@ -162,7 +162,7 @@ Agent load_agent(const std::string& spec) {
     fail("{}: no such agent file (an agent is a .toml file, or one of the built-ins: swh, random)", spec);
   const toml::table root = parse_toml_file(spec);
   TableReader r(root, spec, "");
-  r.allow({"name", "evaluator", "depth", "exact_empties", "epsilon", "network", "chromosome", "material"});
+  r.allow({"name", "evaluator", "depth", "exact_empties", "search", "epsilon", "network", "chromosome", "material"});
   Agent a;
   a.name = fs::path(spec).stem().string();
   r.text("name", a.name);
@@ -175,6 +175,11 @@ Agent load_agent(const std::string& spec) {
   else fail("{}: evaluator '{}' (expected ntuple, swh, features or random)", r.where("evaluator"), kind);
   r.integer("depth", a.limits.depth, 1, kMaxDepth);
   r.integer("exact_empties", a.limits.exact_empties, -1, kMaxExactEmpties);
+  std::string algorithm = "pvs";
+  r.text("search", algorithm);
+  if (algorithm == "pvs") a.limits.algorithm = search::MidgameSearch::kPvs;
+  else if (algorithm == "alphabeta") a.limits.algorithm = search::MidgameSearch::kAlphaBeta;
+  else fail("{}: search '{}' (expected pvs or alphabeta)", r.where("search"), algorithm);
   r.real("epsilon", a.epsilon, 0.0, 1.0);
   if (a.kind == EvaluatorKind::kFeatures) {
     std::string chromosome, material = "flips";
@@ -212,6 +217,7 @@ fs::path save_agent(const Agent& agent, const fs::path& file) {
   std::string t = "# evalforge agent\n";
   t += fmt::format("name = {}\nevaluator = \"{}\"\ndepth = {}\nexact_empties = {}\nepsilon = {}\n", toml_quote(agent.name),
                    kind_name(agent.kind), agent.limits.depth, agent.limits.exact_empties, agent.epsilon);
+  if (agent.limits.algorithm == search::MidgameSearch::kAlphaBeta) t += "search = \"alphabeta\"\n";
   fs::path network;
   if (agent.kind == EvaluatorKind::kNtuple) {
     network = file;

@@ -1,7 +1,9 @@
 #include "play/gtp_engine.hpp"
 #include <fmt/format.h>
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
+#include "evalforge/core/error.hpp"
 #include "evalforge/games/squares.hpp"
 #include "play/gtp_protocol.hpp"
 
@@ -12,12 +14,32 @@ namespace {
 // What list_commands answers, in this order.
 constexpr const char* kCommands[] = {"protocol_version", "name", "version", "known_command", "list_commands",
                                      "boardsize", "clear_board", "komi", "play", "genmove", "undo", "showboard",
-                                     "final_score", "quit"};
+                                     "final_score", "time_settings", "time_left", "quit"};
 
 std::string lower(std::string s) { return gtp_lower(std::move(s)); }
 bool all_digits(const std::string& s) { return gtp_all_digits(s); }
 
 const char* color_name(int color) { return color == othello::kBlack ? "black" : "white"; }
+
+using Clock = std::chrono::steady_clock;
+
+// The midgame search's Stop policy under a time control (search/pvs.hpp): abort an iteration at
+// the deadline (the clock is read every 1024 nodes), and start no new iteration once half the
+// budget is gone (the next one would take longer than all before it together).
+struct DeadlineStop {
+  Clock::time_point start, deadline;
+  double budget;
+  bool abort(u64 nodes) const { return (nodes & 1023) == 0 && Clock::now() >= deadline; }
+  bool next_iteration(int, u64) const {
+    return std::chrono::duration<double>(Clock::now() - start).count() < 0.5 * budget;
+  }
+};
+
+bool parse_seconds(const std::string& text, double& out) {
+  char* end = nullptr;
+  out = std::strtod(text.c_str(), &end);
+  return end != text.c_str() && !*end && out >= 0 && out < 1e9;
+}
 
 }  // namespace
 
@@ -36,17 +58,59 @@ int parse_gtp_vertex(const std::string& text) {
 
 std::string gtp_vertex(int move) { return move == search::kPassMove ? "pass" : square_name(move); }
 
-GtpEngine::GtpEngine(const Agent& agent, u64 seed, int table_bits) : agent_(agent), seed_(seed) {
+GtpEngine::GtpEngine(const Agent& agent, u64 seed, int table_bits, TimeControl time)
+    : agent_(agent), seed_(seed), time_(time) {
   agent_.validate();
+  if (time_.move_seconds < 0 || time_.game_seconds < 0) fail("gtp: a time limit must not be negative");
   evaluator_ = agent_.ntuple_evaluator();
   params_ = agent_.params(&evaluator_);
   entries_.assign(std::size_t{1} << std::clamp(table_bits, 1, 30), search::endgame::HashEntry{});
   table_ = search::endgame::HashTable{entries_.data(), entries_.size() - 1, 0};
+  midgame_entries_.assign(std::size_t{1} << std::clamp(table_bits - 2, 1, 28), {});
+  midgame_table_ = search::OthelloTable{midgame_entries_.data(), midgame_entries_.size() - 1, 0};
+  clear();
 }
 
 void GtpEngine::clear() {
   position_ = othello::Position{};
   history_.clear();
+  clock_left_[0] = clock_left_[1] = time_.game_seconds;
+}
+
+double GtpEngine::move_budget(const othello::Position& s) const {
+  if (time_.move_seconds > 0 && time_.game_seconds <= 0) return time_.move_seconds;
+  if (time_.game_seconds <= 0) return 0;
+  // This side's moves before the exact endgame takes over (which is not timed), plus 2.
+  const int timed_empties = s.board.empties() - std::max(0, agent_.limits.exact_empties);
+  const double moves_left = std::max(0, timed_empties) / 2.0 + 2;
+  double budget = 0.95 * std::max(0.0, clock_left_[s.board.side]) / moves_left;
+  if (time_.move_seconds > 0) budget = std::min(budget, time_.move_seconds);
+  return std::max(budget, 0.001);
+}
+
+GtpEngine::Reply GtpEngine::cmd_time_settings(const std::vector<std::string>& args) {
+  // GTP: time_settings MAIN BYO_YOMI_TIME BYO_YOMI_STONES. Othello has no byo-yomi: a main time
+  // is a game clock; with none, the byo-yomi period over its stones is a per-move time.
+  double main = 0, byo = 0, stones = 0;
+  if (args.size() != 3 || !parse_seconds(args[0], main) || !parse_seconds(args[1], byo) ||
+      !parse_seconds(args[2], stones))
+    return {false, "syntax error (usage: time_settings MAIN_SECONDS BYO_YOMI_SECONDS BYO_YOMI_STONES)"};
+  time_ = TimeControl{};
+  if (main > 0) time_.game_seconds = main;
+  else if (byo > 0) time_.move_seconds = stones > 0 ? byo / stones : byo;
+  clock_left_[0] = clock_left_[1] = time_.game_seconds;
+  return {true, ""};
+}
+
+GtpEngine::Reply GtpEngine::cmd_time_left(const std::vector<std::string>& args) {
+  double left = 0, stones = 0;
+  const int color = args.size() == 3 ? parse_gtp_color(args[0]) : -1;
+  if (color < 0 || !parse_seconds(args[1], left) || !parse_seconds(args[2], stones))
+    return {false, "syntax error (usage: time_left COLOR SECONDS STONES)"};
+  if (time_.game_seconds <= 0 && time_.move_seconds <= 0) time_.game_seconds = left;  // a clock we were not told of
+  if (time_.game_seconds > 0) clock_left_[color] = left;
+  else if (stones > 0) time_.move_seconds = left / stones;
+  return {true, ""};
 }
 
 int GtpEngine::run(std::istream& in, std::ostream& out) {
@@ -85,6 +149,8 @@ GtpEngine::Reply GtpEngine::execute(const std::string& command, const std::vecto
     return {true, ""};
   }
   if (command == "play") return cmd_play(args);
+  if (command == "time_settings") return cmd_time_settings(args);
+  if (command == "time_left") return cmd_time_left(args);
   if (command == "genmove") return cmd_genmove(args);
   if (command == "undo") {
     if (!args.empty()) return syntax("undo");
@@ -148,7 +214,20 @@ GtpEngine::Reply GtpEngine::cmd_genmove(const std::vector<std::string>& args) {
   }
   Rng rng = game_rng(seed_, genmoves_++);
   u64 nodes = 0;
-  const int move = choose_move(params_, s, rng, nodes, &table_);
+  const auto start = Clock::now();
+  const double budget = move_budget(s);
+  int move;
+  if (budget > 0) {
+    AgentParams timed = params_;
+    timed.limits.depth = kTimedMaxDepth;
+    const DeadlineStop stop{start, start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(budget)),
+                            budget};
+    move = choose_move<kTimedMaxDepth, kMaxExactEmpties>(timed, s, rng, nodes, &table_, &midgame_table_, stop,
+                                                         &last_depth_);
+  } else {
+    move = choose_move(params_, s, rng, nodes, &table_, &midgame_table_, search::NeverStop{}, &last_depth_);
+  }
+  if (time_.game_seconds > 0) clock_left_[s.board.side] -= std::chrono::duration<double>(Clock::now() - start).count();
   position_ = games::Othello::play(s, move);
   return {true, square_name(move)};
 }

@@ -24,6 +24,13 @@ struct Position {
 
 namespace ef::games {
 
+// What identifies an Othello position for a transposition table (search/pvs.hpp): everything
+// an evaluator may read, without the Board's padding.
+struct OthelloKey {
+  u64 player, opponent;
+  u32 side, last_flips;
+};
+
 struct Othello {
   using State = othello::Position;
   // Reachable positions have at most 33 legal moves; any board with 60 empties at most 60.
@@ -57,6 +64,9 @@ struct Othello {
     const int diff = popcount64(s.board.player) - popcount64(s.board.opponent);
     const int empties = s.board.empties();
     return diff > 0 ? diff + empties : (diff < 0 ? diff - empties : 0);
+  }
+  static EF_HD OthelloKey table_key(const State& s) {
+    return {s.board.player, s.board.opponent, static_cast<u32>(s.board.side), static_cast<u32>(s.last_flips)};
   }
   static EF_HD State symmetry(const State& s, int k) {
     State c = s;

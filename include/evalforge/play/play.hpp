@@ -7,7 +7,8 @@
 //   features  the feature-weight form of docs/method.md section 2 (eval/features.hpp);
 //   ntuple    n-tuple networks by move number (eval/ntuple_evaluator.hpp; on the device the
 //             evaluator and everything it points at live in device memory).
-// Search: search::search_othello -- alpha-beta to limits.depth, exact from limits.exact_empties.
+// Search: search::search_othello -- the midgame search (search/pvs.hpp, or plain alpha-beta
+// when limits.algorithm says so) to limits.depth, exact from limits.exact_empties.
 // The determinism contract is playout.hpp's; the exact solver's transposition table (the
 // scratch's endgame_table) changes node counts only, never a move (endgame.hpp).
 #pragma once
@@ -45,42 +46,52 @@ struct AgentParams {
   EF_HD bool wants_endgame_table() const {
     return kind != EvaluatorKind::kRandom && limits.exact_empties >= search::endgame::kHashEmpties;
   }
+  // Whether its midgame searches use a transposition table (search/pvs.hpp; from depth 3 on).
+  EF_HD bool wants_midgame_table() const {
+    return kind != EvaluatorKind::kRandom && limits.algorithm == search::MidgameSearch::kPvs && limits.depth >= 3;
+  }
 };
 
 // One played Othello game (squares 0..63, a pass is search::kPassMove).
 using GameRecord = GameRecordOf<games::Othello>;
 
 // The move `agent` plays at `s` (which must have a legal move), drawing from `rng` as
-// playout.hpp's contract says. `table` (may be null) serves the exact solves.
-template <int kStackDepth = kMaxDepth, int kStackEmpties = kMaxExactEmpties>
+// playout.hpp's contract says. `table` (may be null) serves the exact solves, `midgame` (may be
+// null) the midgame search; `stop` (host time controls) may cut the midgame search short.
+// `searched_depth` (may be null) receives the midgame search's completed depth (0: none ran).
+template <int kStackDepth = kMaxDepth, int kStackEmpties = kMaxExactEmpties, class Stop = search::NeverStop>
 EF_HD int choose_move(const AgentParams& agent, const othello::Position& s, Rng& rng, u64& nodes,
-                      search::endgame::HashTable* table) {
+                      search::endgame::HashTable* table, search::OthelloTable* midgame = nullptr,
+                      const Stop& stop = {}, int* searched_depth = nullptr) {
   const int explored = exploration_move(othello::legal_moves(s.board.player, s.board.opponent),
                                         agent.kind == EvaluatorKind::kRandom, agent.epsilon_ppm, rng);
+  if (searched_depth) *searched_depth = 0;
   if (explored != kSearchMove) return explored;
   search::SearchResult r;
   switch (agent.kind) {
     case EvaluatorKind::kSwh:
-      r = search::search_othello<swh::Evaluator, kStackDepth, kStackEmpties>(s, agent.limits, swh::Evaluator{}, table);
+      r = search::search_othello<swh::Evaluator, kStackDepth, kStackEmpties, Stop>(s, agent.limits, swh::Evaluator{}, table,
+                                                                                    midgame, stop);
       break;
     case EvaluatorKind::kFeatures:
-      r = search::search_othello<features::Evaluator, kStackDepth, kStackEmpties>(s, agent.limits, agent.features,
-                                                                                  table);
+      r = search::search_othello<features::Evaluator, kStackDepth, kStackEmpties, Stop>(s, agent.limits, agent.features,
+                                                                                        table, midgame, stop);
       break;
     case EvaluatorKind::kRandom:  // unreachable: exploration_move answers a random agent
       break;
     case EvaluatorKind::kNtuple:
-      r = search::search_othello<ntuple::Evaluator, kStackDepth, kStackEmpties>(s, agent.limits, *agent.ntuple,
-                                                                                table);
+      r = search::search_othello<ntuple::Evaluator, kStackDepth, kStackEmpties, Stop>(s, agent.limits, *agent.ntuple,
+                                                                                      table, midgame, stop);
       break;
   }
   nodes += r.nodes;
+  if (searched_depth) *searched_depth = r.depth;
   return r.best_move;
 }
 
 EF_HD_INLINE int AgentParams::choose(const othello::Position& s, Rng& rng, u64& nodes,
                                      const PlayScratch& scratch) const {
-  return choose_move(*this, s, rng, nodes, scratch.endgame_table);
+  return choose_move(*this, s, rng, nodes, scratch.endgame_table, scratch.midgame_table);
 }
 
 // Plays from `start` to the end: `black` moves for black, `white` for white (playout.hpp).

@@ -28,6 +28,7 @@
 #include "evalforge/games/game.hpp"
 #include "evalforge/search/alphabeta.hpp"
 #include "evalforge/search/endgame.hpp"
+#include "evalforge/search/othello_search.hpp"
 
 namespace ef::play {
 
@@ -49,6 +50,7 @@ constexpr u32 kEpsilonScale = 1000000;  // epsilon in millionths: an integer com
 // with or without it.
 struct PlayScratch {
   search::endgame::HashTable* endgame_table = nullptr;  // Othello's exact solves
+  search::OthelloTable* midgame_table = nullptr;        // Othello's midgame searches (search/pvs.hpp)
 };
 
 // What the backends need of a player's parameters P for game G: trivially copyable (they are

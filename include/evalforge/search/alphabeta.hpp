@@ -47,6 +47,7 @@ struct SearchResult {
   i32 value = 0;          // negamax value for the side to move, evaluator units
   int best_move = kNoMove;  // square, kPassMove or kNoMove
   u64 nodes = 0;
+  int depth = 0;  // plies of the (deepest completed) midgame search; 0 for a leaf or an exact solve
 };
 
 namespace detail {
@@ -156,6 +157,7 @@ EF_HD SearchResult alphabeta(const typename G::State& root, int depth, const E& 
   detail::AlphaBetaFrame<G> stack[kMaxDepth + 1];  // passes stay in their frame: one frame a ply
   SearchResult result;
   result.nodes = 1;
+  result.depth = depth;
   i32 value = 0;
   if (!detail::enter_node<G>(stack[0], root, depth, -kInfinity, kInfinity, evaluator, result.nodes, value)) {
     result.value = value;

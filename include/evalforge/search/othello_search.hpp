@@ -1,27 +1,42 @@
-// The Othello player's search, EF_HD: fixed-depth alpha-beta in the midgame, the exact endgame
-// solver from a configurable number of empties on (the match of docs/method.md 1.4: depth 7, exact
-// from 20 empties). The switch is made at the root: a position with at most exact_empties
-// empty squares is solved, any other searched to `depth`.
+// The Othello player's search, EF_HD: a fixed-depth midgame search (pvs.hpp by default, or the
+// plain alpha-beta of alphabeta.hpp, which computes the same value and move with more nodes),
+// the exact endgame solver from a configurable number of empties on (the match of
+// docs/method.md 1.4: depth 7, exact from 20 empties). The switch is made at the root: a
+// position with at most exact_empties empty squares is solved, any other searched to `depth`.
 #pragma once
 #include "evalforge/games/othello_game.hpp"
 #include "evalforge/search/alphabeta.hpp"
 #include "evalforge/search/endgame.hpp"
+#include "evalforge/search/pvs.hpp"
 
 namespace ef::search {
+
+// The midgame search algorithm. Both give the same value and move at the same depth (pvs.hpp);
+// kAlphaBeta is kept as the reference and for comparing the two (bench, tournaments). kPvs
+// needs a transposition table; without one (the CUDA play kernels today) alpha-beta runs.
+enum class MidgameSearch : int { kPvs = 0, kAlphaBeta = 1 };
 
 struct OthelloLimits {
   int depth = 7;           // plies of alpha-beta in the midgame
   int exact_empties = 20;  // solve exactly at or below this many empties (-1: never)
+  MidgameSearch algorithm = MidgameSearch::kPvs;
 };
+
+// The midgame search's transposition table (pvs.hpp) over Othello positions: 40 bytes an entry.
+using OthelloTable = TableOf<games::Othello>;
+static_assert(sizeof(TranspositionEntry<games::OthelloKey>) == 40);
 
 // value: negamax value in the evaluator's units (an exact solve gives evaluator.exact(score));
 // best_move: as alphabeta() and solve_endgame() choose it (the lowest square of best value).
-// `table` (may be null) serves the exact solves. kMaxEmpties sizes the solver's stack: a
+// `table` (may be null) serves the exact solves, `midgame` (may be null) the midgame search;
+// neither changes a value or a move. `stop` (host time controls) may end the midgame search
+// early: the deepest completed iteration answers then (pvs.hpp). kMaxEmpties sizes the solver's stack: a
 // position with more empties than that is searched by alpha-beta even below exact_empties.
-template <class E, int kMaxDepth = 16, int kMaxEmpties = 64>
+template <class E, int kMaxDepth = 16, int kMaxEmpties = 64, class Stop = NeverStop>
   requires EvaluatorFor<E, games::Othello>
 EF_HD SearchResult search_othello(const othello::Position& position, const OthelloLimits& limits, const E& evaluator,
-                                  endgame::HashTable* table = nullptr) {
+                                  endgame::HashTable* table = nullptr, OthelloTable* midgame = nullptr,
+                                  const Stop& stop = {}) {
   const int empties = position.board.empties();
   if (empties <= limits.exact_empties && empties <= kMaxEmpties) {
     const SolveResult s =
@@ -32,7 +47,11 @@ EF_HD SearchResult search_othello(const othello::Position& position, const Othel
     r.nodes = s.nodes;
     return r;
   }
-  return alphabeta<games::Othello, E, kMaxDepth>(position, limits.depth, evaluator);
+  // Without a table iterative deepening has no move hints to pass on, and pvs() costs more than
+  // alphabeta() (1.3x at depth 6, docs/search.md): both give the same answer, so take the cheaper.
+  if (limits.algorithm == MidgameSearch::kAlphaBeta || midgame == nullptr)
+    return alphabeta<games::Othello, E, kMaxDepth>(position, limits.depth, evaluator);
+  return pvs<games::Othello, E, kMaxDepth, Stop>(position, limits.depth, evaluator, midgame, PvsOptions{}, stop);
 }
 
 }  // namespace ef::search
