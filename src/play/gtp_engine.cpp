@@ -220,6 +220,7 @@ GtpEngine::Reply GtpEngine::cmd_genmove(const std::vector<std::string>& args) {
   if (budget > 0) {
     AgentParams timed = params_;
     timed.limits.depth = kTimedMaxDepth;
+    timed.limits.algorithm = search::MidgameSearch::kPvs;  // plain alpha-beta cannot be stopped
     const DeadlineStop stop{start, start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(budget)),
                             budget};
     move = choose_move<kTimedMaxDepth, kMaxExactEmpties>(timed, s, rng, nodes, &table_, &midgame_table_, stop,

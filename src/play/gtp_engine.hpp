@@ -14,7 +14,8 @@
 // the time is spent, and answers with the deepest completed iteration; the exact endgame from
 // the agent's exact_empties is not timed. A move's share: the move time; or, on a game clock,
 // the time left (GTP's time_left, else the engine's own count since clear_board) divided by
-// the engine's moves still to play before the exact endgame, plus 2, less a 5% reserve.
+// the engine's moves still to play before the exact endgame, plus 2, less a 5% reserve. A timed
+// search is always pvs.hpp's (an agent's search = "alphabeta" applies to fixed depth only).
 // Vertices are a1..h8 (case-insensitive; a1 = square 0, square = 8*row + col as in othello.hpp)
 // or "pass"; colours are b, black, w, white. As GTP allows, `play` and `genmove` may be given
 // for the side not to move: the side to move becomes that colour first (and `undo` restores it).

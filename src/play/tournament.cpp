@@ -52,7 +52,8 @@ std::string resolve(const std::string& spec, const std::vector<fs::path>& base_d
 }
 
 // FNV-1a (core/bytes.hpp) over everything that decides how an agent plays (its name excepted),
-// value by value: the fingerprints in existing source.toml files stay valid.
+// value by value: the fingerprints in existing source.toml files stay valid. (The midgame search
+// algorithm is left out: pvs and alphabeta play the same moves, search/pvs.hpp.)
 std::string agent_fingerprint(const Agent& a) {
   Fnv1a f;
   f.add_value(static_cast<u32>(a.kind));
@@ -232,7 +233,7 @@ TournamentConfig load_tournament_config(const std::string& file, const std::vect
     for (std::size_t k = 0; k < agents->size(); ++k) {
       const toml::table& t = *agents->get(k)->as_table();
       TableReader r(t, file, fmt::format("agent[{}]", k));
-      r.allow({"file", "name", "depth", "exact_empties", "epsilon"});
+      r.allow({"file", "name", "depth", "exact_empties", "search", "epsilon"});
       TournamentAgentConfig a;
       r.text("file", a.file);
       if (a.file.empty()) fail("{}: required: a built-in (swh, random) or an agent file", r.where("file"));
@@ -242,6 +243,9 @@ TournamentConfig load_tournament_config(const std::string& file, const std::vect
       r.integer("depth", a.depth, 1, kMaxDepth);
       r.integer("exact_empties", a.exact_empties, -1, kMaxExactEmpties);
       r.real("epsilon", a.epsilon, 0.0, 1.0);
+      r.text("search", a.search);
+      if (r.has("search") && a.search != "pvs" && a.search != "alphabeta")
+        fail("{}: '{}' (expected pvs or alphabeta)", r.where("search"), a.search);
       c.agents.push_back(std::move(a));
     }
   }
@@ -275,6 +279,8 @@ std::vector<Agent> load_tournament_agents(const TournamentConfig& c) {
     if (ac.depth != -2) a.limits.depth = ac.depth;
     if (ac.exact_empties != -2) a.limits.exact_empties = ac.exact_empties;
     if (ac.epsilon >= 0) a.epsilon = ac.epsilon;
+    if (!ac.search.empty())
+      a.limits.algorithm = ac.search == "alphabeta" ? search::MidgameSearch::kAlphaBeta : search::MidgameSearch::kPvs;
     try {
       a.validate();
     } catch (const Error& e) {

@@ -20,6 +20,7 @@
 //   depth = 2                   # optional overrides of the agent's search limits and epsilon
 //   exact_empties = -1
 //   epsilon = 0.0
+//   search = "alphabeta"        # optional: the midgame search, pvs (default) or alphabeta (same moves, slower)
 //
 // Games: opening i is one position for every pairing (a Philox stream keyed by (seed, i)). With
 // P pairings, in order (0,1), (0,2), ..., (1,2), ... (gauntlet: (0,1), (0,2), ...), pairing p
@@ -68,6 +69,7 @@ struct TournamentAgentConfig {
   std::string name;  // empty: the agent's own name
   int depth = -2, exact_empties = -2;  // -2: keep the agent's
   double epsilon = -1;                 // < 0: keep the agent's
+  std::string search;                  // "pvs" / "alphabeta"; empty: keep the agent's
 };
 
 struct TournamentConfig {
