@@ -339,8 +339,56 @@ struct Frame {
   int research_alpha;  // != kNoResearch: search moves[next] again from this lower bound
   bool scouted;        // the last child was searched with a null window
   bool passed;         // this node's side had to pass: its value is -best
+  u64 rest;            // moves not yet in moves[] (ordered once moves[0], the table's move, is done)
   u8 moves[kMaxEmpties];
 };
+
+// Appends `moves` to f.moves fastest first: insertion sort on the key, squares in ascending
+// order, equal keys kept in arrival order. With `etc`, returns false with the node's value (for
+// the side to move at f, a lower bound >= beta) in `cut` when a child is already known to be
+// worth >= beta from here (enhanced transposition cutoff).
+template <int kMaxEmpties, class Order>
+EF_HD_INLINE bool order_rest(Frame<kMaxEmpties>& f, u64 moves, bool etc, const HashTable* table, const Order* order,
+                             int horizon, int& cut) {
+  const u64 P = f.P, O = f.O;
+  const int empties = f.empties;
+  const u64 odd = odd_regions(~(P | O));
+  const int first = f.count;
+  int keys[kMaxEmpties];
+  for (; moves; moves &= moves - 1) {
+    const int sq = ctz64(moves);
+    const u64 flipped = othello::flips(P, O, sq);
+    const u64 cp = O & ~flipped, co = P | flipped | (u64{1} << sq);
+    if (etc) {
+      if (const HashEntry* child = table->find(cp, co)) {
+        if (-child->upper >= f.beta) {
+          cut = -child->upper;
+          return false;
+        }
+      }
+    }
+    const u64 replies = othello::legal_moves(cp, co);
+    int key = 8 * (popcount64(replies) + popcount64(replies & kCorners)) + popcount64(neighbours(co) & ~(cp | co)) -
+              ((odd >> sq & 1) ? 3 : 0) - ((kCorners >> sq & 1) ? 6 : 0);
+    if constexpr (Order::kEnabled) {
+      if (order && horizon == 0 && empties >= kShallowEmpties) {
+        const int inf = kScoreLimit * kOrderUnit;
+        key += kEvalWeight * shallow_value<kShallowDepth>(cp, co, -inf, inf, *order) / kOrderUnit;
+      } else if (order && empties >= kEvalOrderEmpties) {
+        key += kEvalWeight * order_value(*order, cp, co) / kOrderUnit;
+      }
+    }
+    int i = f.count++;
+    while (i > first && keys[i - 1] > key) {
+      keys[i] = keys[i - 1];
+      f.moves[i] = f.moves[i - 1];
+      --i;
+    }
+    keys[i] = key;
+    f.moves[i] = static_cast<u8>(sq);
+  }
+  return true;
+}
 
 // Sets up a frame; or returns false with the node's value in `leaf_value` when no search is
 // needed: a finished game (exact), or a bound from the table or the stability cutoff that
@@ -413,54 +461,41 @@ EF_HD_INLINE bool enter(Frame<kMaxEmpties>& f, u64 P, u64 O, int alpha, int beta
   f.count = 0;
   f.research_alpha = kNoResearch;
   f.scouted = false;
-  const u64 odd = odd_regions(empty);
   if (empties <= kSortEmpties) {
+    f.rest = 0;
+    const u64 odd = odd_regions(empty);
     for (u64 m = moves & odd; m; m &= m - 1) f.moves[f.count++] = static_cast<u8>(ctz64(m));
     for (u64 m = moves & ~odd; m; m &= m - 1) f.moves[f.count++] = static_cast<u8>(ctz64(m));
     return true;
   }
-  // The table's move first; the rest fastest first: insertion sort on the key, squares in
-  // ascending order, equal keys kept in arrival order.
+  // The table's move first; the rest fastest first (order_rest). With a table move the rest
+  // are only ordered once it has been searched without a cut-off: at a cut node that move
+  // usually decides, and the keys (replies, evaluations) would be computed for nothing.
+  f.rest = 0;
+  const bool etc = !root && table && empties - 1 >= kEtcEmpties;
   if (table_move >= 0 && (moves >> table_move & 1)) {
     f.moves[f.count++] = static_cast<u8>(table_move);
-    moves &= ~(u64{1} << table_move);
-  }
-  const int first = f.count;
-  const bool etc = !root && table && empties - 1 >= kEtcEmpties;
-  int keys[kMaxEmpties];
-  for (; moves; moves &= moves - 1) {
-    const int sq = ctz64(moves);
-    const u64 flipped = othello::flips(P, O, sq);
-    const u64 cp = O & ~flipped, co = P | flipped | (u64{1} << sq);
+    f.rest = moves & ~(u64{1} << table_move);
     if (etc) {
-      // Enhanced transposition cutoff: a child already known to be worth >= beta from here
-      // fails this node high without searching anything.
-      if (const HashEntry* child = table->find(cp, co)) {
-        if (-child->upper >= beta) {
-          leaf_value = f.passed ? child->upper : -child->upper;
-          return false;
+      // Enhanced transposition cutoff first all the same: a child already known to be worth
+      // >= beta from here fails this node high without searching anything.
+      for (u64 m = f.rest; m; m &= m - 1) {
+        const int sq = ctz64(m);
+        const u64 flipped = othello::flips(P, O, sq);
+        if (const HashEntry* child = table->find(O & ~flipped, P | flipped | (u64{1} << sq))) {
+          if (-child->upper >= beta) {
+            leaf_value = f.passed ? child->upper : -child->upper;
+            return false;
+          }
         }
       }
     }
-    const u64 replies = othello::legal_moves(cp, co);
-    int key = 8 * (popcount64(replies) + popcount64(replies & kCorners)) + popcount64(neighbours(co) & ~(cp | co)) -
-              ((odd >> sq & 1) ? 3 : 0) - ((kCorners >> sq & 1) ? 6 : 0);
-    if constexpr (Order::kEnabled) {
-      if (order && horizon == 0 && empties >= kShallowEmpties) {
-        const int inf = kScoreLimit * kOrderUnit;
-        key += kEvalWeight * shallow_value<kShallowDepth>(cp, co, -inf, inf, *order) / kOrderUnit;
-      } else if (order && empties >= kEvalOrderEmpties) {
-        key += kEvalWeight * order_value(*order, cp, co) / kOrderUnit;
-      }
-    }
-    int i = f.count++;
-    while (i > first && keys[i - 1] > key) {
-      keys[i] = keys[i - 1];
-      f.moves[i] = f.moves[i - 1];
-      --i;
-    }
-    keys[i] = key;
-    f.moves[i] = static_cast<u8>(sq);
+    return true;
+  }
+  int cut = 0;
+  if (!order_rest(f, moves, etc, table, order, horizon, cut)) {
+    leaf_value = f.passed ? -cut : cut;
+    return false;
   }
   return true;
 }
@@ -558,7 +593,21 @@ EF_HD SolveResult solve_pass(u64 P, u64 O, int alpha, int beta, HashTable* table
         f.best = v;
         f.best_move = sq;
         if (v > f.alpha) f.alpha = v;
-        if (f.alpha >= f.beta) f.next = f.count;  // cut-off
+        if (f.alpha >= f.beta) {  // cut-off
+          f.next = f.count;
+          f.rest = 0;
+        }
+      }
+    }
+    if (f.next == f.count && f.rest) {
+      // The table's move did not cut off: order the others now.
+      const u64 rest = f.rest;
+      f.rest = 0;
+      int cut = 0;
+      if (!endgame::order_rest(f, rest, false, table, order, horizon, cut)) {
+        f.best = cut;  // > f.best: cut >= beta > best
+        f.best_move = kNoMove;
+        f.next = f.count;
       }
     }
     if (f.next < f.count) {
