@@ -55,7 +55,8 @@ struct SolveResult {
 
 namespace endgame {
 
-constexpr int kSmallEmpties = 4;       // solved by solve_small<N>
+constexpr int kSmallEmpties = 5;       // solved by solve_small<N>
+static_assert(kSmallEmpties == 5, "solve_few's switch covers kSmallEmpties - 1 <= 4 children");
 constexpr int kSortEmpties = 5;        // fastest-first ordering above this many empties
 constexpr int kHashEmpties = 10;       // transposition table from this many empties up
 constexpr int kStabilityEmpties = 7;   // stability cutoff tried from this many empties up
@@ -158,8 +159,12 @@ EF_HD_INLINE int order_value(const Order& order, u64 P, u64 O) {
 //    instead of the static one.
 constexpr int kEvalOrderEmpties = 15;
 constexpr int kEvalWeight = 2;
-constexpr int kShallowEmpties = 19;
+constexpr int kShallowEmpties = 15;
 constexpr int kShallowDepth = 2;
+constexpr int kShallowWeight = 4;
+constexpr int kDeepEmpties = 19;
+constexpr int kDeepDepth = 3;
+constexpr int kDeepWeight = 4;
 // Ordering passes (solve_endgame): from kPassEmpties empties up, passes searching the first
 // kPassFirstDepth, +kPassStep, ... plies down to kPassMinHorizon empties, the evaluation at
 // their leaves, fill the table with best moves before the exact pass. They cost ~2% of the
@@ -371,9 +376,12 @@ EF_HD_INLINE bool order_rest(Frame<kMaxEmpties>& f, u64 moves, bool etc, const H
     int key = 8 * (popcount64(replies) + popcount64(replies & kCorners)) + popcount64(neighbours(co) & ~(cp | co)) -
               ((odd >> sq & 1) ? 3 : 0) - ((kCorners >> sq & 1) ? 6 : 0);
     if constexpr (Order::kEnabled) {
-      if (order && horizon == 0 && empties >= kShallowEmpties) {
+      if (order && horizon == 0 && empties >= kDeepEmpties) {
         const int inf = kScoreLimit * kOrderUnit;
-        key += kEvalWeight * shallow_value<kShallowDepth>(cp, co, -inf, inf, *order) / kOrderUnit;
+        key += kDeepWeight * shallow_value<kDeepDepth>(cp, co, -inf, inf, *order) / kOrderUnit;
+      } else if (order && horizon == 0 && empties >= kShallowEmpties) {
+        const int inf = kScoreLimit * kOrderUnit;
+        key += kShallowWeight * shallow_value<kShallowDepth>(cp, co, -inf, inf, *order) / kOrderUnit;
       } else if (order && empties >= kEvalOrderEmpties) {
         key += kEvalWeight * order_value(*order, cp, co) / kOrderUnit;
       }
@@ -540,7 +548,8 @@ EF_HD_INLINE SolveResult solve_few(u64 P, u64 O, int alpha, int beta) {
         case 0: v = -final_score(cp, co); break;
         case 1: v = -solve_small<1>(cp, co, -beta, -a, order, result.nodes); break;
         case 2: v = -solve_small<2>(cp, co, -beta, -a, order, result.nodes); break;
-        default: v = -solve_small<3>(cp, co, -beta, -a, order, result.nodes); break;
+        case 3: v = -solve_small<3>(cp, co, -beta, -a, order, result.nodes); break;
+        default: v = -solve_small<4>(cp, co, -beta, -a, order, result.nodes); break;
       }
       if (v > best || (!passed && v == best && sq < best_move)) {
         best = v;
