@@ -19,16 +19,18 @@
 //    above ~18 empties.
 //
 // Move ordering, by remaining empties:
-//  - more than kSortEmpties: the table's move first, then "fastest first" -- the move leaving
+//  - more than kSortEmpties: the table's move first (the others are ordered only once it has
+//    failed to cut off: at a cut node their keys would be wasted), then "fastest first" -- the move leaving
 //    the opponent the fewest replies (corner replies counted twice, since they are the replies
 //    that hurt), with a small bonus for squares in a region (board quadrant) holding an odd
 //    number of empties, ties by square;
 //  - with an ordering evaluation (optional, e.g. an n-tuple network: OrderingEvaluator below),
-//    from kEvalOrderEmpties up the child's evaluation joins that key (from kShallowEmpties up
-//    a 2-ply search of it), and from kPassEmpties up solve_endgame first runs ordering passes:
-//    depth-limited searches with the evaluation at their leaves, which leave their best moves
-//    in the table for the exact pass (on FFO #20-#39: 911 M -> 241 M nodes, docs/search.md);
-//  - down to kSmallEmpties + 1: parity only -- squares in odd regions first, then the others;
+//    from kEvalOrderEmpties up the child's evaluation joins that key (in the exact pass from
+//    kShallowEmpties up a 2-ply search of it, from kDeepEmpties up a 3-ply one), and from
+//    kPassEmpties up solve_endgame first runs ordering passes: depth-limited searches with the
+//    evaluation at their leaves, which leave their best moves in the table for the exact pass
+//    (on FFO #20-#39: 911 M -> 196 M nodes, docs/search.md);
+//  - down to kSortEmpties + 1 (when above kSmallEmpties): parity only -- odd regions first;
 //  - the last kSmallEmpties: parity order of the empty squares, fixed once for the subtree.
 // Parity: with an odd number of empties in a region the side that moves there first can
 // usually also move there last, which is worth more than the move ordering costs this deep.
@@ -58,9 +60,9 @@ namespace endgame {
 constexpr int kSmallEmpties = 5;       // solved by solve_small<N>
 static_assert(kSmallEmpties == 5, "solve_few's switch covers kSmallEmpties - 1 <= 4 children");
 constexpr int kSortEmpties = 5;        // fastest-first ordering above this many empties
-constexpr int kHashEmpties = 10;       // transposition table from this many empties up
+constexpr int kHashEmpties = 8;        // transposition table from this many empties up
 constexpr int kStabilityEmpties = 7;   // stability cutoff tried from this many empties up
-constexpr int kEtcEmpties = 10;        // children probed for a cutoff when they have this many empties or more
+constexpr int kEtcEmpties = 11;        // children probed for a cutoff when they have this many empties or more
 constexpr int kScoreLimit = 65;        // beyond every score (|score| <= 64)
 // Frame::research_alpha when no re-search is pending. It must lie below every lower bound a
 // re-search can start from: that is v - 1 >= -65 for a child worth v = -64 (a wipe-out whose
@@ -156,7 +158,9 @@ EF_HD_INLINE int order_value(const Order& order, u64 P, u64 O) {
 //  - kEvalOrderEmpties and up: a move's key adds kEvalWeight x the child's evaluation for the
 //    opponent, in discs (lower keys first), to the fastest-first key;
 //  - kShallowEmpties and up (in the exact pass): the evaluation kShallowDepth plies deep
-//    instead of the static one.
+//    instead of the static one, weighing kShallowWeight per disc (a deeper value is more
+//    accurate, so it may outweigh mobility more); kDeepEmpties and up: kDeepDepth plies.
+//    These pay from this low only because cut nodes rarely compute keys (enter()).
 constexpr int kEvalOrderEmpties = 15;
 constexpr int kEvalWeight = 2;
 constexpr int kShallowEmpties = 15;
