@@ -19,16 +19,18 @@
 //    above ~18 empties.
 //
 // Move ordering, by remaining empties:
-//  - more than kSortEmpties: the table's move first, then "fastest first" -- the move leaving
+//  - more than kSortEmpties: the table's move first (the others are ordered only once it has
+//    failed to cut off: at a cut node their keys would be wasted), then "fastest first" -- the move leaving
 //    the opponent the fewest replies (corner replies counted twice, since they are the replies
 //    that hurt), with a small bonus for squares in a region (board quadrant) holding an odd
 //    number of empties, ties by square;
 //  - with an ordering evaluation (optional, e.g. an n-tuple network: OrderingEvaluator below),
-//    from kEvalOrderEmpties up the child's evaluation joins that key (from kShallowEmpties up
-//    a 2-ply search of it), and from kPassEmpties up solve_endgame first runs ordering passes:
-//    depth-limited searches with the evaluation at their leaves, which leave their best moves
-//    in the table for the exact pass (on FFO #20-#39: 911 M -> 241 M nodes, docs/search.md);
-//  - down to kSmallEmpties + 1: parity only -- squares in odd regions first, then the others;
+//    from kEvalOrderEmpties up the child's evaluation joins that key (in the exact pass from
+//    kShallowEmpties up a 2-ply search of it, from kDeepEmpties up a 3-ply one), and from
+//    kPassEmpties up solve_endgame first runs ordering passes: depth-limited searches with the
+//    evaluation at their leaves, which leave their best moves in the table for the exact pass
+//    (on FFO #20-#39: 911 M -> 196 M nodes, docs/search.md);
+//  - down to kSortEmpties + 1 (when above kSmallEmpties): parity only -- odd regions first;
 //  - the last kSmallEmpties: parity order of the empty squares, fixed once for the subtree.
 // Parity: with an odd number of empties in a region the side that moves there first can
 // usually also move there last, which is worth more than the move ordering costs this deep.
@@ -55,11 +57,12 @@ struct SolveResult {
 
 namespace endgame {
 
-constexpr int kSmallEmpties = 4;       // solved by solve_small<N>
+constexpr int kSmallEmpties = 5;       // solved by solve_small<N>
+static_assert(kSmallEmpties == 5, "solve_few's switch covers kSmallEmpties - 1 <= 4 children");
 constexpr int kSortEmpties = 5;        // fastest-first ordering above this many empties
-constexpr int kHashEmpties = 10;       // transposition table from this many empties up
+constexpr int kHashEmpties = 8;        // transposition table from this many empties up
 constexpr int kStabilityEmpties = 7;   // stability cutoff tried from this many empties up
-constexpr int kEtcEmpties = 10;        // children probed for a cutoff when they have this many empties or more
+constexpr int kEtcEmpties = 11;        // children probed for a cutoff when they have this many empties or more
 constexpr int kScoreLimit = 65;        // beyond every score (|score| <= 64)
 // Frame::research_alpha when no re-search is pending. It must lie below every lower bound a
 // re-search can start from: that is v - 1 >= -65 for a child worth v = -64 (a wipe-out whose
@@ -155,11 +158,17 @@ EF_HD_INLINE int order_value(const Order& order, u64 P, u64 O) {
 //  - kEvalOrderEmpties and up: a move's key adds kEvalWeight x the child's evaluation for the
 //    opponent, in discs (lower keys first), to the fastest-first key;
 //  - kShallowEmpties and up (in the exact pass): the evaluation kShallowDepth plies deep
-//    instead of the static one.
+//    instead of the static one, weighing kShallowWeight per disc (a deeper value is more
+//    accurate, so it may outweigh mobility more); kDeepEmpties and up: kDeepDepth plies.
+//    These pay from this low only because cut nodes rarely compute keys (enter()).
 constexpr int kEvalOrderEmpties = 15;
 constexpr int kEvalWeight = 2;
-constexpr int kShallowEmpties = 19;
+constexpr int kShallowEmpties = 15;
 constexpr int kShallowDepth = 2;
+constexpr int kShallowWeight = 4;
+constexpr int kDeepEmpties = 19;
+constexpr int kDeepDepth = 3;
+constexpr int kDeepWeight = 4;
 // Ordering passes (solve_endgame): from kPassEmpties empties up, passes searching the first
 // kPassFirstDepth, +kPassStep, ... plies down to kPassMinHorizon empties, the evaluation at
 // their leaves, fill the table with best moves before the exact pass. They cost ~2% of the
@@ -339,8 +348,59 @@ struct Frame {
   int research_alpha;  // != kNoResearch: search moves[next] again from this lower bound
   bool scouted;        // the last child was searched with a null window
   bool passed;         // this node's side had to pass: its value is -best
+  u64 rest;            // moves not yet in moves[] (ordered once moves[0], the table's move, is done)
   u8 moves[kMaxEmpties];
 };
+
+// Appends `moves` to f.moves fastest first: insertion sort on the key, squares in ascending
+// order, equal keys kept in arrival order. With `etc`, returns false with the node's value (for
+// the side to move at f, a lower bound >= beta) in `cut` when a child is already known to be
+// worth >= beta from here (enhanced transposition cutoff).
+template <int kMaxEmpties, class Order>
+EF_HD_INLINE bool order_rest(Frame<kMaxEmpties>& f, u64 moves, bool etc, const HashTable* table, const Order* order,
+                             int horizon, int& cut) {
+  const u64 P = f.P, O = f.O;
+  const int empties = f.empties;
+  const u64 odd = odd_regions(~(P | O));
+  const int first = f.count;
+  int keys[kMaxEmpties];
+  for (; moves; moves &= moves - 1) {
+    const int sq = ctz64(moves);
+    const u64 flipped = othello::flips(P, O, sq);
+    const u64 cp = O & ~flipped, co = P | flipped | (u64{1} << sq);
+    if (etc) {
+      if (const HashEntry* child = table->find(cp, co)) {
+        if (-child->upper >= f.beta) {
+          cut = -child->upper;
+          return false;
+        }
+      }
+    }
+    const u64 replies = othello::legal_moves(cp, co);
+    int key = 8 * (popcount64(replies) + popcount64(replies & kCorners)) + popcount64(neighbours(co) & ~(cp | co)) -
+              ((odd >> sq & 1) ? 3 : 0) - ((kCorners >> sq & 1) ? 6 : 0);
+    if constexpr (Order::kEnabled) {
+      if (order && horizon == 0 && empties >= kDeepEmpties) {
+        const int inf = kScoreLimit * kOrderUnit;
+        key += kDeepWeight * shallow_value<kDeepDepth>(cp, co, -inf, inf, *order) / kOrderUnit;
+      } else if (order && horizon == 0 && empties >= kShallowEmpties) {
+        const int inf = kScoreLimit * kOrderUnit;
+        key += kShallowWeight * shallow_value<kShallowDepth>(cp, co, -inf, inf, *order) / kOrderUnit;
+      } else if (order && empties >= kEvalOrderEmpties) {
+        key += kEvalWeight * order_value(*order, cp, co) / kOrderUnit;
+      }
+    }
+    int i = f.count++;
+    while (i > first && keys[i - 1] > key) {
+      keys[i] = keys[i - 1];
+      f.moves[i] = f.moves[i - 1];
+      --i;
+    }
+    keys[i] = key;
+    f.moves[i] = static_cast<u8>(sq);
+  }
+  return true;
+}
 
 // Sets up a frame; or returns false with the node's value in `leaf_value` when no search is
 // needed: a finished game (exact), or a bound from the table or the stability cutoff that
@@ -413,54 +473,41 @@ EF_HD_INLINE bool enter(Frame<kMaxEmpties>& f, u64 P, u64 O, int alpha, int beta
   f.count = 0;
   f.research_alpha = kNoResearch;
   f.scouted = false;
-  const u64 odd = odd_regions(empty);
   if (empties <= kSortEmpties) {
+    f.rest = 0;
+    const u64 odd = odd_regions(empty);
     for (u64 m = moves & odd; m; m &= m - 1) f.moves[f.count++] = static_cast<u8>(ctz64(m));
     for (u64 m = moves & ~odd; m; m &= m - 1) f.moves[f.count++] = static_cast<u8>(ctz64(m));
     return true;
   }
-  // The table's move first; the rest fastest first: insertion sort on the key, squares in
-  // ascending order, equal keys kept in arrival order.
+  // The table's move first; the rest fastest first (order_rest). With a table move the rest
+  // are only ordered once it has been searched without a cut-off: at a cut node that move
+  // usually decides, and the keys (replies, evaluations) would be computed for nothing.
+  f.rest = 0;
+  const bool etc = !root && table && empties - 1 >= kEtcEmpties;
   if (table_move >= 0 && (moves >> table_move & 1)) {
     f.moves[f.count++] = static_cast<u8>(table_move);
-    moves &= ~(u64{1} << table_move);
-  }
-  const int first = f.count;
-  const bool etc = !root && table && empties - 1 >= kEtcEmpties;
-  int keys[kMaxEmpties];
-  for (; moves; moves &= moves - 1) {
-    const int sq = ctz64(moves);
-    const u64 flipped = othello::flips(P, O, sq);
-    const u64 cp = O & ~flipped, co = P | flipped | (u64{1} << sq);
+    f.rest = moves & ~(u64{1} << table_move);
     if (etc) {
-      // Enhanced transposition cutoff: a child already known to be worth >= beta from here
-      // fails this node high without searching anything.
-      if (const HashEntry* child = table->find(cp, co)) {
-        if (-child->upper >= beta) {
-          leaf_value = f.passed ? child->upper : -child->upper;
-          return false;
+      // Enhanced transposition cutoff first all the same: a child already known to be worth
+      // >= beta from here fails this node high without searching anything.
+      for (u64 m = f.rest; m; m &= m - 1) {
+        const int sq = ctz64(m);
+        const u64 flipped = othello::flips(P, O, sq);
+        if (const HashEntry* child = table->find(O & ~flipped, P | flipped | (u64{1} << sq))) {
+          if (-child->upper >= beta) {
+            leaf_value = f.passed ? child->upper : -child->upper;
+            return false;
+          }
         }
       }
     }
-    const u64 replies = othello::legal_moves(cp, co);
-    int key = 8 * (popcount64(replies) + popcount64(replies & kCorners)) + popcount64(neighbours(co) & ~(cp | co)) -
-              ((odd >> sq & 1) ? 3 : 0) - ((kCorners >> sq & 1) ? 6 : 0);
-    if constexpr (Order::kEnabled) {
-      if (order && horizon == 0 && empties >= kShallowEmpties) {
-        const int inf = kScoreLimit * kOrderUnit;
-        key += kEvalWeight * shallow_value<kShallowDepth>(cp, co, -inf, inf, *order) / kOrderUnit;
-      } else if (order && empties >= kEvalOrderEmpties) {
-        key += kEvalWeight * order_value(*order, cp, co) / kOrderUnit;
-      }
-    }
-    int i = f.count++;
-    while (i > first && keys[i - 1] > key) {
-      keys[i] = keys[i - 1];
-      f.moves[i] = f.moves[i - 1];
-      --i;
-    }
-    keys[i] = key;
-    f.moves[i] = static_cast<u8>(sq);
+    return true;
+  }
+  int cut = 0;
+  if (!order_rest(f, moves, etc, table, order, horizon, cut)) {
+    leaf_value = f.passed ? -cut : cut;
+    return false;
   }
   return true;
 }
@@ -505,7 +552,8 @@ EF_HD_INLINE SolveResult solve_few(u64 P, u64 O, int alpha, int beta) {
         case 0: v = -final_score(cp, co); break;
         case 1: v = -solve_small<1>(cp, co, -beta, -a, order, result.nodes); break;
         case 2: v = -solve_small<2>(cp, co, -beta, -a, order, result.nodes); break;
-        default: v = -solve_small<3>(cp, co, -beta, -a, order, result.nodes); break;
+        case 3: v = -solve_small<3>(cp, co, -beta, -a, order, result.nodes); break;
+        default: v = -solve_small<4>(cp, co, -beta, -a, order, result.nodes); break;
       }
       if (v > best || (!passed && v == best && sq < best_move)) {
         best = v;
@@ -558,7 +606,21 @@ EF_HD SolveResult solve_pass(u64 P, u64 O, int alpha, int beta, HashTable* table
         f.best = v;
         f.best_move = sq;
         if (v > f.alpha) f.alpha = v;
-        if (f.alpha >= f.beta) f.next = f.count;  // cut-off
+        if (f.alpha >= f.beta) {  // cut-off
+          f.next = f.count;
+          f.rest = 0;
+        }
+      }
+    }
+    if (f.next == f.count && f.rest) {
+      // The table's move did not cut off: order the others now.
+      const u64 rest = f.rest;
+      f.rest = 0;
+      int cut = 0;
+      if (!endgame::order_rest(f, rest, false, table, order, horizon, cut)) {
+        f.best = cut;  // > f.best: cut >= beta > best
+        f.best_move = kNoMove;
+        f.next = f.count;
       }
     }
     if (f.next < f.count) {
