@@ -25,13 +25,13 @@
 //
 // Memory per thread (figures for Othello, the heaviest game):
 //   - Local memory (the stack): the alpha-beta frames (kMaxDepth + 1 = 11 frames of ~128 bytes:
-//     position, window, 64 ordered moves) and the endgame solver's frames (kMaxExactEmpties - 4 =
-//     20 frames of ~88 bytes: 24 ordered moves), the move-ordering keys and the unrolled
-//     last-4-empties code. The host reads the kernel's figure (cudaFuncGetAttributes:
-//     localSizeBytes) and raises cudaLimitStackSize to it, or to kPlayStackBytes = 8 KiB when
-//     that is larger, before the first launch. nvcc 13.0 for sm_90 gives this kernel a
-//     3,920-byte stack frame and 151 registers (ptxas -v), so 8 KiB has room for another
-//     compiler's frames; docs/cuda.md.
+//     position, window, 64 ordered moves) and the endgame solver's frames (kMaxExactEmpties - 5 =
+//     19 frames of ~96 bytes: 24 ordered moves), the move-ordering keys and the unrolled
+//     last-5-empties code (the host's pvs.hpp midgame search is not compiled here: no table).
+//     The host reads the kernel's figure (cudaFuncGetAttributes: localSizeBytes) and raises
+//     cudaLimitStackSize to it, or to kPlayStackBytes = 8 KiB when that is larger, before the
+//     first launch. nvcc 13.0 for sm_90 gives this kernel a 4,448-byte stack frame and 168
+//     registers (ptxas -v), so 8 KiB has room for another compiler's frames; docs/cuda.md.
 //   - Global memory: the game's record (written in place, 136 bytes) and, when the batch has
 //     agents that solve from 10 or more empties and memory allows, a zeroed endgame
 //     transposition table of 2^kPlayTableBits entries (384 KiB) of its own.

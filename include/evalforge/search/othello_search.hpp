@@ -49,9 +49,17 @@ EF_HD SearchResult search_othello(const othello::Position& position, const Othel
   }
   // Without a table iterative deepening has no move hints to pass on, and pvs() costs more than
   // alphabeta() (1.3x at depth 6, docs/search.md): both give the same answer, so take the cheaper.
+  // The device gives no table (the play kernels keep their stack to alpha-beta's frames), so
+  // pvs() is compiled for the host only.
+#if defined(__CUDA_ARCH__)
+  (void)midgame;
+  (void)stop;
+  return alphabeta<games::Othello, E, kMaxDepth>(position, limits.depth, evaluator);
+#else
   if (limits.algorithm == MidgameSearch::kAlphaBeta || midgame == nullptr)
     return alphabeta<games::Othello, E, kMaxDepth>(position, limits.depth, evaluator);
   return pvs<games::Othello, E, kMaxDepth, Stop>(position, limits.depth, evaluator, midgame, PvsOptions{}, stop);
+#endif
 }
 
 }  // namespace ef::search
