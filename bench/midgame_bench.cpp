@@ -6,7 +6,11 @@
 // the ratio, and whether the two played the same games (they must: same value and move at the
 // same depth). Median of --runs runs (default 3).
 //
+// With --probcut FILE a third row plays pvs with those ProbCut parameters (a selective search:
+// other games, so "same games" does not apply to it).
+//
 //   build/bench/midgame_bench [--games N] [--threads T] [--runs R] [--depths 6,8] [--agent FILE]
+//                             [--probcut FILE]
 #include <fmt/core.h>
 #include <algorithm>
 #include <chrono>
@@ -18,6 +22,7 @@
 #include "evalforge/core/rng.hpp"
 #include "evalforge/play/agent.hpp"
 #include "play/agent_file.hpp"
+#include "play/probcut.hpp"
 
 using namespace ef;
 
@@ -58,13 +63,14 @@ Figures run(Backend& backend, const play::Agent& agent, int games, int runs) {
 int main(int argc, char** argv) {
   int games = 16, threads = 1, runs = 3;
   std::vector<int> depths{6, 8};
-  std::string agent_file = std::string(EF_NETWORKS_DIR) + "/ordering/edax.toml";
+  std::string agent_file = std::string(EF_NETWORKS_DIR) + "/ordering/edax.toml", probcut_file;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--games") games = std::stoi(v);
     else if (k == "--threads") threads = std::stoi(v);
     else if (k == "--runs") runs = std::stoi(v);
     else if (k == "--agent") agent_file = v;
+    else if (k == "--probcut") probcut_file = v;
     else if (k == "--depths") {
       depths.clear();
       for (std::size_t p = 0; p < v.size();) {
@@ -101,6 +107,14 @@ int main(int argc, char** argv) {
         fmt::print("{:<7} {:<10} {:>10.3f} {:>12.2f} {:>12} {:>14.4g} {:>12.3f} {:>7}/{}\n", depth,
                    f == &before ? "alphabeta" : "pvs", f->seconds, games / f->seconds, f->nodes,
                    static_cast<double>(f->nodes) / f->seconds, f->seconds / before.seconds, same, games);
+      if (!probcut_file.empty()) {
+        agent.probcut = play::load_probcut(probcut_file);
+        const Figures selective = run(*backend, agent, games, runs);
+        agent.probcut.reset();
+        fmt::print("{:<7} {:<10} {:>10.3f} {:>12.2f} {:>12} {:>14.4g} {:>12.3f} {:>10}\n", depth, "probcut",
+                   selective.seconds, games / selective.seconds, selective.nodes,
+                   static_cast<double>(selective.nodes) / selective.seconds, selective.seconds / before.seconds, "-");
+      }
     }
   } catch (const Error& e) {
     fmt::print(stderr, "midgame_bench: {}\n", e.what());

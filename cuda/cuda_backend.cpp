@@ -555,6 +555,10 @@ void CudaBackend::run_chunk(std::span<const TrainJob> jobs, std::span<TrainResul
 
 CudaBackend::DeviceAgent<play::AgentParams> CudaBackend::upload_agent(const play::Agent& agent, std::size_t handle) {
   agent.validate();
+  // ProbCut's selective search depends on the midgame table, which a device thread lacks: the
+  // device would play other moves than the CPU, so such agents stay on the CPU (docs/search.md).
+  if (agent.probcut)
+    fail("agent '{}': a ProbCut agent (probcut = ...) plays on the CPU backend only", agent.name);
   DeviceAgent<play::AgentParams> d;
   d.params = agent.params(nullptr);
   if (agent.kind != play::EvaluatorKind::kNtuple) return d;

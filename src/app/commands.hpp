@@ -20,6 +20,7 @@ void register_report(CLI::App& app);
 void register_solve(CLI::App& app);
 void register_verify(CLI::App& app);
 void register_gtp(CLI::App& app);
+void register_probcut(CLI::App& app);
 void register_league(CLI::App& app);
 void register_match(CLI::App& app);
 void register_tournament(CLI::App& app);

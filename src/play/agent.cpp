@@ -10,6 +10,9 @@ void Agent::validate() const {
   if (limits.exact_empties < -1 || limits.exact_empties > kMaxExactEmpties)
     fail("agent '{}': exact_empties {} is outside -1..{}", name, limits.exact_empties, kMaxExactEmpties);
   if (!(epsilon >= 0.0 && epsilon <= 1.0)) fail("agent '{}': epsilon {} is outside 0..1", name, epsilon);
+  if (limits.probcut) fail("agent '{}': limits.probcut is set by params(); use Agent::probcut", name);
+  if (probcut && limits.algorithm == search::MidgameSearch::kAlphaBeta)
+    fail("agent '{}': ProbCut needs search = \"pvs\" (plain alpha-beta is not selective)", name);
   if (kind != EvaluatorKind::kNtuple) return;
   if (networks.empty()) fail("agent '{}': an n-tuple agent needs at least one network", name);
   for (std::size_t i = 0; i < networks.size(); ++i) {
@@ -41,6 +44,7 @@ AgentParams Agent::params(const ntuple::Evaluator* ntuple) const {
   AgentParams p;
   p.kind = kind;
   p.limits = limits;
+  p.limits.probcut = probcut.get();
   p.epsilon_ppm = epsilon_ppm();
   p.features.weights = features;
   p.ntuple = ntuple;

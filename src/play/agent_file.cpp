@@ -1,4 +1,5 @@
 #include "play/agent_file.hpp"
+#include "play/probcut.hpp"
 #include <fmt/format.h>
 #include <zlib.h>
 #include <cstring>
@@ -162,7 +163,8 @@ Agent load_agent(const std::string& spec) {
     fail("{}: no such agent file (an agent is a .toml file, or one of the built-ins: swh, random)", spec);
   const toml::table root = parse_toml_file(spec);
   TableReader r(root, spec, "");
-  r.allow({"name", "evaluator", "depth", "exact_empties", "search", "epsilon", "network", "chromosome", "material"});
+  r.allow({"name", "evaluator", "depth", "exact_empties", "search", "probcut", "epsilon", "network", "chromosome",
+           "material"});
   Agent a;
   a.name = fs::path(spec).stem().string();
   r.text("name", a.name);
@@ -181,6 +183,18 @@ Agent load_agent(const std::string& spec) {
   else if (algorithm == "alphabeta") a.limits.algorithm = search::MidgameSearch::kAlphaBeta;
   else fail("{}: search '{}' (expected pvs or alphabeta)", r.where("search"), algorithm);
   r.real("epsilon", a.epsilon, 0.0, 1.0);
+  if (r.has("probcut")) {
+    std::string file;
+    r.text("probcut", file);
+    fs::path p = file;
+    if (p.is_relative()) p = fs::path(spec).parent_path() / p;
+    try {
+      a.probcut = load_probcut(p);
+    } catch (const Error& e) {
+      fail("{}: {}", r.where("probcut"), e.what());
+    }
+    a.probcut_file = p.string();
+  }
   if (a.kind == EvaluatorKind::kFeatures) {
     std::string chromosome, material = "flips";
     r.text("chromosome", chromosome);
@@ -218,6 +232,17 @@ fs::path save_agent(const Agent& agent, const fs::path& file) {
   t += fmt::format("name = {}\nevaluator = \"{}\"\ndepth = {}\nexact_empties = {}\nepsilon = {}\n", toml_quote(agent.name),
                    kind_name(agent.kind), agent.limits.depth, agent.limits.exact_empties, agent.epsilon);
   if (agent.limits.algorithm == search::MidgameSearch::kAlphaBeta) t += "search = \"alphabeta\"\n";
+  if (agent.probcut) {
+    fs::path params = file;
+    params.replace_extension(".probcut.toml");
+    ProbCutFit fit;
+    fit.params = *agent.probcut;
+    for (int d = 0; d <= search::kProbCutMaxDepth; ++d)
+      for (int ph = 0; ph < search::kProbCutPhases; ++ph)
+        if (fit.params.sigma[d][ph] > 0) fit.cells.push_back(ProbCutCell{d, ph, 0, 0, 0, 0, 0});
+    save_probcut(fit, params);
+    t += fmt::format("probcut = {}\n", toml_quote(params.filename().string()));
+  }
   fs::path network;
   if (agent.kind == EvaluatorKind::kNtuple) {
     network = file;

@@ -60,6 +60,7 @@ std::string agent_fingerprint(const Agent& a) {
   f.add_value(a.limits.depth);
   f.add_value(a.limits.exact_empties);
   f.add_value(a.epsilon_ppm());
+  if (a.probcut) f.add_value(*a.probcut);  // selective search plays other moves (only when set: old fingerprints hold)
   if (a.kind == EvaluatorKind::kFeatures) {  // field by field: the struct may have padding
     const features::Weights& w = a.features;
     f.add_value(w.o);

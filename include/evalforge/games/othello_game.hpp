@@ -65,6 +65,11 @@ struct Othello {
     const int empties = s.board.empties();
     return diff > 0 ? diff + empties : (diff < 0 ? diff - empties : 0);
   }
+  // ProbCut's phase (search/pvs.hpp): moves 0-14, 15-29, 30-44, 45-60.
+  static EF_HD int probcut_phase(const State& s) {
+    const int m = s.move_number() / 15;
+    return m > 3 ? 3 : m;
+  }
   static EF_HD OthelloKey table_key(const State& s) {
     return {s.board.player, s.board.opponent, static_cast<u32>(s.board.side), static_cast<u32>(s.last_flips)};
   }

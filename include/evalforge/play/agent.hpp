@@ -7,6 +7,7 @@
 // Backends copy an Agent (Backend::add_agent), so it can be retrained and handed over again.
 #pragma once
 #include <array>
+#include <memory>
 #include <string>
 #include <vector>
 #include "evalforge/play/play.hpp"
@@ -28,6 +29,10 @@ struct Agent {
   std::vector<std::string> geometry_names;  // a name per geometry (shape names; may be empty)
   std::vector<Network> networks;            // kNtuple
   std::array<int, ntuple::kMoveNumbers> network_of_move{};  // kNtuple: index into networks
+  // Selective midgame search (search/pvs.hpp's ProbCut; null: none). params() points
+  // limits.probcut at it; copies share it (it is never changed). CPU backend and GTP only.
+  std::shared_ptr<const search::ProbCut> probcut;
+  std::string probcut_file;  // where it was read from (written back by save_agent), may be empty
 
   // Throws ef::Error (naming the agent) for limits beyond kMaxDepth / kMaxExactEmpties, an
   // epsilon outside 0..1, or networks that do not fit their geometries.

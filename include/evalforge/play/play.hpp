@@ -48,7 +48,8 @@ struct AgentParams {
   }
   // Whether its midgame searches use a transposition table (search/pvs.hpp; from depth 3 on).
   EF_HD bool wants_midgame_table() const {
-    return kind != EvaluatorKind::kRandom && limits.algorithm == search::MidgameSearch::kPvs && limits.depth >= 3;
+    return kind != EvaluatorKind::kRandom && (limits.algorithm == search::MidgameSearch::kPvs || limits.probcut) &&
+           limits.depth >= 3;
   }
 };
 

@@ -20,6 +20,7 @@ struct OthelloLimits {
   int depth = 7;           // plies of alpha-beta in the midgame
   int exact_empties = 20;  // solve exactly at or below this many empties (-1: never)
   MidgameSearch algorithm = MidgameSearch::kPvs;
+  const ProbCut* probcut = nullptr;  // selective midgame search (host memory; pvs.hpp); null: none
 };
 
 // The midgame search's transposition table (pvs.hpp) over Othello positions: 40 bytes an entry.
@@ -56,9 +57,11 @@ EF_HD SearchResult search_othello(const othello::Position& position, const Othel
   (void)stop;
   return alphabeta<games::Othello, E, kMaxDepth>(position, limits.depth, evaluator);
 #else
-  if (limits.algorithm == MidgameSearch::kAlphaBeta || midgame == nullptr)
+  if (limits.probcut == nullptr && (limits.algorithm == MidgameSearch::kAlphaBeta || midgame == nullptr))
     return alphabeta<games::Othello, E, kMaxDepth>(position, limits.depth, evaluator);
-  return pvs<games::Othello, E, kMaxDepth, Stop>(position, limits.depth, evaluator, midgame, PvsOptions{}, stop);
+  PvsOptions options;
+  options.probcut = limits.probcut;
+  return pvs<games::Othello, E, kMaxDepth, Stop>(position, limits.depth, evaluator, midgame, options, stop);
 #endif
 }
 

@@ -32,6 +32,7 @@
 // and a history table of 256 counters, all in the function's locals (a CUDA thread's local
 // memory); the transposition table is the caller's (null: none, e.g. on the device).
 #pragma once
+#include <cmath>
 #include <cstring>
 #include <utility>
 #include "evalforge/core/hd.hpp"
@@ -121,6 +122,44 @@ EF_HD_INLINE bool same_key(const Key& a, const Key& b) {
 
 }  // namespace detail
 
+// ---- ProbCut ---------------------------------------------------------------------------------
+//
+// Selective search (Buro's ProbCut, with Edax's choice of shallow depths): at a null-window node
+// d plies from the horizon, a search of s(d) plies predicts the d-ply value as
+// a * v_s + b with residual spread sigma (fitted on sample positions: `evalforge probcut`,
+// docs/search.md); when the prediction clears beta by threshold x sigma the node fails high
+// at once, when it falls below alpha by as much, low. It changes results -- that is the point --
+// so it is off unless an agent names a parameter file, and a search with it is a pure function
+// of (position, depth, evaluator, parameters, table size), no longer equal to alphabeta().
+
+constexpr int kProbCutMaxDepth = 16;
+constexpr int kProbCutPhases = 4;
+
+struct ProbCut {
+  int min_depth = 3;        // nodes this many plies from the horizon and more try a cut
+  float threshold = 1.5f;   // in sigmas
+  float a[kProbCutMaxDepth + 1][kProbCutPhases] = {};
+  float b[kProbCutMaxDepth + 1][kProbCutPhases] = {};
+  float sigma[kProbCutMaxDepth + 1][kProbCutPhases] = {};  // <= 0: no cut at this depth and phase
+};
+
+// The shallow search's depth for a node d plies from the horizon (Edax: 2 floor(d / 4) + d mod 2).
+EF_HD_INLINE int probcut_shallow_depth(int d) {
+  const int s = 2 * (d / 4) + (d & 1);
+  return s < 1 ? 1 : s;
+}
+
+// The game phase ProbCut's parameters are fitted by: G::probcut_phase(s) when the game has it.
+template <class G>
+EF_HD_INLINE int probcut_phase(const typename G::State& s) {
+  if constexpr (requires { G::probcut_phase(s); }) {
+    const int p = G::probcut_phase(s);
+    return p < 0 ? 0 : (p >= kProbCutPhases ? kProbCutPhases - 1 : p);
+  } else {
+    return 0;
+  }
+}
+
 // ---- Options and stopping --------------------------------------------------------------------
 
 struct PvsOptions {
@@ -129,6 +168,8 @@ struct PvsOptions {
   i32 aspiration = 0;
   // The first iteration's depth (iterative deepening runs first_depth, first_depth + 1, ...).
   int first_depth = 1;
+  // Selective search (null: none, the default; see ProbCut above).
+  const ProbCut* probcut = nullptr;
 };
 
 // The default Stop policy: never stops (fixed-depth search).
@@ -172,12 +213,33 @@ EF_HD_INLINE TranspositionEntry<Key>* table_slot(TranspositionTable<Key>* table,
   return &table->entries[key_hash(key) & table->mask];
 }
 
+template <games::Game G, class E, int kMaxDepth, class Stop, bool kSelective>
+EF_HD bool pvs_iteration(const typename G::State& root, int depth, i32 alpha, i32 beta, const E& evaluator,
+                         TableOf<G>* table, PvsOrdering<kMaxDepth>& order, const Stop& stop, bool may_abort,
+                         SearchResult& result, const ProbCut* probcut);
+
+// The value of `s` to `depth` plies against a null window at `bound` (fail-soft: >= bound or
+// < bound), by a non-selective search with its own stack and ordering memory.
+template <games::Game G, class E>
+EF_HD_INLINE i32 probcut_probe(const typename G::State& s, int depth, i32 bound, const E& evaluator,
+                               TableOf<G>* table, u64& nodes) {
+  constexpr int kShallowMax = kProbCutMaxDepth / 2 + 1;
+  PvsOrdering<kShallowMax> order;
+  for (auto& k : order.killer) k[0] = k[1] = kNoHint;
+  for (u32& h : order.history) h = 0;
+  SearchResult r;
+  pvs_iteration<G, E, kShallowMax, NeverStop, false>(s, depth, bound - 1, bound, evaluator, table, order, NeverStop{},
+                                                     false, r, nullptr);
+  nodes += r.nodes;
+  return r.value;
+}
+
 // Sets up a frame for `state` at ply `ply`, or returns false with the node's value in
 // `leaf_value` (a leaf: depth 0 or a finished game; or a bound from the table that decides it).
-template <class G, class E, int kMaxDepth>
+template <class G, class E, int kMaxDepth, bool kSelective>
 EF_HD_INLINE bool pvs_enter(PvsFrame<G>& f, const typename G::State& state, int depth, i32 alpha, i32 beta,
                             const E& evaluator, u64& nodes, i32& leaf_value, int ply,
-                            TableOf<G>* table, const PvsOrdering<kMaxDepth>& order) {
+                            TableOf<G>* table, const PvsOrdering<kMaxDepth>& order, const ProbCut* probcut) {
   using State = typename G::State;
   using Moves = games::MovesOf<G>;
   using Set = games::MoveSet<Moves>;
@@ -224,6 +286,32 @@ EF_HD_INLINE bool pvs_enter(PvsFrame<G>& f, const typename G::State& state, int 
         if (decides) {
           leaf_value = f.passed ? -e.value : e.value;
           return false;
+        }
+      }
+    }
+  }
+  if constexpr (kSelective) {
+    if (probcut && ply > 0 && beta - alpha == 1 && depth >= probcut->min_depth && depth <= kProbCutMaxDepth) {
+      const int phase = probcut_phase<G>(f.state);
+      const float sigma = probcut->sigma[depth][phase], a = probcut->a[depth][phase], b = probcut->b[depth][phase];
+      if (sigma > 0 && a > 0) {
+        const int shallow = probcut_shallow_depth(depth);
+        const float margin = probcut->threshold * sigma;
+        const float limit = static_cast<float>(kInfinity / 4);
+        const float hi = (static_cast<float>(beta) + margin - b) / a, lo = (static_cast<float>(alpha) - margin - b) / a;
+        if (hi < limit && hi > -limit) {
+          const i32 bound = static_cast<i32>(ceilf(hi));
+          if (probcut_probe<G, E>(f.state, shallow, bound, evaluator, table, nodes) >= bound) {
+            leaf_value = f.passed ? -beta : beta;
+            return false;
+          }
+        }
+        if (lo < limit && lo > -limit) {
+          const i32 bound = static_cast<i32>(floorf(lo));
+          if (probcut_probe<G, E>(f.state, shallow, bound + 1, evaluator, table, nodes) <= bound) {
+            leaf_value = f.passed ? -alpha : alpha;
+            return false;
+          }
         }
       }
     }
@@ -286,16 +374,16 @@ EF_HD_INLINE void pvs_store(const PvsFrame<G>& f, TableOf<G>* table, bool root) 
 
 // One iteration: a fail-soft PVS of `root` to `depth` with window (alpha, beta). Returns false
 // when `stop` aborted it.
-template <games::Game G, class E, int kMaxDepth, class Stop>
+template <games::Game G, class E, int kMaxDepth, class Stop, bool kSelective>
 EF_HD bool pvs_iteration(const typename G::State& root, int depth, i32 alpha, i32 beta, const E& evaluator,
-                         TableOf<G>* table, PvsOrdering<kMaxDepth>& order,
-                         const Stop& stop, bool may_abort, SearchResult& result) {
+                         TableOf<G>* table, PvsOrdering<kMaxDepth>& order, const Stop& stop, bool may_abort,
+                         SearchResult& result, const ProbCut* probcut) {
   using State = typename G::State;
   PvsFrame<G> stack[kMaxDepth + 1];
   i32 value = 0;
   ++result.nodes;
-  if (!pvs_enter<G, E, kMaxDepth>(stack[0], root, depth, alpha, beta, evaluator, result.nodes, value, 0, table,
-                                  order)) {
+  if (!pvs_enter<G, E, kMaxDepth, kSelective>(stack[0], root, depth, alpha, beta, evaluator, result.nodes, value, 0,
+                                              table, order, probcut)) {
     result.value = value;
     result.best_move = kNoMove;
     return true;
@@ -314,8 +402,8 @@ EF_HD bool pvs_iteration(const typename G::State& root, int depth, i32 alpha, i3
         f.scout = false;
         const State child = G::play(f.state, sq);
         ++result.nodes;
-        if (pvs_enter<G, E, kMaxDepth>(stack[sp + 1], child, f.depth - 1, -f.beta, -f.child_alpha, evaluator,
-                                       result.nodes, value, sp + 1, table, order))
+        if (pvs_enter<G, E, kMaxDepth, kSelective>(stack[sp + 1], child, f.depth - 1, -f.beta, -f.child_alpha,
+                                                   evaluator, result.nodes, value, sp + 1, table, order, probcut))
           ++sp;
         else
           child_returned = true;
@@ -350,8 +438,8 @@ EF_HD bool pvs_iteration(const typename G::State& root, int depth, i32 alpha, i3
       // fail high inside it.
       f.scout = !first && f.beta - a > 1;
       const i32 b = f.scout ? a + 1 : f.beta;
-      if (pvs_enter<G, E, kMaxDepth>(stack[sp + 1], child, f.depth - 1, -b, -a, evaluator, result.nodes, value,
-                                     sp + 1, table, order))
+      if (pvs_enter<G, E, kMaxDepth, kSelective>(stack[sp + 1], child, f.depth - 1, -b, -a, evaluator, result.nodes,
+                                                 value, sp + 1, table, order, probcut))
         ++sp;
       else
         child_returned = true;
@@ -371,7 +459,7 @@ EF_HD bool pvs_iteration(const typename G::State& root, int depth, i32 alpha, i3
 }  // namespace detail
 
 // Iterative deepening to `depth` plies (clamped to 0..kMaxDepth) from `root`. Without a stop
-// the result equals alphabeta<G, E, kMaxDepth>(root, depth, evaluator) in value and move;
+// or ProbCut the result equals alphabeta<G, E, kMaxDepth>(root, depth, evaluator) in value and move;
 // nodes counts every iteration's positions (re-searches again). `table` may be null.
 template <games::Game G, class E, int kMaxDepth = 16, class Stop = NeverStop>
   requires EvaluatorFor<E, G>
@@ -399,8 +487,8 @@ EF_HD PvsResult pvs(const typename G::State& root, int depth, const E& evaluator
     SearchResult r;
     for (;;) {
       r.nodes = 0;
-      const bool done = detail::pvs_iteration<G, E, kMaxDepth, Stop>(root, d, alpha, beta, evaluator, table, order,
-                                                                       stop, best.depth > 0, r);
+      const bool done = detail::pvs_iteration<G, E, kMaxDepth, Stop, true>(
+          root, d, alpha, beta, evaluator, table, order, stop, best.depth > 0, r, options.probcut);
       nodes += r.nodes;
       if (!done) {
         best.nodes = nodes;
