@@ -74,16 +74,35 @@ EF_HD_INLINE i32 leaf_value_of(const E& evaluator, const State& state, const Mov
     return static_cast<i32>(evaluator.eval(state));
 }
 
-// Sets up a frame for `state`, or returns false with the value of a leaf (depth 0 or a
-// finished game) in `leaf_value`.
+// Puts (key, square) into moves[first..count) and keys[first..count), kept best first: by
+// descending key (kDescending) or ascending; an equal key goes after its equals, so squares that
+// arrive in ascending order stay so among ties. count grows by one. Shared by every search's
+// move ordering (alphabeta, pvs.hpp, endgame.hpp).
+template <bool kDescending, class Key>
+EF_HD_INLINE void insert_ordered(Key* keys, u8* moves, int& count, int first, Key key, int square) {
+  int i = count++;
+  while (i > first && (kDescending ? keys[i - 1] < key : keys[i - 1] > key)) {
+    keys[i] = keys[i - 1];
+    moves[i] = moves[i - 1];
+    --i;
+  }
+  keys[i] = key;
+  moves[i] = static_cast<u8>(square);
+}
+
+// The common start of a node (alphabeta() and pvs.hpp): the moves of `state`, or a forced pass --
+// then `node_state` is the position after it, `passed` is set and the window is the
+// opponent's -- or a leaf: returns false with its value in `leaf_value` (a finished game,
+// exact; depth 0, the evaluator's value).
 template <class G, class E>
-EF_HD_INLINE bool enter_node(AlphaBetaFrame<G>& f, const typename G::State& state, int depth, i32 alpha, i32 beta,
-                             const E& evaluator, u64& nodes, i32& leaf_value) {
+EF_HD_INLINE bool open_node(const typename G::State& state, int depth, i32& alpha, i32& beta, const E& evaluator,
+                            u64& nodes, i32& leaf_value, typename G::State& node_state, bool& passed,
+                            games::MovesOf<G>& moves) {
   using State = typename G::State;
   using Moves = games::MovesOf<G>;
   using Set = games::MoveSet<Moves>;
-  Moves moves = G::moves(state);
-  f.passed = false;
+  moves = G::moves(state);
+  passed = false;
   if (!Set::any(moves)) {
     if constexpr (G::kHasPass) {
       const State after_pass = G::pass(state);
@@ -97,8 +116,8 @@ EF_HD_INLINE bool enter_node(AlphaBetaFrame<G>& f, const typename G::State& stat
         return false;
       }
       ++nodes;
-      f.passed = true;
-      f.state = after_pass;
+      passed = true;
+      node_state = after_pass;
       const i32 a = alpha;
       alpha = -beta;
       beta = -a;
@@ -112,7 +131,19 @@ EF_HD_INLINE bool enter_node(AlphaBetaFrame<G>& f, const typename G::State& stat
     leaf_value = leaf_value_of(evaluator, state, moves);
     return false;
   }
-  if (!f.passed) f.state = state;
+  if (!passed) node_state = state;
+  return true;
+}
+
+// Sets up a frame for `state`, or returns false with the value of a leaf (depth 0 or a
+// finished game) in `leaf_value`.
+template <class G, class E>
+EF_HD_INLINE bool enter_node(AlphaBetaFrame<G>& f, const typename G::State& state, int depth, i32 alpha, i32 beta,
+                             const E& evaluator, u64& nodes, i32& leaf_value) {
+  using Moves = games::MovesOf<G>;
+  using Set = games::MoveSet<Moves>;
+  Moves moves;
+  if (!open_node<G>(state, depth, alpha, beta, evaluator, nodes, leaf_value, f.state, f.passed, moves)) return false;
   f.alpha = alpha;
   f.beta = beta;
   f.best = -kInfinity;
@@ -127,20 +158,11 @@ EF_HD_INLINE bool enter_node(AlphaBetaFrame<G>& f, const typename G::State& stat
       f.moves[f.count++] = static_cast<u8>(Set::lowest(moves));
     return true;
   }
-  // Insertion sort on the mover's static value of each child, best first; squares arrive in
-  // ascending order and an equal key is inserted after its equals, so ties stay by square.
+  // Insertion sort on the mover's static value of each child, best first, ties by square.
   i32 keys[G::kMaxMoves];
   for (; Set::any(moves) && f.count < G::kMaxMoves; Set::drop_lowest(moves)) {
     const int sq = Set::lowest(moves);
-    const i32 key = -static_cast<i32>(evaluator.eval(G::play(f.state, sq)));
-    int i = f.count++;
-    while (i > 0 && keys[i - 1] < key) {
-      keys[i] = keys[i - 1];
-      f.moves[i] = f.moves[i - 1];
-      --i;
-    }
-    keys[i] = key;
-    f.moves[i] = static_cast<u8>(sq);
+    insert_ordered<true>(keys, f.moves, f.count, 0, -static_cast<i32>(evaluator.eval(G::play(f.state, sq))), sq);
   }
   return true;
 }

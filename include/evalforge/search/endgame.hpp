@@ -390,14 +390,7 @@ EF_HD_INLINE bool order_rest(Frame<kMaxEmpties>& f, u64 moves, bool etc, const H
         key += kEvalWeight * order_value(*order, cp, co) / kOrderUnit;
       }
     }
-    int i = f.count++;
-    while (i > first && keys[i - 1] > key) {
-      keys[i] = keys[i - 1];
-      f.moves[i] = f.moves[i - 1];
-      --i;
-    }
-    keys[i] = key;
-    f.moves[i] = static_cast<u8>(sq);
+    ::ef::search::detail::insert_ordered<false>(keys, f.moves, f.count, first, key, sq);
   }
   return true;
 }

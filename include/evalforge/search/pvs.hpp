@@ -240,40 +240,10 @@ template <class G, class E, int kMaxDepth, bool kSelective>
 EF_HD_INLINE bool pvs_enter(PvsFrame<G>& f, const typename G::State& state, int depth, i32 alpha, i32 beta,
                             const E& evaluator, u64& nodes, i32& leaf_value, int ply,
                             TableOf<G>* table, const PvsOrdering<kMaxDepth>& order, const ProbCut* probcut) {
-  using State = typename G::State;
   using Moves = games::MovesOf<G>;
   using Set = games::MoveSet<Moves>;
-  Moves moves = G::moves(state);
-  f.passed = false;
-  if (!Set::any(moves)) {
-    if constexpr (G::kHasPass) {
-      const State after_pass = G::pass(state);
-      const Moves replies = G::moves(after_pass);
-      if (!Set::any(replies)) {
-        leaf_value = static_cast<i32>(evaluator.exact(G::final_score(state)));
-        return false;
-      }
-      if (depth == 0) {
-        leaf_value = static_cast<i32>(evaluator.eval(state));
-        return false;
-      }
-      ++nodes;
-      f.passed = true;
-      f.state = after_pass;
-      const i32 a = alpha;
-      alpha = -beta;
-      beta = -a;
-      moves = replies;
-    } else {
-      leaf_value = static_cast<i32>(evaluator.exact(G::final_score(state)));
-      return false;
-    }
-  }
-  if (depth == 0) {
-    leaf_value = leaf_value_of(evaluator, state, moves);
-    return false;
-  }
-  if (!f.passed) f.state = state;
+  Moves moves;
+  if (!open_node<G>(state, depth, alpha, beta, evaluator, nodes, leaf_value, f.state, f.passed, moves)) return false;
   int hint = kNoHint;
   if (table && depth >= kTableMinDepth) {
     const auto key = TableKeyOf<G>::of(f.state);
@@ -346,14 +316,7 @@ EF_HD_INLINE bool pvs_enter(PvsFrame<G>& f, const typename G::State& state, int 
     else if (sq == k0) key = kInfinity - 1;
     else if (sq == k1) key = kInfinity - 2;
     else key = static_cast<i32>(order.history[sq & 255] >> 1);
-    int i = f.count++;
-    while (i > 0 && keys[i - 1] < key) {
-      keys[i] = keys[i - 1];
-      f.moves[i] = f.moves[i - 1];
-      --i;
-    }
-    keys[i] = key;
-    f.moves[i] = static_cast<u8>(sq);
+    insert_ordered<true>(keys, f.moves, f.count, 0, key, sq);
   }
   return true;
 }
