@@ -263,6 +263,14 @@ TEST(GtpEngine, TimeControlsDeepenAndKeepMovesLegal) {
   }
 }
 
+// A generous budget deepens past the first iterations (a few hundred nodes at 1-3 plies take
+// microseconds, the budget 0.3 s).
+TEST(GtpEngine, TimedEngineDeepens) {
+  GtpEngine engine(swh_agent({1, -1}), 1, kTableBits, TimeControl{0.3, 0});
+  EXPECT_EQ(ask(engine, "genmove b").substr(0, 2), "= ");
+  EXPECT_GE(engine.last_depth(), 3);
+}
+
 TEST(GtpEngine, TimeSettingsAndTimeLeft) {
   GtpEngine engine(swh_agent({2, -1}), 1, kTableBits);
   EXPECT_EQ(ask(engine, "time_settings 30 0 0"), "= \n\n");
@@ -273,7 +281,7 @@ TEST(GtpEngine, TimeSettingsAndTimeLeft) {
   EXPECT_EQ(ask(engine, "genmove w").substr(0, 2), "= ");
   EXPECT_EQ(engine.last_depth(), 2);
   for (const char* bad : {"time_settings 30", "time_settings a 0 0", "time_settings -1 0 0", "time_left x 3 0",
-                          "time_left b", "time_left b 1x 0"})
+                          "time_left b", "time_left b 1x 0", "time_settings 0 1 1e-300", "time_left b 5 0.5"})
     EXPECT_EQ(ask(engine, bad).substr(0, 2), "? ") << bad;
   EXPECT_NE(ask(engine, "list_commands").find("time_left"), std::string::npos);
 }

@@ -93,7 +93,7 @@ TEST(ProbCut, NeverCuttingEqualsAlphaBetaAndFittedOneSavesNodes) {
   for (auto& row : never.a)
     for (float& x : row) x = 1.0f;
   for (auto& row : never.sigma)
-    for (float& x : row) x = 1e9f;  // a margin no value clears
+    for (float& x : row) x = 1e6f;  // a margin no swh value clears (probes run, none cuts)
   const play::ProbCutFit fit = play::fit_probcut(play::swh_agent({1, -1}), small_fit(2));
   std::vector<search::TranspositionEntry<games::OthelloKey>> entries(std::size_t{1} << 14);
   search::OthelloTable table{entries.data(), entries.size() - 1, 0};
@@ -131,7 +131,12 @@ TEST(ProbCut, AgentFileKeyRoundTripAndDeterministicGames) {
   play::save_agent(a, dir / "copy" / "b.toml");
   const play::Agent b = play::load_agent((dir / "copy" / "b.toml").string());
   ASSERT_TRUE(b.probcut);
-  EXPECT_FLOAT_EQ(b.probcut->sigma[5][1], a.probcut->sigma[5][1]);
+  for (int d = 0; d <= search::kProbCutMaxDepth; ++d)
+    for (int p = 0; p < search::kProbCutPhases; ++p) {
+      EXPECT_FLOAT_EQ(b.probcut->sigma[d][p], a.probcut->sigma[d][p]);
+      EXPECT_FLOAT_EQ(b.probcut->a[d][p], a.probcut->a[d][p]);
+      EXPECT_FLOAT_EQ(b.probcut->b[d][p], a.probcut->b[d][p]);
+    }
 
   std::vector<GameJob> jobs(6);
   for (u32 k = 0; k < jobs.size(); ++k) {

@@ -312,6 +312,34 @@ TEST(Pvs, PassAndFinishedGameAtTheRootAndTies) {
         << depth;
 }
 
+namespace {
+// Every position is worth the same: every root move ties, at every depth.
+struct ConstantEvaluator {
+  i32 eval(const othello::Position&) const { return 7; }
+  i32 exact(int score) const { return score * 1000; }
+};
+}  // namespace
+
+// With every move tied, the table's and the killers' reordering must not change the answer:
+// the lowest legal square, as alpha-beta gives it.
+TEST(Pvs, AllMovesTiedGivesTheLowestSquare) {
+  std::vector<search::TranspositionEntry<games::OthelloKey>> entries(std::size_t{1} << 12);
+  search::OthelloTable table{entries.data(), entries.size() - 1, 0};
+  Rng rng(41, Purpose::kGame, 1);
+  for (int i = 0; i < 30; ++i) {
+    const othello::Position p = random_othello(rng, 6 + static_cast<int>(rng.below(30)));
+    const u64 moves = games::Othello::moves(p);
+    if (!moves) continue;
+    for (int depth = 1; depth <= 4; ++depth) {
+      const search::SearchResult r = search::pvs<games::Othello>(p, depth, ConstantEvaluator{}, &table);
+      ASSERT_EQ(r.best_move, search::alphabeta<games::Othello>(p, depth, ConstantEvaluator{}).best_move) << i;
+      if (r.value == 7 || r.value == -7) {  // no finished game in reach
+        EXPECT_EQ(r.best_move, ctz64(moves)) << i;
+      }
+    }
+  }
+}
+
 // A table shared by searches with different evaluators (as a backend's worker shares one between
 // the two agents of a game) must not carry one evaluator's bounds into the other's search.
 TEST(Pvs, TableSharedBetweenEvaluatorsKeepsEachResult) {

@@ -69,7 +69,6 @@ class CpuBackend final : public Backend {
   template <class G>
   using Residents = std::vector<std::unique_ptr<play::ResidentAgent<play::AgentOf<G>>>>;
   static constexpr int kTableBits = 18;  // 2^18 entries (6 MiB) per worker
-  static constexpr int kMidgameTableBits = 16;  // 2^16 entries (2.5 MiB) per worker
 
   template <class G>
   int add_agent_of(const play::AgentOf<G>& agent) {
@@ -111,7 +110,7 @@ class CpuBackend final : public Backend {
       search::endgame::HashTable table{entries.data(), tables ? entries.size() - 1 : 0, 0};
       // And one for the midgame searches (search/pvs.hpp), under the same contract.
       std::vector<search::TranspositionEntry<games::OthelloKey>> midgame_entries(
-          midgame_tables ? std::size_t{1} << kMidgameTableBits : 0);
+          midgame_tables ? std::size_t{1} << search::kMidgameTableBits : 0);
       search::OthelloTable midgame{midgame_entries.data(), midgame_tables ? midgame_entries.size() - 1 : 0, 0};
       play::PlayScratch scratch;
       scratch.endgame_table = tables ? &table : nullptr;

@@ -53,6 +53,8 @@ void play_external_match(const Agent& agent, const ExternalMatchOptions& options
   const AgentParams params = agent.params(&evaluator);
   std::vector<search::endgame::HashEntry> entries(std::size_t{1} << 20);
   search::endgame::HashTable table{entries.data(), entries.size() - 1, 0};
+  std::vector<search::TranspositionEntry<games::OthelloKey>> midgame_entries(std::size_t{1} << search::kMidgameTableBits);
+  search::OthelloTable midgame{midgame_entries.data(), midgame_entries.size() - 1, 0};
 
   ExternalEngine engine(engine_options(options));
   engine.start();
@@ -88,7 +90,7 @@ void play_external_match(const Agent& agent, const ExternalMatchOptions& options
       const int color = s.board.side;
       const u64 legal = games::Othello::moves(s);
       if (color == agent_color) {
-        const int move = legal ? choose_move(params, s, rng, nodes, &table) : search::kPassMove;
+        const int move = legal ? choose_move(params, s, rng, nodes, &table, &midgame) : search::kPassMove;
         send(fmt::format("play {} {}", gtp_color(color), gtp_vertex(move)), ply);
         apply(move);
         continue;

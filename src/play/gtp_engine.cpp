@@ -35,6 +35,13 @@ struct DeadlineStop {
   }
 };
 
+bool parse_stones(const std::string& text, double& out) {
+  if (text.empty() || text.size() > 9 || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return false;
+  out = std::stod(text);
+  return true;
+}
+
 bool parse_seconds(const std::string& text, double& out) {
   char* end = nullptr;
   out = std::strtod(text.c_str(), &end);
@@ -66,7 +73,7 @@ GtpEngine::GtpEngine(const Agent& agent, u64 seed, int table_bits, TimeControl t
   params_ = agent_.params(&evaluator_);
   entries_.assign(std::size_t{1} << std::clamp(table_bits, 1, 30), search::endgame::HashEntry{});
   table_ = search::endgame::HashTable{entries_.data(), entries_.size() - 1, 0};
-  midgame_entries_.assign(std::size_t{1} << std::clamp(table_bits - 2, 1, 28), {});
+  midgame_entries_.assign(std::size_t{1} << search::kMidgameTableBits, {});
   midgame_table_ = search::OthelloTable{midgame_entries_.data(), midgame_entries_.size() - 1, 0};
   clear();
 }
@@ -78,14 +85,14 @@ void GtpEngine::clear() {
 }
 
 double GtpEngine::move_budget(const othello::Position& s) const {
-  if (time_.move_seconds > 0 && time_.game_seconds <= 0) return time_.move_seconds;
+  if (time_.move_seconds > 0 && time_.game_seconds <= 0) return std::min(time_.move_seconds, 1e6);
   if (time_.game_seconds <= 0) return 0;
   // This side's moves before the exact endgame takes over (which is not timed), plus 2.
   const int timed_empties = s.board.empties() - std::max(0, agent_.limits.exact_empties);
   const double moves_left = std::max(0, timed_empties) / 2.0 + 2;
   double budget = 0.95 * std::max(0.0, clock_left_[s.board.side]) / moves_left;
   if (time_.move_seconds > 0) budget = std::min(budget, time_.move_seconds);
-  return std::max(budget, 0.001);
+  return std::clamp(budget, 0.001, 1e6);
 }
 
 GtpEngine::Reply GtpEngine::cmd_time_settings(const std::vector<std::string>& args) {
@@ -93,7 +100,7 @@ GtpEngine::Reply GtpEngine::cmd_time_settings(const std::vector<std::string>& ar
   // is a game clock; with none, the byo-yomi period over its stones is a per-move time.
   double main = 0, byo = 0, stones = 0;
   if (args.size() != 3 || !parse_seconds(args[0], main) || !parse_seconds(args[1], byo) ||
-      !parse_seconds(args[2], stones))
+      !parse_stones(args[2], stones))
     return {false, "syntax error (usage: time_settings MAIN_SECONDS BYO_YOMI_SECONDS BYO_YOMI_STONES)"};
   time_ = TimeControl{};
   if (main > 0) time_.game_seconds = main;
@@ -105,7 +112,7 @@ GtpEngine::Reply GtpEngine::cmd_time_settings(const std::vector<std::string>& ar
 GtpEngine::Reply GtpEngine::cmd_time_left(const std::vector<std::string>& args) {
   double left = 0, stones = 0;
   const int color = args.size() == 3 ? parse_gtp_color(args[0]) : -1;
-  if (color < 0 || !parse_seconds(args[1], left) || !parse_seconds(args[2], stones))
+  if (color < 0 || !parse_seconds(args[1], left) || !parse_stones(args[2], stones))
     return {false, "syntax error (usage: time_left COLOR SECONDS STONES)"};
   if (time_.game_seconds <= 0 && time_.move_seconds <= 0) time_.game_seconds = left;  // a clock we were not told of
   if (time_.game_seconds > 0) clock_left_[color] = left;
@@ -206,6 +213,7 @@ GtpEngine::Reply GtpEngine::cmd_genmove(const std::vector<std::string>& args) {
   othello::Position s = position_;
   if (s.board.side != color) s = games::Othello::pass(s);
   history_.push_back(position_);
+  last_depth_ = 0;
   // No legal move (including after the end of the game): the colour passes, and the pass is
   // recorded like a played move so that `undo` takes it back.
   if (!games::Othello::moves(s)) {

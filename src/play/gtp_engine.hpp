@@ -45,7 +45,7 @@ class GtpEngine {
  public:
   // `agent` is copied (the evaluator points into the copy, hence no copy/move of the engine).
   // The endgame solver gets a transposition table of 2^table_bits entries (24 bytes each), the
-  // midgame search one of 2^(table_bits - 2) (40 bytes each).
+  // midgame search one of 2^search::kMidgameTableBits (40 bytes each).
   explicit GtpEngine(const Agent& agent, u64 seed = 1, int table_bits = 20, TimeControl time = {});
   GtpEngine(const GtpEngine&) = delete;
   GtpEngine& operator=(const GtpEngine&) = delete;

@@ -15,8 +15,8 @@ namespace ef::play {
 
 namespace {
 
-// The sample position of index k: a random 8-ply opening, then up to 44 moves of the agent at 1
-// ply (ties and randomness from the position's own stream); null when the game ended first.
+// The sample position of index k: a random 8-ply opening and a random count of 0..44 moves of
+// the agent at 1 ply (from the position's own stream); false when the game ends first.
 template <class E>
 bool sample_position(const E& evaluator, u64 seed, u32 k, othello::Position& out) {
   Rng rng(seed, Purpose::kGame, k, 0x9C, 0);
@@ -94,7 +94,7 @@ ProbCutFit fit_with(const E& evaluator, const ProbCutFitOptions& o) {
           }
         c.sigma = std::sqrt(rss / n);
         c.correlation = vy > 0 ? cxy / std::sqrt(vx * vy) : 0;
-        if (c.a > 0 && c.sigma > 0) {
+        if (c.a >= 1e-6 && c.a <= 1e6 && c.sigma > 1e-9) {
           fit.params.a[d][phase] = static_cast<float>(c.a);
           fit.params.b[d][phase] = static_cast<float>(c.b);
           fit.params.sigma[d][phase] = static_cast<float>(c.sigma);
@@ -114,7 +114,7 @@ ProbCutFit fit_probcut(const Agent& agent, const ProbCutFitOptions& o) {
     fail("probcut: --min-depth {} is outside 2..{}", o.min_depth, search::kProbCutMaxDepth);
   if (o.max_depth < o.min_depth || o.max_depth > search::kProbCutMaxDepth)
     fail("probcut: --max-depth {} is outside {}..{}", o.max_depth, o.min_depth, search::kProbCutMaxDepth);
-  if (!(o.threshold > 0 && o.threshold < 10)) fail("probcut: --threshold {} is outside (0, 10)", o.threshold);
+  if (!(o.threshold >= 1e-3 && o.threshold <= 10)) fail("probcut: --threshold {} is outside 0.001..10", o.threshold);
   agent.validate();
   switch (agent.kind) {
     case EvaluatorKind::kNtuple: {
@@ -174,6 +174,8 @@ std::shared_ptr<const search::ProbCut> load_probcut(const std::filesystem::path&
       c.real("b", b, -1e12, 1e12);
       c.real("sigma", sigma, 1e-9, 1e12);
       c.integer("samples", samples, 0, 2'000'000'000);
+      if (p->sigma[depth][phase] > 0)
+        fail("{}: a second cut for depth {} phase {}", c.where("depth"), depth, phase);
       p->a[depth][phase] = static_cast<float>(a);
       p->b[depth][phase] = static_cast<float>(b);
       p->sigma[depth][phase] = static_cast<float>(sigma);

@@ -4,6 +4,7 @@
 // docs/method.md 1.4: depth 7, exact from 20 empties). The switch is made at the root: a
 // position with at most exact_empties empty squares is solved, any other searched to `depth`.
 #pragma once
+#include <type_traits>
 #include "evalforge/games/othello_game.hpp"
 #include "evalforge/search/alphabeta.hpp"
 #include "evalforge/search/endgame.hpp"
@@ -25,12 +26,17 @@ struct OthelloLimits {
 
 // The midgame search's transposition table (pvs.hpp) over Othello positions: 40 bytes an entry.
 using OthelloTable = TableOf<games::Othello>;
+// The midgame table's size wherever agents play (CPU backend workers, GTP, external matches):
+// 2^16 entries (2.5 MiB). Without ProbCut the size changes node counts only; with it, moves
+// too, so one size everywhere keeps a ProbCut agent's moves the same wherever it plays.
+constexpr int kMidgameTableBits = 16;
 static_assert(sizeof(TranspositionEntry<games::OthelloKey>) == 40);
 
 // value: negamax value in the evaluator's units (an exact solve gives evaluator.exact(score));
 // best_move: as alphabeta() and solve_endgame() choose it (the lowest square of best value).
 // `table` (may be null) serves the exact solves, `midgame` (may be null) the midgame search;
-// neither changes a value or a move. `stop` (host time controls) may end the midgame search
+// neither changes a value or a move, except for a ProbCut agent (limits.probcut), whose
+// selective search depends on the midgame table's size (kMidgameTableBits everywhere). `stop` (host time controls) may end the midgame search
 // early: the deepest completed iteration answers then (pvs.hpp). kMaxEmpties sizes the solver's stack: a
 // position with more empties than that is searched by alpha-beta even below exact_empties.
 template <class E, int kMaxDepth = 16, int kMaxEmpties = 64, class Stop = NeverStop>
@@ -57,7 +63,10 @@ EF_HD SearchResult search_othello(const othello::Position& position, const Othel
   (void)stop;
   return alphabeta<games::Othello, E, kMaxDepth>(position, limits.depth, evaluator);
 #else
-  if (limits.probcut == nullptr && (limits.algorithm == MidgameSearch::kAlphaBeta || midgame == nullptr))
+  // A stop (time controls) needs pvs(): alphabeta() cannot be stopped.
+  constexpr bool kStoppable = !std::is_same_v<Stop, NeverStop>;
+  if (!kStoppable && limits.probcut == nullptr &&
+      (limits.algorithm == MidgameSearch::kAlphaBeta || midgame == nullptr))
     return alphabeta<games::Othello, E, kMaxDepth>(position, limits.depth, evaluator);
   PvsOptions options;
   options.probcut = limits.probcut;

@@ -315,7 +315,7 @@ EF_HD_INLINE bool pvs_enter(PvsFrame<G>& f, const typename G::State& state, int 
       key = -64 * static_cast<i32>(Set::count(G::moves(G::play(f.state, sq)))) + ((sq == k0 || sq == k1) ? 32 : 0);
     else if (sq == k0) key = kInfinity - 1;
     else if (sq == k1) key = kInfinity - 2;
-    else key = static_cast<i32>(order.history[sq & 255] >> 1);
+    else key = static_cast<i32>(order.history[sq & 255] >> 1);  // < 2^30 - 3: below the killers
     insert_ordered<true>(keys, f.moves, f.count, 0, key, sq);
   }
   return true;
@@ -383,7 +383,7 @@ EF_HD bool pvs_iteration(const typename G::State& root, int depth, i32 alpha, i3
             order.killer[sp][1] = order.killer[sp][0];
             order.killer[sp][0] = static_cast<u8>(sq);
           }
-          order.history[sq & 255] += static_cast<u32>(f.depth * f.depth);
+          if (order.history[sq & 255] < u32{1} << 30) order.history[sq & 255] += static_cast<u32>(f.depth * f.depth);
         }
       }
     }
