@@ -261,7 +261,7 @@ EF_HD_INLINE bool pvs_enter(PvsFrame<G>& f, const typename G::State& state, int 
     }
   }
   if constexpr (kSelective) {
-    if (probcut && ply > 0 && beta - alpha == 1 && depth >= probcut->min_depth && depth <= kProbCutMaxDepth) {
+    if (probcut && ply > 0 && alpha + 1 == beta && depth >= probcut->min_depth && depth <= kProbCutMaxDepth) {
       const int phase = probcut_phase<G>(f.state);
       const float sigma = probcut->sigma[depth][phase], a = probcut->a[depth][phase], b = probcut->b[depth][phase];
       if (sigma > 0 && a > 0) {
@@ -399,7 +399,7 @@ EF_HD bool pvs_iteration(const typename G::State& root, int depth, i32 alpha, i3
       f.child_alpha = a;
       // The first move gets the full window; the others a null window, re-searched when they
       // fail high inside it.
-      f.scout = !first && f.beta - a > 1;
+      f.scout = !first && a + 1 < f.beta;  // (no overflow: a >= -kInfinity - 1)
       const i32 b = f.scout ? a + 1 : f.beta;
       if (pvs_enter<G, E, kMaxDepth, kSelective>(stack[sp + 1], child, f.depth - 1, -b, -a, evaluator, result.nodes,
                                                  value, sp + 1, table, order, probcut))
