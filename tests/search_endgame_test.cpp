@@ -324,6 +324,53 @@ TEST(EndgameOrdering, ScoresAndMovesDoNotDependOnTheOrdering) {
   EXPECT_LT(ordered_nodes, plain_nodes) << ordered_nodes << " vs " << plain_nodes;
 }
 
+namespace {
+// An ordering evaluation that says the same about every position: its passes' score (+-discs),
+// which centres the exact pass's aspiration window, is far from the truth on one side or the other.
+struct ConstantOrdering {
+  static constexpr bool kEnabled = true;
+  int discs = 0;
+  int value(u64, u64) const { return discs * search::endgame::kOrderUnit; }
+};
+}  // namespace
+
+// The exact pass starts in an aspiration window around the ordering passes' score. When that
+// score is wrong (a constant evaluation of -40, 0 or 40 discs), the pass fails low or high and
+// searches again: the score and the move stay exact, and a caller's window still gets a bound
+// on the right side (fail-soft), whatever side the aspiration window failed on.
+TEST(EndgameOrdering, AspirationWindowFailsAndStaysExact) {
+  std::vector<search::endgame::HashEntry> entries(std::size_t{1} << 16);
+  search::endgame::HashTable table{entries.data(), entries.size() - 1, 0};
+  Rng rng(43, Purpose::kGame, 9);
+  int solved = 0, failed_high = 0, failed_low = 0;  // positions whose aspiration window fails that way
+  for (int i = 0; i < 8; ++i) {
+    u64 P, O;
+    if (!random_endgame(rng, search::endgame::kPassEmpties, P, O)) continue;
+    const search::SolveResult plain = search::solve_endgame(P, O, -64, 64, &table);
+    for (const int discs : {-40, 0, 40}) {
+      const ConstantOrdering order{discs};
+      const search::SolveResult r = search::solve_endgame(P, O, -64, 64, &table, &order);
+      EXPECT_EQ(r.score, plain.score) << "position " << i << ", estimate " << discs;
+      EXPECT_EQ(r.best_move, plain.best_move) << "position " << i << ", estimate " << discs;
+      const int s = plain.score;
+      const search::SolveResult low = search::solve_endgame(P, O, s + 1, s + 20, &table, &order);
+      EXPECT_LE(low.score, s + 1) << "position " << i << ", estimate " << discs;  // fails low:
+      EXPECT_GE(low.score, s) << "position " << i << ", estimate " << discs;      // an upper bound
+      const search::SolveResult high = search::solve_endgame(P, O, s - 20, s - 1, &table, &order);
+      EXPECT_GE(high.score, s - 1) << "position " << i << ", estimate " << discs;  // fails high:
+      EXPECT_LE(high.score, s) << "position " << i << ", estimate " << discs;      // a lower bound
+      const search::SolveResult inside = search::solve_endgame(P, O, s - 3, s + 3, &table, &order);
+      EXPECT_EQ(inside.score, s) << "position " << i << ", estimate " << discs;
+    }
+    failed_high += plain.score >= -40 + search::endgame::kAspirationWindow;
+    failed_low += plain.score <= 40 - search::endgame::kAspirationWindow;
+    ++solved;
+  }
+  EXPECT_GE(solved, 6);
+  EXPECT_GT(failed_high, 0);  // both re-search paths were taken
+  EXPECT_GT(failed_low, 0);
+}
+
 // networks/ordering/edax.{toml,efnet} is what scripts/make-ordering-network.sh writes from WTHOR:
 // the shipped network is reproducible from the repository (a few seconds of training).
 TEST(EndgameOrdering, BuiltinNetworkIsReproducible) {
