@@ -30,7 +30,7 @@
 //     last-5-empties code (the host's pvs.hpp midgame search is not compiled here: no table).
 //     The host reads the kernel's figure (cudaFuncGetAttributes: localSizeBytes) and raises
 //     cudaLimitStackSize to it, or to kPlayStackBytes = 8 KiB when that is larger, before the
-//     first launch. nvcc 13.0 for sm_90 gives this kernel a 4,448-byte stack frame and 168
+//     first launch. nvcc 13.0 for sm_90 gives this kernel a 4,544-byte stack frame and 168
 //     registers (ptxas -v), so 8 KiB has room for another compiler's frames; docs/cuda.md.
 //   - Global memory: the game's record (written in place, 136 bytes) and, when the batch has
 //     agents that solve from 10 or more empties and memory allows, a zeroed endgame
