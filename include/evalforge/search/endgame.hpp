@@ -183,10 +183,12 @@ constexpr int kPassMinHorizon = 10;
 // The exact pass after ordering passes starts with an aspiration window: the deepest pass's
 // score, rounded down to an even number c (every final score is even), and the window
 // (c - kAspirationWindow, c + kAspirationWindow), which holds the 5 even scores c-4 .. c+4.
-// A result outside it is searched again on that side only, up to the caller's bound. 6 was
-// best of 2-10 on FFO #20-#39 and on 30 WTHOR positions of 21 empties; windows with odd
-// bounds (the same scores inside) cost 10-20% more nodes (docs/search.md).
+// A result outside it is searched again on that side only, up to the caller's bound. With an
+// even centre, 6 was best of 4, 6, 8, 10 on FFO #20-#39 and on 30 WTHOR positions of 21
+// empties; windows with odd bounds (the same scores inside) cost 10-20% more nodes
+// (docs/search.md).
 constexpr int kAspirationWindow = 6;
+static_assert(kAspirationWindow % 2 == 0, "odd window bounds cost more nodes for the same scores");
 
 // ---- Board helpers ---------------------------------------------------------------------------
 
@@ -727,7 +729,8 @@ EF_HD SolveResult solve_endgame(u64 P, u64 O, int alpha = -64, int beta = 64, en
   }
   // Fail-soft: a result <= lo is an upper bound on the score, one >= hi a lower bound. One
   // outside the aspiration window but inside the caller's is searched again between that bound
-  // and the caller's: at most 3 passes, and the table keeps what the failed ones proved.
+  // and the caller's, keeping the table: two passes at most, since the re-search is bounded on
+  // the failed side by a proven bound and cannot fail on the other.
   SolveResult result;
   for (;;) {
     result = endgame::solve_pass<kMaxEmpties>(P, O, lo, hi, table, order, 0);
