@@ -17,15 +17,15 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
-#include "eval/feature_weights.hpp"
+#include "games/othello/feature_weights.hpp"
 #include "bench_util.hpp"
-#include "evalforge/backend.hpp"
-#include "evalforge/core/error.hpp"
-#include "evalforge/cuda_backend.hpp"
-#include "evalforge/search/othello_search.hpp"
+#include "backends/backend.hpp"
+#include "core/error.hpp"
+#include "backends/cuda/cuda_backend.hpp"
+#include "games/othello/tree_search.hpp"
 #include "ga/elo_ga.hpp"
-#include "ga/ratings.hpp"
-#include "play/feature_tournament.hpp"
+#include "ratings/ratings.hpp"
+#include "games/othello/fitness_matches.hpp"
 
 using namespace ef;
 
@@ -176,9 +176,9 @@ int main(int argc, char** argv) {
     const double rate_s = seconds([&] { order = ga::rate_tournament(rated, cpu_scores, params); });
     const double next_s = seconds([&] { ga::next_generation(rated, order, ranges, params, 1); });
     const auto pairings = ga::round_robin_pairings(population);
-    std::vector<tournament::GameResult> results(games);
+    std::vector<ratings::GameResult> results(games);
     for (std::size_t g = 0; g < games; ++g) results[g] = {pairings[g].first, pairings[g].second, cpu_scores[g]};
-    const double bt_s = seconds([&] { tournament::fit_bradley_terry(results, population); });
+    const double bt_s = seconds([&] { ratings::fit_bradley_terry(results, population); });
     fmt::print("host: Elo updates + ranking {:.4f} s, next population {:.4f} s, Bradley-Terry fit {:.3f} s\n", rate_s,
                next_s, bt_s);
     j["host_seconds"] = {{"elo_and_ranking", rate_s}, {"next_population", next_s}, {"bradley_terry", bt_s}};

@@ -28,13 +28,13 @@
 #include <thread>
 #include "data/games.hpp"
 #include "data/generate.hpp"
-#include "evalforge/backend.hpp"
-#include "evalforge/core/error.hpp"
-#include "evalforge/cuda_backend.hpp"
-#include "evalforge/games/othello_game.hpp"
-#include "eval/shape.hpp"
-#include "ga/decoder.hpp"
-#include "ga/generation_batch.hpp"
+#include "backends/backend.hpp"
+#include "core/error.hpp"
+#include "backends/cuda/cuda_backend.hpp"
+#include "games/othello/game.hpp"
+#include "games/othello/shape.hpp"
+#include "runs/shape_decoder.hpp"
+#include "runs/shape_generation_batch.hpp"
 #include "ga/islands.hpp"
 
 using namespace ef;
@@ -158,8 +158,8 @@ play::Agent bench_agent(const GameConfig& c) {
 }
 
 // Games from random 8-ply openings (game k from opening k), both sides the agent `handle`.
-std::vector<GameJob> bench_games(std::size_t n, int handle) {
-  std::vector<GameJob> jobs(n);
+std::vector<OthelloJob> bench_games(std::size_t n, int handle) {
+  std::vector<OthelloJob> jobs(n);
   for (std::size_t k = 0; k < n; ++k) {
     Rng rng(2024, Purpose::kGame, static_cast<u32>(k));
     jobs[k].black = jobs[k].white = handle;
@@ -177,10 +177,10 @@ struct GameFigures {
   std::vector<double> seconds;
 };
 
-GameFigures measure_games(Backend& backend, std::span<const GameJob> jobs, int runs, std::vector<play::GameRecord>& records) {
+GameFigures measure_games(Backend& backend, std::span<const OthelloJob> jobs, int runs, std::vector<play::OthelloRecord>& records) {
   GameFigures f;
   f.games = jobs.size();
-  records.assign(jobs.size(), play::GameRecord{});
+  records.assign(jobs.size(), play::OthelloRecord{});
   for (int r = 0; r < runs; ++r) {
     const auto t = std::chrono::steady_clock::now();
     backend.play(jobs, records);
@@ -217,7 +217,7 @@ void games_bench(const Args& a, int threads, Backend& cpu, Backend* gpu, const s
     const std::size_t cpu_n = static_cast<std::size_t>(a.cpu_games > 0 ? a.cpu_games : c.cpu_games_per_thread * threads);
     const std::size_t gpu_n = static_cast<std::size_t>(a.gpu_games > 0 ? a.gpu_games : c.gpu_games);
     const auto jobs = bench_games(std::max(cpu_n, gpu ? gpu_n : 0), hc);
-    std::vector<play::GameRecord> cpu_records, gpu_records;
+    std::vector<play::OthelloRecord> cpu_records, gpu_records;
     const GameFigures fc = measure_games(cpu, std::span(jobs).first(cpu_n), runs, cpu_records);
     nlohmann::json j{{"configuration", c.name},
                      {"depth", c.limits.depth},
@@ -231,7 +231,7 @@ void games_bench(const Args& a, int threads, Backend& cpu, Backend* gpu, const s
       if (&c == &configs.front()) {
         // Warm-up, once, with the cheapest configuration (depth 1): the stack limit, the
         // arena and the clocks.
-        std::vector<play::GameRecord> r;
+        std::vector<play::OthelloRecord> r;
         measure_games(*gpu, std::span(jobs).first(std::min<std::size_t>(jobs.size(), 256)), 1, r);
       }
       const GameFigures fg = measure_games(*gpu, std::span(jobs).first(gpu_n), runs, gpu_records);

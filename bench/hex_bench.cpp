@@ -14,12 +14,12 @@
 #include <string>
 #include <thread>
 #include "bench_util.hpp"
-#include "evalforge/backend.hpp"
-#include "evalforge/core/error.hpp"
-#include "evalforge/cuda_backend.hpp"
-#include "evalforge/eval/hex_network.hpp"
-#include "play/hex_match.hpp"
-#include "play/hex_uct.hpp"
+#include "backends/backend.hpp"
+#include "core/error.hpp"
+#include "backends/cuda/cuda_backend.hpp"
+#include "games/hex/characteristics.hpp"
+#include "games/hex/player_spec.hpp"
+#include "games/hex/uct.hpp"
 
 using namespace ef;
 

@@ -2,7 +2,7 @@
 // (the built-in ordering network, networks/ordering/edax.toml: the Edax shape trained on WTHOR)
 // at depth 6 and 8 from random 8-ply openings, no exact endgame, on the CPU backend. Each depth
 // is played twice in the same run, with plain alpha-beta (search = "alphabeta", what agents
-// used before) and with the midgame search of search/pvs.hpp (the default): games/s, nodes/s,
+// used before) and with the midgame search of engine/pvs.hpp (the default): games/s, nodes/s,
 // the ratio, and whether the two played the same games (they must: same value and move at the
 // same depth). Median of --runs runs (default 3).
 //
@@ -17,12 +17,12 @@
 #include <string>
 #include <vector>
 #include "bench_util.hpp"
-#include "evalforge/backend.hpp"
-#include "evalforge/core/error.hpp"
-#include "evalforge/core/rng.hpp"
-#include "evalforge/play/agent.hpp"
-#include "play/agent_file.hpp"
-#include "play/probcut.hpp"
+#include "backends/backend.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "games/othello/agent.hpp"
+#include "games/othello/agent_file.hpp"
+#include "games/othello/probcut.hpp"
 
 using namespace ef;
 
@@ -31,12 +31,12 @@ namespace {
 struct Figures {
   double seconds = 0;  // median
   u64 nodes = 0;
-  std::vector<play::GameRecord> records;
+  std::vector<play::OthelloRecord> records;
 };
 
 Figures run(Backend& backend, const play::Agent& agent, int games, int runs) {
   const int h = backend.add_agent(agent);
-  std::vector<GameJob> jobs(static_cast<std::size_t>(games));
+  std::vector<OthelloJob> jobs(static_cast<std::size_t>(games));
   for (int k = 0; k < games; ++k) {
     Rng rng(2024, Purpose::kGame, static_cast<u32>(k));
     jobs[k].black = jobs[k].white = h;
@@ -45,7 +45,7 @@ Figures run(Backend& backend, const play::Agent& agent, int games, int runs) {
     jobs[k].game = static_cast<u32>(k);
   }
   Figures f;
-  f.records.assign(jobs.size(), play::GameRecord{});
+  f.records.assign(jobs.size(), play::OthelloRecord{});
   std::vector<double> secs;
   for (int r = 0; r < runs; ++r) {
     const auto t = std::chrono::steady_clock::now();

@@ -19,8 +19,8 @@
 #include <string>
 #include <thread>
 #include "bench_util.hpp"
-#include "evalforge/core/error.hpp"
-#include "ga/decoder.hpp"
+#include "core/error.hpp"
+#include "runs/shape_decoder.hpp"
 #include "paper_setting.hpp"
 
 using namespace ef;

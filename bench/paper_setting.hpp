@@ -8,8 +8,8 @@
 #include <vector>
 #include "data/games.hpp"
 #include "data/positions.hpp"
-#include "evalforge/backend.hpp"
-#include "ga/fitness.hpp"
+#include "backends/backend.hpp"
+#include "runs/shape_fitness.hpp"
 #include "ga/islands.hpp"
 
 namespace ef::bench {

@@ -5,8 +5,8 @@
 #include <benchmark/benchmark.h>
 #include <chrono>
 #include <vector>
-#include "evalforge/core/rng.hpp"
-#include "evalforge/games/othello.hpp"
+#include "core/rng.hpp"
+#include "games/othello/bitboard.hpp"
 
 using namespace ef;
 using namespace ef::othello;

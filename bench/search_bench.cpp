@@ -16,10 +16,10 @@
 #include <numeric>
 #include <string>
 #include <thread>
-#include "backend_cpu/train_body.hpp"
+#include "backends/cpu/train_body.hpp"
 #include "bench_util.hpp"
-#include "evalforge/core/error.hpp"
-#include "ga/decoder.hpp"
+#include "core/error.hpp"
+#include "runs/shape_decoder.hpp"
 #include "paper_setting.hpp"
 
 using namespace ef;

@@ -18,17 +18,17 @@
 #include <memory>
 #include <string>
 #include <vector>
-#include "backend_cpu/network_eval.hpp"
+#include "backends/cpu/network_eval.hpp"
 #include "core/cpu_time.hpp"
 #include "data/games.hpp"
-#include "play/agent_file.hpp"
-#include "eval/shape.hpp"
-#include "evalforge/core/rng.hpp"
-#include "evalforge/eval/ntuple_evaluator.hpp"
-#include "evalforge/eval/swh.hpp"
-#include "evalforge/games/othello_game.hpp"
-#include "evalforge/search/alphabeta.hpp"
-#include "evalforge/search/endgame.hpp"
+#include "games/othello/agent_file.hpp"
+#include "games/othello/shape.hpp"
+#include "core/rng.hpp"
+#include "games/othello/ntuple_evaluator.hpp"
+#include "games/othello/swh.hpp"
+#include "games/othello/game.hpp"
+#include "engine/alphabeta.hpp"
+#include "games/othello/endgame.hpp"
 
 using namespace ef;
 

@@ -2,7 +2,7 @@
 // elitism, crossover and mutation, determinism.
 #include <gtest/gtest.h>
 #include <map>
-#include "evalforge/core/error.hpp"
+#include "core/error.hpp"
 #include "ga/bitstring_ga.hpp"
 
 using namespace ef;

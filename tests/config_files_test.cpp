@@ -3,12 +3,12 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include "ga/evolve_config.hpp"
-#include "ga/hex_tune.hpp"
-#include "ga/search_config.hpp"
-#include "play/hex_run.hpp"
-#include "play/match.hpp"
-#include "play/tournament.hpp"
+#include "runs/evolve_config.hpp"
+#include "runs/hex_tune_run.hpp"
+#include "runs/shape_search_config.hpp"
+#include "runs/hex_match_run.hpp"
+#include "runs/match_experiment.hpp"
+#include "runs/tournament.hpp"
 #include "test_support.hpp"
 
 using namespace ef;

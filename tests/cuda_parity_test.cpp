@@ -12,17 +12,17 @@
 #include <memory>
 #include <optional>
 #include <sstream>
-#include "eval/shape.hpp"
-#include "evalforge/backend.hpp"
-#include "evalforge/core/error.hpp"
-#include "evalforge/core/rng.hpp"
-#include "evalforge/cuda_backend.hpp"
-#include "evalforge/eval/ntuple_lanes.hpp"
-#include "evalforge/games/othello_game.hpp"
-#include "eval/feature_weights.hpp"
-#include "play/agent_file.hpp"
+#include "games/othello/shape.hpp"
+#include "backends/backend.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "backends/cuda/cuda_backend.hpp"
+#include "games/othello/ntuple_lanes.hpp"
+#include "games/othello/game.hpp"
+#include "games/othello/feature_weights.hpp"
+#include "games/othello/agent_file.hpp"
 #include "ga/elo_ga.hpp"
-#include "play/feature_tournament.hpp"
+#include "games/othello/fitness_matches.hpp"
 
 using namespace ef;
 using namespace ef::ntuple;
@@ -370,7 +370,7 @@ TEST(CudaParity, BadIdsAreAnErrorNotACrash) {
   EXPECT_THROW(gpu->train({&j, 1}, r), Error);
 }
 
-// ---- self-play: the same GameJob batch on both backends gives the same records ---------------
+// ---- self-play: the same OthelloJob batch on both backends gives the same records ---------------
 
 namespace {
 
@@ -410,13 +410,13 @@ play::Agent with_epsilon(play::Agent a, double epsilon) {
 
 // Every ordered pair of `agents` (handles), `per_pair` games each from random openings of 4
 // or 5 plies, game ids numbered through the batch.
-std::vector<GameJob> round_robin(const std::vector<int>& agents, int per_pair, u64 seed, u32 first_game = 0) {
-  std::vector<GameJob> jobs;
+std::vector<OthelloJob> round_robin(const std::vector<int>& agents, int per_pair, u64 seed, u32 first_game = 0) {
+  std::vector<OthelloJob> jobs;
   u32 game = first_game;
   for (int b : agents)
     for (int w : agents)
       for (int k = 0; k < per_pair; ++k, ++game) {
-        GameJob j;
+        OthelloJob j;
         j.black = b;
         j.white = w;
         j.start = random_start(game, 4 + static_cast<int>(game % 2));
@@ -427,13 +427,13 @@ std::vector<GameJob> round_robin(const std::vector<int>& agents, int per_pair, u
   return jobs;
 }
 
-std::string describe_record(const play::GameRecord& r) {
+std::string describe_record(const play::OthelloRecord& r) {
   return fmt::format("plies {}, score {}, moves {}", r.plies, r.black_score,
                      fmt::join(std::vector<int>(r.moves, r.moves + r.plies), " "));
 }
 
-void expect_same_games(const std::vector<GameJob>& jobs, const std::vector<play::GameRecord>& cpu,
-                       const std::vector<play::GameRecord>& gpu, const std::string& what) {
+void expect_same_games(const std::vector<OthelloJob>& jobs, const std::vector<play::OthelloRecord>& cpu,
+                       const std::vector<play::OthelloRecord>& gpu, const std::string& what) {
   ASSERT_EQ(cpu.size(), gpu.size());
   for (std::size_t k = 0; k < cpu.size(); ++k) {
     const bool same = cpu[k].plies == gpu[k].plies && cpu[k].black_score == gpu[k].black_score &&
@@ -457,8 +457,8 @@ struct GamePair {
     return handles;
   }
   // Returns the CUDA records (after comparing them with the CPU's).
-  std::vector<play::GameRecord> check(const std::vector<GameJob>& jobs, const std::string& what) {
-    std::vector<play::GameRecord> a(jobs.size()), b(jobs.size());
+  std::vector<play::OthelloRecord> check(const std::vector<OthelloJob>& jobs, const std::string& what) {
+    std::vector<play::OthelloRecord> a(jobs.size()), b(jobs.size());
     cpu->play(jobs, a);
     gpu->play(jobs, b);
     expect_same_games(jobs, a, b, what);
@@ -522,7 +522,7 @@ TEST(CudaParityGames, MixedBatchAndUpdateAgent) {
   const auto h = p.add({play::swh_agent({1, -1}), play::swh_agent({3, 14}), play::random_agent(),
                         features_agent({2, 12}, 0.1), edax_agent(10, {2, 12}), edax_agent(11, {1, -1}, 0.1)});
   // Shuffled pairings so that neighbouring threads play different agents and kinds.
-  std::vector<GameJob> jobs = round_robin(h, 4, 7);
+  std::vector<OthelloJob> jobs = round_robin(h, 4, 7);
   for (std::size_t i = jobs.size(); i > 1; --i) {
     Rng rng(5, Purpose::kShuffle, static_cast<u32>(i));
     std::swap(jobs[i - 1], jobs[rng.below(static_cast<u32>(i))]);
@@ -548,9 +548,9 @@ TEST(CudaParityGames, MixedBatchAndUpdateAgent) {
 
 TEST(CudaParityGames, BatchSplitIntoChunksGivesTheSameGames) {
   REQUIRE_CUDA_DEVICE();
-  std::vector<play::GameRecord> reference;
+  std::vector<play::OthelloRecord> reference;
   const std::vector<play::Agent> agents{play::swh_agent({2, 12}), features_agent({1, 14}, 0.1)};
-  std::vector<GameJob> jobs;
+  std::vector<OthelloJob> jobs;
   {
     GamePair p;
     const auto h = p.add(agents);
@@ -573,7 +573,7 @@ TEST(CudaParityGames, BatchSplitIntoChunksGivesTheSameGames) {
     ScopedEnv limit(kCudaMemoryLimitEnv, "0.0001");
     auto gpu = make_backend("cuda", 1);
     for (const auto& a : agents) gpu->add_agent(a);
-    std::vector<play::GameRecord> r(jobs.size());
+    std::vector<play::OthelloRecord> r(jobs.size());
     try {
       gpu->play(jobs, r);
       ADD_FAILURE() << "a play batch larger than the memory budget ran";
@@ -587,15 +587,15 @@ TEST(CudaParityGames, BadJobsAreErrorsNotCrashes) {
   REQUIRE_CUDA_DEVICE();
   auto gpu = make_backend("cuda", 1);
   const int h = gpu->add_agent(play::swh_agent());
-  std::vector<GameJob> jobs = round_robin({h}, 2, 1);
-  std::vector<play::GameRecord> one(1), two(2);
+  std::vector<OthelloJob> jobs = round_robin({h}, 2, 1);
+  std::vector<play::OthelloRecord> one(1), two(2);
   EXPECT_THROW(gpu->play(jobs, one), Error);
   jobs[1].white = 3;
   EXPECT_THROW(gpu->play(jobs, two), Error);
   jobs[1].white = -1;
   EXPECT_THROW(gpu->play(jobs, two), Error);
   EXPECT_THROW(gpu->add_agent(play::swh_agent({play::kMaxDepth + 1, -1})), Error);
-  gpu->play(std::span<const GameJob>{}, std::span<play::GameRecord>{});  // an empty batch is fine
+  gpu->play(std::span<const OthelloJob>{}, std::span<play::OthelloRecord>{});  // an empty batch is fine
 }
 
 // The second playout game through the same kernel template: Tic-Tac-Toe minimax at depths 1, 4

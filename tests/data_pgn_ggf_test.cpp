@@ -10,9 +10,9 @@
 #include <fstream>
 #include "test_support.hpp"
 #include "data/games.hpp"
-#include "evalforge/core/error.hpp"
-#include "evalforge/core/rng.hpp"
-#include "evalforge/games/othello.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "games/othello/bitboard.hpp"
 
 namespace fs = std::filesystem;
 using namespace ef;

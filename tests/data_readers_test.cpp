@@ -13,10 +13,10 @@
 #include <memory>
 #include "test_support.hpp"
 #include "data/games.hpp"
-#include "evalforge/core/error.hpp"
-#include "evalforge/core/rng.hpp"
-#include "evalforge/games/othello.hpp"
-#include "evalforge/games/squares.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "games/othello/bitboard.hpp"
+#include "games/othello/squares.hpp"
 
 namespace fs = std::filesystem;
 using namespace ef;

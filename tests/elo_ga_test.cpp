@@ -1,15 +1,15 @@
 // The Elo round-robin GA (ga/elo_ga.hpp) as a scheduler: pairings, rating updates, the next
-// population's composition, determinism; and the Othello side (play/feature_tournament.hpp).
+// population's composition, determinism; and the Othello side (games/othello/fitness_matches.hpp).
 #include <gtest/gtest.h>
 #include <cmath>
 #include <set>
-#include "eval/feature_weights.hpp"
-#include "evalforge/backend.hpp"
-#include "evalforge/core/error.hpp"
-#include "evalforge/core/rng.hpp"
-#include "evalforge/games/othello_game.hpp"
+#include "games/othello/feature_weights.hpp"
+#include "backends/backend.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "games/othello/game.hpp"
 #include "ga/elo_ga.hpp"
-#include "play/feature_tournament.hpp"
+#include "games/othello/fitness_matches.hpp"
 
 using namespace ef;
 using namespace ef::ga;
@@ -202,12 +202,12 @@ TEST(FeatureTournament, RoundRobinScoresAreTheGamesOfTheChromosomesForAnyThreadC
   auto cpu = make_backend("cpu", 1);
   const int a = cpu->add_agent(play::feature_agent(genes[0], o, "a"));
   const int b = cpu->add_agent(play::feature_agent(genes[1], o, "b"));
-  std::vector<GameJob> jobs(2);
+  std::vector<OthelloJob> jobs(2);
   jobs[0].black = a;
   jobs[0].white = b;
   jobs[1].black = b;
   jobs[1].white = a;
-  std::vector<play::GameRecord> r(2);
+  std::vector<play::OthelloRecord> r(2);
   cpu->play(jobs, r);
   auto score = [](int s) { return s > 0 ? 1.0 : (s < 0 ? 0.0 : 0.5); };
   EXPECT_EQ(s1[0], score(r[0].black_score));
@@ -256,11 +256,11 @@ TEST(FeatureTournament, BothColoursOfAPairShareItsOpening) {
   struct Recording final : ForwardingBackend {
     using ForwardingBackend::ForwardingBackend;
     using ForwardingBackend::play;
-    void play(std::span<const GameJob> jobs, std::span<play::GameRecord> results) override {
+    void play(std::span<const OthelloJob> jobs, std::span<play::OthelloRecord> results) override {
       seen.assign(jobs.begin(), jobs.end());
       inner_.play(jobs, results);
     }
-    std::vector<GameJob> seen;
+    std::vector<OthelloJob> seen;
   };
   auto cpu = make_backend("cpu", 1);
   Recording rec(*cpu);

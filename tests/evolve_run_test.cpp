@@ -1,15 +1,15 @@
-// `evalforge evolve` runs of the Elo GA (ga/evolve_run.hpp): the run directory, bit-identity
+// `evalforge evolve` runs of the Elo GA (runs/evolve_run.hpp): the run directory, bit-identity
 // across thread counts and across an interruption + resume, the stall criterion, hall-of-fame
 // agents that play, and clear errors for bad configs, checkpoints and metrics rows.
 #include <gtest/gtest.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include "evalforge/backend.hpp"
-#include "evalforge/core/error.hpp"
-#include "ga/evolve_run.hpp"
+#include "backends/backend.hpp"
+#include "core/error.hpp"
+#include "runs/evolve_run.hpp"
 #include "core/run_dir.hpp"
-#include "play/agent_file.hpp"
+#include "games/othello/agent_file.hpp"
 #include "test_support.hpp"
 
 using namespace ef;
@@ -129,10 +129,10 @@ TEST(EvolveRun, WritesTheRunDirectoryAndPlayableChampions) {
     cpu->add_agent(a);
     ++agents;
   }
-  std::vector<GameJob> jobs(1);
+  std::vector<OthelloJob> jobs(1);
   jobs[0].black = 0;
   jobs[0].white = agents - 1;
-  std::vector<play::GameRecord> r(1);
+  std::vector<play::OthelloRecord> r(1);
   cpu->play(jobs, r);
   EXPECT_GT(r[0].plies, 50);
   // A finished run resumes as finished; a second run into the directory is refused.

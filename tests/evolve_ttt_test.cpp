@@ -1,15 +1,15 @@
-// The "tictactoe" evolve kind (ga/evolve_ttt.cpp) and its matches (play/ttt_matches.hpp): the
+// The "tictactoe" evolve kind (runs/evolve_tictactoe.cpp) and its matches (games/tictactoe/fitness_matches.hpp): the
 // 16-game score, bit-identity across thread counts and across an interruption, co-evolution's
 // monitor columns, a 240 network replayed outside the backend, and config errors.
 #include <gtest/gtest.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include "evalforge/backend.hpp"
-#include "evalforge/core/error.hpp"
-#include "evalforge/search/alphabeta.hpp"
-#include "ga/evolve_run.hpp"
-#include "play/ttt_matches.hpp"
+#include "backends/backend.hpp"
+#include "core/error.hpp"
+#include "engine/alphabeta.hpp"
+#include "runs/evolve_run.hpp"
+#include "games/tictactoe/fitness_matches.hpp"
 #include "test_support.hpp"
 
 using namespace ef;

@@ -6,13 +6,13 @@
 #include <map>
 #include <numeric>
 #include <set>
-#include "evalforge/backend.hpp"
-#include "evalforge/core/error.hpp"
-#include "evalforge/core/rng.hpp"
-#include "evalforge/games/othello.hpp"
+#include "backends/backend.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "games/othello/bitboard.hpp"
 #include "ga/brkga.hpp"
-#include "ga/decoder.hpp"
-#include "ga/fitness.hpp"
+#include "runs/shape_decoder.hpp"
+#include "runs/shape_fitness.hpp"
 #include "ga/islands.hpp"
 
 using namespace ef;

@@ -12,11 +12,11 @@
 #include <iterator>
 #include <string>
 #include "data/generate.hpp"
-#include "evalforge/core/error.hpp"
-#include "evalforge/eval/swh.hpp"
-#include "evalforge/games/othello.hpp"
-#include "evalforge/search/endgame.hpp"
-#include "play/agent_file.hpp"
+#include "core/error.hpp"
+#include "games/othello/swh.hpp"
+#include "games/othello/bitboard.hpp"
+#include "games/othello/endgame.hpp"
+#include "games/othello/agent_file.hpp"
 
 using namespace ef;
 using namespace ef::data;

@@ -2,9 +2,9 @@
 // search's evaluate_generation, field by field.
 #include <gtest/gtest.h>
 #include "data/generate.hpp"
-#include "evalforge/backend.hpp"
-#include "evalforge/core/error.hpp"
-#include "ga/generation_batch.hpp"
+#include "backends/backend.hpp"
+#include "core/error.hpp"
+#include "runs/shape_generation_batch.hpp"
 #include "ga/islands.hpp"
 
 using namespace ef;

@@ -15,15 +15,15 @@
 #include <sstream>
 #include <string>
 #include <vector>
-#include "evalforge/core/error.hpp"
-#include "evalforge/core/rng.hpp"
-#include "evalforge/eval/swh.hpp"
-#include "evalforge/games/othello_game.hpp"
-#include "evalforge/search/alphabeta.hpp"
-#include "evalforge/games/squares.hpp"
-#include "play/external_match.hpp"
-#include "play/gtp_client.hpp"
-#include "play/gtp_engine.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "games/othello/swh.hpp"
+#include "games/othello/game.hpp"
+#include "engine/alphabeta.hpp"
+#include "games/othello/squares.hpp"
+#include "games/othello/external_match.hpp"
+#include "gtp/client.hpp"
+#include "games/othello/gtp_engine.hpp"
 
 using namespace ef;
 using namespace ef::play;
@@ -67,7 +67,7 @@ std::vector<int> random_game_with_pass() {
   return {};
 }
 
-// Replays `moves` under othello.hpp's rules; fails the test on an illegal one.
+// Replays `moves` under games/othello/bitboard.hpp's rules; fails the test on an illegal one.
 othello::Position replay(const std::vector<int>& moves) {
   othello::Position s;
   for (std::size_t i = 0; i < moves.size(); ++i) {

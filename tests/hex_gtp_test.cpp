@@ -12,13 +12,13 @@
 #include <sstream>
 #include <string>
 #include <vector>
-#include "evalforge/core/error.hpp"
-#include "evalforge/games/hex.hpp"
-#include "play/gtp_engine.hpp"
-#include "play/gtp_protocol.hpp"
-#include "play/hex_external_match.hpp"
-#include "play/hex_gtp_engine.hpp"
-#include "play/hex_match.hpp"
+#include "core/error.hpp"
+#include "games/hex/game.hpp"
+#include "games/othello/gtp_engine.hpp"
+#include "gtp/protocol.hpp"
+#include "games/hex/external_match.hpp"
+#include "games/hex/gtp_engine.hpp"
+#include "games/hex/player_spec.hpp"
 
 using namespace ef;
 using namespace ef::play;
@@ -287,7 +287,7 @@ TEST(HexGtpProtocol, QuoteCutsLongText) {
 
 // ---- External matches ---------------------------------------------------------------------
 
-// Replays a game's moves under hex.hpp's rules; returns the final board (fails on an illegal move).
+// Replays a game's moves under games/hex/game.hpp's rules; returns the final board (fails on an illegal move).
 hex::Board replay(const HexExternalGame& g, int n, bool swap) {
   hex::Board b = hex::empty_board(n, swap);
   for (std::size_t i = 0; i < g.moves.size(); ++i) {

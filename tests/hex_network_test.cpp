@@ -1,5 +1,5 @@
 // Hex position networks, their characteristics and the resistance evaluation
-// (eval/hex_network.hpp), against hand-worked positions and independent brute-force versions:
+// (games/hex/characteristics.hpp), against hand-worked positions and independent brute-force versions:
 // the edge rules from their definitions, Floyd-Warshall distances, path counts by a separate
 // DP, explicit enumeration of shortest edge-to-edge paths, and a dense Kirchhoff solve.
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <string>
 #include <utility>
 #include <vector>
-#include "evalforge/eval/hex_network.hpp"
+#include "games/hex/characteristics.hpp"
 
 using namespace ef;
 using namespace ef::hex;
@@ -19,7 +19,7 @@ namespace {
 
 using Matrix = std::vector<std::vector<int>>;
 
-// "c3" -> square of column c, row 3 (1-based row, as in hex.hpp's naming).
+// "c3" -> square of column c, row 3 (1-based row, as in games/hex/game.hpp's naming).
 int sq(const std::string& name) { return square_of(name[0] - 'a', std::stoi(name.substr(1)) - 1); }
 
 Board position(int n, std::initializer_list<const char*> black, std::initializer_list<const char*> white,

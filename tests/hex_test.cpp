@@ -1,16 +1,16 @@
-// Hex rules (games/hex.hpp) against hand positions and an independent cell-by-cell flood; UCT
-// (play/hex_uct.hpp) on forced wins checked by brute force; determinism of Hex batches and UCT
-// across backends and thread counts; the match run (play/hex_run.hpp) and its resume checks.
+// Hex rules (games/hex/game.hpp) against hand positions and an independent cell-by-cell flood; UCT
+// (games/hex/uct.hpp) on forced wins checked by brute force; determinism of Hex batches and UCT
+// across backends and thread counts; the match run (runs/hex_match_run.hpp) and its resume checks.
 #include <gtest/gtest.h>
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include "evalforge/backend.hpp"
-#include "evalforge/games/hex.hpp"
-#include "play/hex_match.hpp"
-#include "play/hex_run.hpp"
-#include "play/hex_uct.hpp"
-#include "ga/hex_tune.hpp"
+#include "backends/backend.hpp"
+#include "games/hex/game.hpp"
+#include "games/hex/player_spec.hpp"
+#include "runs/hex_match_run.hpp"
+#include "games/hex/uct.hpp"
+#include "runs/hex_tune_run.hpp"
 #include "test_support.hpp"
 
 using namespace ef;

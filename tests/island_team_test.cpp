@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 #include <atomic>
 #include <set>
-#include "evalforge/core/error.hpp"
+#include "core/error.hpp"
 #include "ga/islands.hpp"
 #include "ga/thread_team.hpp"
 

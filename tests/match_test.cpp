@@ -1,4 +1,4 @@
-// The match experiment (play/match.hpp): results are a pure function of the config (one run
+// The match experiment (runs/match_experiment.hpp): results are a pure function of the config (one run
 // equals another, and an interrupted-then-resumed run equals an uninterrupted one), the round
 // rows add up, the agents it writes can be loaded and played, and config errors name the key.
 #include <gtest/gtest.h>
@@ -7,10 +7,10 @@
 #include <sstream>
 #include "core/files.hpp"
 #include "data/generate.hpp"
-#include "eval/shape.hpp"
-#include "evalforge/core/error.hpp"
-#include "play/agent_file.hpp"
-#include "play/match.hpp"
+#include "games/othello/shape.hpp"
+#include "core/error.hpp"
+#include "games/othello/agent_file.hpp"
+#include "runs/match_experiment.hpp"
 
 using namespace ef;
 namespace fs = std::filesystem;

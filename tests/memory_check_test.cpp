@@ -9,15 +9,15 @@
 #include <optional>
 #include <string>
 #include "core/memory_check.hpp"
-#include "ga/decoder.hpp"
-#include "ga/evolve_config.hpp"
-#include "ga/evolve_run.hpp"
-#include "ga/hex_tune.hpp"
-#include "ga/search_config.hpp"
-#include "ga/search_run.hpp"
-#include "play/hex_run.hpp"
-#include "play/match.hpp"
-#include "play/tournament.hpp"
+#include "runs/shape_decoder.hpp"
+#include "runs/evolve_config.hpp"
+#include "runs/evolve_run.hpp"
+#include "runs/hex_tune_run.hpp"
+#include "runs/shape_search_config.hpp"
+#include "runs/shape_search_run.hpp"
+#include "runs/hex_match_run.hpp"
+#include "runs/match_experiment.hpp"
+#include "runs/tournament.hpp"
 #include "test_support.hpp"
 
 using namespace ef;

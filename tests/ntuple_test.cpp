@@ -2,15 +2,15 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include "backend_cpu/network_eval.hpp"
-#include "backend_cpu/train_body.hpp"
+#include "backends/cpu/network_eval.hpp"
+#include "backends/cpu/train_body.hpp"
 #include "test_support.hpp"
-#include "eval/shape.hpp"
-#include "evalforge/backend.hpp"
-#include "evalforge/core/error.hpp"
-#include "evalforge/core/rng.hpp"
-#include "evalforge/eval/ntuple_evaluator.hpp"
-#include "evalforge/games/squares.hpp"
+#include "games/othello/shape.hpp"
+#include "backends/backend.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "games/othello/ntuple_evaluator.hpp"
+#include "games/othello/squares.hpp"
 
 using namespace ef;
 using namespace ef::ntuple;

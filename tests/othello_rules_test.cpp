@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
-#include "evalforge/games/othello.hpp"
-#include "evalforge/games/squares.hpp"
+#include "games/othello/bitboard.hpp"
+#include "games/othello/squares.hpp"
 
 using namespace ef;
 using namespace ef::othello;

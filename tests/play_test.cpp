@@ -7,13 +7,13 @@
 #include <iterator>
 #include <string>
 #include <vector>
-#include "eval/shape.hpp"
-#include "evalforge/backend.hpp"
-#include "evalforge/core/error.hpp"
-#include "evalforge/core/rng.hpp"
-#include "evalforge/games/othello_game.hpp"
-#include "eval/feature_weights.hpp"
-#include "play/agent_file.hpp"
+#include "games/othello/shape.hpp"
+#include "backends/backend.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "games/othello/game.hpp"
+#include "games/othello/feature_weights.hpp"
+#include "games/othello/agent_file.hpp"
 #include "test_support.hpp"
 
 using namespace ef;
@@ -64,10 +64,10 @@ play::Agent features_agent(search::OthelloLimits limits, double epsilon = 0.0) {
   return a;
 }
 
-std::vector<GameJob> make_games(int n, int black, int white, u64 seed, u32 first_game = 0, int opening_plies = 4) {
-  std::vector<GameJob> jobs;
+std::vector<OthelloJob> make_games(int n, int black, int white, u64 seed, u32 first_game = 0, int opening_plies = 4) {
+  std::vector<OthelloJob> jobs;
   for (int k = 0; k < n; ++k) {
-    GameJob j;
+    OthelloJob j;
     j.black = black;
     j.white = white;
     j.start = random_start(first_game + static_cast<u32>(k), opening_plies + k % 2);
@@ -78,21 +78,21 @@ std::vector<GameJob> make_games(int n, int black, int white, u64 seed, u32 first
   return jobs;
 }
 
-std::vector<play::GameRecord> play_all(Backend& backend, const std::vector<GameJob>& jobs) {
-  std::vector<play::GameRecord> records(jobs.size());
+std::vector<play::OthelloRecord> play_all(Backend& backend, const std::vector<OthelloJob>& jobs) {
+  std::vector<play::OthelloRecord> records(jobs.size());
   backend.play(jobs, records);
   return records;
 }
 
-std::vector<int> move_list(const play::GameRecord& r) { return std::vector<int>(r.moves, r.moves + r.plies); }
+std::vector<int> move_list(const play::OthelloRecord& r) { return std::vector<int>(r.moves, r.moves + r.plies); }
 
-bool same_game(const play::GameRecord& a, const play::GameRecord& b) {
+bool same_game(const play::OthelloRecord& a, const play::OthelloRecord& b) {
   return a.plies == b.plies && a.black_score == b.black_score && move_list(a) == move_list(b);
 }
 
 // Replays a record from `start` under the rules: every move legal, a pass only when the side
 // to move has none, the game over at the end, and the score the record's.
-void expect_legal_replay(const othello::Position& start, const play::GameRecord& r, const std::string& what) {
+void expect_legal_replay(const othello::Position& start, const play::OthelloRecord& r, const std::string& what) {
   ASSERT_GE(r.plies, 0) << what;
   ASSERT_LE(r.plies, play::kMaxPlies) << what;
   othello::Position p = start;
@@ -112,14 +112,14 @@ void expect_legal_replay(const othello::Position& start, const play::GameRecord&
   EXPECT_EQ(p.board.disc_diff_empties_to_winner(), r.black_score) << what;
 }
 
-// The game play.hpp's rng contract gives when neither agent searches: at a position with one
+// The game games/othello/players.hpp's rng contract gives when neither agent searches: at a position with one
 // legal move it is played; otherwise an agent with epsilon (epsilon_draws) draws below(10^6)
 // first, then every such agent picks random_bit(moves).
-play::GameRecord expected_random_game(const othello::Position& start, u64 seed, u32 game, bool black_draws_epsilon,
+play::OthelloRecord expected_random_game(const othello::Position& start, u64 seed, u32 game, bool black_draws_epsilon,
                                       bool white_draws_epsilon) {
   Rng rng = play::game_rng(seed, game);
   othello::Position p = start;
-  play::GameRecord r;
+  play::OthelloRecord r;
   while (r.plies < play::kMaxPlies) {
     const u64 moves = games::Othello::moves(p);
     if (!moves) {
@@ -178,7 +178,7 @@ TEST(PlayCpu, SameRecordsForOneAndTwoThreads) {
                                         features_agent({2, 12}, 0.1),
                                         small_ntuple_agent(61, 3, {2, 12})};
   for (const auto& a : agents) ASSERT_EQ(one->add_agent(a), two->add_agent(a));
-  std::vector<GameJob> jobs;
+  std::vector<OthelloJob> jobs;
   u32 game = 0;
   for (int b = 0; b < 5; ++b)
     for (int w = 0; w < 5; ++w) {
@@ -197,7 +197,7 @@ TEST(PlayCpu, SameRecordsForOneAndTwoThreads) {
   EXPECT_GT(nodes, 0u);
 }
 
-// The midgame search (search/pvs.hpp, the default) and plain alpha-beta compute the same move
+// The midgame search (engine/pvs.hpp, the default) and plain alpha-beta compute the same move
 // at the same depth, so agents that differ only in limits.algorithm play the same games, on one
 // thread or two (each worker's midgame table is shared by both agents of its games).
 TEST(PlayCpu, PvsAndAlphaBetaAgentsPlayTheSameGames) {
@@ -213,7 +213,7 @@ TEST(PlayCpu, PvsAndAlphaBetaAgentsPlayTheSameGames) {
       pvs->add_agent(with(a, search::MidgameSearch::kPvs));
       ab->add_agent(with(a, search::MidgameSearch::kAlphaBeta));
     }
-    std::vector<GameJob> jobs;
+    std::vector<OthelloJob> jobs;
     u32 game = 0;
     for (int b = 0; b < 3; ++b)
       for (int w = 0; w < 3; ++w) {
@@ -231,14 +231,14 @@ TEST(PlayCpu, EveryRecordReplaysLegallyToItsScore) {
   const int swh = cpu->add_agent(play::swh_agent({3, 12}));
   const int rnd = cpu->add_agent(play::random_agent());
   const int nt = cpu->add_agent(small_ntuple_agent(3, 5, {1, 10}));
-  std::vector<GameJob> jobs = make_games(12, swh, rnd, 3, 0);
+  std::vector<OthelloJob> jobs = make_games(12, swh, rnd, 3, 0);
   for (const auto& j : make_games(12, rnd, nt, 3, 100)) jobs.push_back(j);
   for (const auto& j : make_games(12, nt, swh, 3, 200)) jobs.push_back(j);
   // From the standard start too, and from a late position (few empties, passes likely).
-  GameJob from_start = jobs[0];
+  OthelloJob from_start = jobs[0];
   from_start.start = othello::Position{};
   jobs.push_back(from_start);
-  GameJob late = jobs[1];
+  OthelloJob late = jobs[1];
   late.start = random_start(999, 50);
   jobs.push_back(late);
   const auto records = play_all(*cpu, jobs);
@@ -265,7 +265,7 @@ TEST(PlayCpu, RandomAgentGamesDependOnTheSeedOnly) {
   EXPECT_GE(differ, 19) << "seeds 1 and 2 should give different games";
   // Different game ids of one seed differ too (games 0 and 1 start from different openings
   // here, so compare two ids from the same start).
-  std::vector<GameJob> twins = make_games(2, rnd, rnd, 1, 0, 0);
+  std::vector<OthelloJob> twins = make_games(2, rnd, rnd, 1, 0, 0);
   twins[1].start = twins[0].start;
   const auto t = play_all(*cpu, twins);
   EXPECT_FALSE(same_game(t[0], t[1]));
@@ -276,7 +276,7 @@ TEST(PlayCpu, SwhDepthTwoBeatsRandom) {
   auto cpu = make_backend("cpu", 2);
   const int swh = cpu->add_agent(play::swh_agent({2, -1}));
   const int rnd = cpu->add_agent(play::random_agent());
-  std::vector<GameJob> jobs = make_games(20, swh, rnd, 5, 0, 0);
+  std::vector<OthelloJob> jobs = make_games(20, swh, rnd, 5, 0, 0);
   for (const auto& j : make_games(20, rnd, swh, 5, 20, 0)) jobs.push_back(j);
   const auto records = play_all(*cpu, jobs);
   int wins = 0;
@@ -336,11 +336,11 @@ TEST(PlayCpu, UpdateAgentReplacesTheCopy) {
 TEST(PlayCpu, BadJobsAndAgentsAreErrors) {
   auto cpu = make_backend("cpu", 1);
   const int h = cpu->add_agent(play::swh_agent());
-  std::vector<GameJob> jobs = make_games(2, h, h, 1);
-  std::vector<play::GameRecord> one(1);
+  std::vector<OthelloJob> jobs = make_games(2, h, h, 1);
+  std::vector<play::OthelloRecord> one(1);
   EXPECT_THROW(cpu->play(jobs, one), Error);
   jobs[1].white = 5;
-  std::vector<play::GameRecord> two(2);
+  std::vector<play::OthelloRecord> two(2);
   EXPECT_THROW(cpu->play(jobs, two), Error);
   play::Agent deep = play::swh_agent({play::kMaxDepth + 1, -1});
   EXPECT_THROW(cpu->add_agent(deep), Error);
@@ -475,7 +475,7 @@ TEST(PlaySignature, OthelloMoveListsOfAFixedBatchAreThoseFromBeforeTheGenericEng
                                         features_agent({2, 14}, 0.2), small_ntuple_agent(61, 3, {2, 12}),
                                         small_ntuple_agent(3, 9, {1, -1})};
   for (const auto& a : agents) cpu->add_agent(a);
-  std::vector<GameJob> jobs;
+  std::vector<OthelloJob> jobs;
   u32 game = 0;
   for (int b = 0; b < 7; ++b)
     for (int w = 0; w < 7; ++w) {

@@ -1,11 +1,11 @@
-// The game-generic playout engine (play/playout.hpp) on a second game: Tic-Tac-Toe games through
+// The game-generic playout engine (engine/playout.hpp) on a second game: Tic-Tac-Toe games through
 // the same Backend::play path as Othello's, checked against facts of the game itself (perfect
 // play draws, a perfect player never loses) and against the random-stream contract.
 #include <gtest/gtest.h>
 #include <vector>
-#include "evalforge/backend.hpp"
-#include "evalforge/core/error.hpp"
-#include "evalforge/play/players.hpp"
+#include "backends/backend.hpp"
+#include "core/error.hpp"
+#include "games/registry.hpp"
 
 using namespace ef;
 

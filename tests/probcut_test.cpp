@@ -1,15 +1,15 @@
-// ProbCut (search/pvs.hpp, play/probcut.hpp): fitting, the parameter file, the selective search,
+// ProbCut (engine/pvs.hpp, games/othello/probcut.hpp): fitting, the parameter file, the selective search,
 // and agents that use it.
 #include <gtest/gtest.h>
 #include <fmt/format.h>
 #include <filesystem>
 #include <fstream>
-#include "evalforge/backend.hpp"
-#include "evalforge/eval/swh.hpp"
-#include "evalforge/play/agent.hpp"
-#include "evalforge/search/othello_search.hpp"
-#include "play/agent_file.hpp"
-#include "play/probcut.hpp"
+#include "backends/backend.hpp"
+#include "games/othello/swh.hpp"
+#include "games/othello/agent.hpp"
+#include "games/othello/tree_search.hpp"
+#include "games/othello/agent_file.hpp"
+#include "games/othello/probcut.hpp"
 #include "test_support.hpp"
 
 using namespace ef;
@@ -138,7 +138,7 @@ TEST(ProbCut, AgentFileKeyRoundTripAndDeterministicGames) {
       EXPECT_FLOAT_EQ(b.probcut->b[d][p], a.probcut->b[d][p]);
     }
 
-  std::vector<GameJob> jobs(6);
+  std::vector<OthelloJob> jobs(6);
   for (u32 k = 0; k < jobs.size(); ++k) {
     Rng rng(5, Purpose::kGame, k);
     jobs[k].start = othello::random_opening(rng, 6);
@@ -147,7 +147,7 @@ TEST(ProbCut, AgentFileKeyRoundTripAndDeterministicGames) {
     jobs[k].black = static_cast<int>(k % 2);
     jobs[k].white = static_cast<int>(1 - k % 2);
   }
-  std::vector<play::GameRecord> r1(jobs.size()), r2(jobs.size());
+  std::vector<play::OthelloRecord> r1(jobs.size()), r2(jobs.size());
   auto one = make_backend("cpu", 1), two = make_backend("cpu", 2);
   for (Backend* be : {one.get(), two.get()}) {
     be->add_agent(a);

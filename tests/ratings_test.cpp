@@ -8,12 +8,12 @@
 #include <span>
 #include <string>
 #include <vector>
-#include "evalforge/core/error.hpp"
-#include "evalforge/core/rng.hpp"
-#include "ga/ratings.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "ratings/ratings.hpp"
 
 using namespace ef;
-using namespace ef::tournament;
+using namespace ef::ratings;
 
 namespace {
 

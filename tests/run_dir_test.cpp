@@ -11,7 +11,7 @@
 #include "core/bytes.hpp"
 #include "core/files.hpp"
 #include "core/run_dir.hpp"
-#include "evalforge/core/error.hpp"
+#include "core/error.hpp"
 
 using namespace ef;
 namespace fs = std::filesystem;

@@ -15,13 +15,13 @@
 #include "test_support.hpp"
 #include "data/generate.hpp"
 #include "data/positions.hpp"
-#include "eval/score_table.hpp"
-#include "eval/shape.hpp"
-#include "evalforge/backend.hpp"
-#include "evalforge/core/error.hpp"
-#include "evalforge/games/othello.hpp"
-#include "ga/search_run.hpp"
-#include "play/agent_file.hpp"
+#include "runs/score_table.hpp"
+#include "games/othello/shape.hpp"
+#include "backends/backend.hpp"
+#include "core/error.hpp"
+#include "games/othello/bitboard.hpp"
+#include "runs/shape_search_run.hpp"
+#include "games/othello/agent_file.hpp"
 
 namespace fs = std::filesystem;
 using namespace ef;

@@ -1,18 +1,18 @@
 // Alpha-beta (explicit stack, move ordering, root tie rule) against plain recursive minimax,
-// for Othello and Tic-Tac-Toe, with every evaluator; and the midgame search (search/pvs.hpp:
+// for Othello and Tic-Tac-Toe, with every evaluator; and the midgame search (engine/pvs.hpp:
 // iterative deepening, PVS, aspiration, transposition table, killers, history) against both.
 #include <gtest/gtest.h>
 #include <vector>
-#include "evalforge/core/rng.hpp"
-#include "evalforge/eval/features.hpp"
-#include "evalforge/eval/ntuple_evaluator.hpp"
-#include "evalforge/eval/swh.hpp"
-#include "evalforge/games/othello_game.hpp"
-#include "evalforge/games/squares.hpp"
-#include "evalforge/games/tictactoe.hpp"
-#include "evalforge/search/alphabeta.hpp"
-#include "evalforge/search/othello_search.hpp"
-#include "evalforge/search/pvs.hpp"
+#include "core/rng.hpp"
+#include "games/othello/features.hpp"
+#include "games/othello/ntuple_evaluator.hpp"
+#include "games/othello/swh.hpp"
+#include "games/othello/game.hpp"
+#include "games/othello/squares.hpp"
+#include "games/tictactoe/game.hpp"
+#include "engine/alphabeta.hpp"
+#include "games/othello/tree_search.hpp"
+#include "engine/pvs.hpp"
 
 using namespace ef;
 using search::kInfinity;

@@ -6,16 +6,16 @@
 #include <set>
 #include <vector>
 #include "data/games.hpp"
-#include "evalforge/core/rng.hpp"
-#include "evalforge/games/othello_game.hpp"
-#include "evalforge/games/squares.hpp"
-#include "evalforge/search/alphabeta.hpp"
-#include "evalforge/search/endgame.hpp"
-#include "evalforge/search/othello_search.hpp"
-#include "evalforge/eval/swh.hpp"
-#include "eval/shape.hpp"
-#include "backend_cpu/network_eval.hpp"
-#include "play/agent_file.hpp"
+#include "core/rng.hpp"
+#include "games/othello/game.hpp"
+#include "games/othello/squares.hpp"
+#include "engine/alphabeta.hpp"
+#include "games/othello/endgame.hpp"
+#include "games/othello/tree_search.hpp"
+#include "games/othello/swh.hpp"
+#include "games/othello/shape.hpp"
+#include "backends/cpu/network_eval.hpp"
+#include "games/othello/agent_file.hpp"
 #include "test_support.hpp"
 
 using namespace ef;

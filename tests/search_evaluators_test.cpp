@@ -2,13 +2,13 @@
 #include <gtest/gtest.h>
 #include <string>
 #include <vector>
-#include "eval/feature_weights.hpp"
-#include "evalforge/core/error.hpp"
-#include "evalforge/eval/features.hpp"
-#include "evalforge/eval/ntuple_evaluator.hpp"
-#include "evalforge/eval/swh.hpp"
-#include "evalforge/games/othello_game.hpp"
-#include "evalforge/games/squares.hpp"
+#include "games/othello/feature_weights.hpp"
+#include "core/error.hpp"
+#include "games/othello/features.hpp"
+#include "games/othello/ntuple_evaluator.hpp"
+#include "games/othello/swh.hpp"
+#include "games/othello/game.hpp"
+#include "games/othello/squares.hpp"
 
 using namespace ef;
 

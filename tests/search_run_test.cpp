@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 #include "data/generate.hpp"
-#include "evalforge/core/error.hpp"
-#include "ga/search_run.hpp"
+#include "core/error.hpp"
+#include "runs/shape_search_run.hpp"
 #include "ga/thread_team.hpp"
 
 using namespace ef;

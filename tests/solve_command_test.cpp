@@ -9,10 +9,10 @@
 #include <fstream>
 #include <string>
 #include "test_support.hpp"
-#include "evalforge/core/rng.hpp"
-#include "evalforge/games/othello_game.hpp"
-#include "evalforge/games/squares.hpp"
-#include "evalforge/search/endgame.hpp"
+#include "core/rng.hpp"
+#include "games/othello/game.hpp"
+#include "games/othello/squares.hpp"
+#include "games/othello/endgame.hpp"
 
 using namespace ef;
 namespace fs = std::filesystem;

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
-#include "evalforge/core/rng.hpp"
-#include "evalforge/eval/swh.hpp"
-#include "evalforge/games/othello.hpp"
-#include "evalforge/games/squares.hpp"
+#include "core/rng.hpp"
+#include "games/othello/swh.hpp"
+#include "games/othello/bitboard.hpp"
+#include "games/othello/squares.hpp"
 
 using namespace ef;
 

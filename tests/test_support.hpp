@@ -13,7 +13,7 @@
 #include <utility>
 #include <gtest/gtest.h>
 #include "data/games.hpp"
-#include "evalforge/core/error.hpp"
+#include "core/error.hpp"
 
 namespace ef::test {
 

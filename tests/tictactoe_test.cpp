@@ -1,8 +1,8 @@
 // Tic-Tac-Toe rules against the facts of docs/method.md section 3.
 #include <gtest/gtest.h>
 #include <set>
-#include "evalforge/games/tictactoe.hpp"
-#include "evalforge/search/alphabeta.hpp"
+#include "games/tictactoe/game.hpp"
+#include "engine/alphabeta.hpp"
 
 using namespace ef;
 using tictactoe::Board;

@@ -1,4 +1,4 @@
-// Tournaments (play/tournament.hpp): a round robin ranks a random player last by every rating,
+// Tournaments (runs/tournament.hpp): a round robin ranks a random player last by every rating,
 // every recorded game replays legally from its opening to its recorded score, a gauntlet plays
 // only the first agent's pairings, each opening is played twice per pairing with colours
 // swapped, an interrupted-then-resumed run writes the same bytes as an uninterrupted one, a
@@ -14,9 +14,9 @@
 #include <nlohmann/json.hpp>
 #include "core/files.hpp"
 #include "data/generate.hpp"
-#include "evalforge/core/error.hpp"
-#include "evalforge/games/squares.hpp"
-#include "play/tournament.hpp"
+#include "core/error.hpp"
+#include "games/othello/squares.hpp"
+#include "runs/tournament.hpp"
 #include "test_support.hpp"
 
 using namespace ef;

@@ -1,10 +1,10 @@
-// The Tic-Tac-Toe network evaluator (eval/ttt_network.hpp): values against hand computation,
+// The Tic-Tac-Toe network evaluator (games/tictactoe/network.hpp): values against hand computation,
 // gene decoding, and the network under minimax through the playout engine.
 #include <gtest/gtest.h>
 #include <vector>
-#include "evalforge/backend.hpp"
-#include "evalforge/eval/ttt_network.hpp"
-#include "evalforge/play/players.hpp"
+#include "backends/backend.hpp"
+#include "games/tictactoe/network.hpp"
+#include "games/registry.hpp"
 
 using namespace ef;
 using namespace ef::tictactoe;

@@ -13,8 +13,8 @@
 #include "data/datasets.hpp"
 #include "data/games.hpp"
 #include "data/positions.hpp"
-#include "evalforge/core/error.hpp"
-#include "evalforge/games/othello.hpp"
+#include "core/error.hpp"
+#include "games/othello/bitboard.hpp"
 
 namespace ef::app {
 namespace {

@@ -1,4 +1,4 @@
-// evalforge evolve: the GA runs (ga/evolve_run.hpp); the config's [evolve] kind says which:
+// evalforge evolve: the GA runs (runs/evolve_run.hpp); the config's [evolve] kind says which:
 // the Elo round-robin GA of Othello feature weights (configs/elo-oe_*.toml) or the Tic-Tac-Toe
 // network GA (configs/ttt-*.toml). A resumable run directory either way.
 #include <fmt/chrono.h>
@@ -7,8 +7,8 @@
 #include <filesystem>
 #include "app/commands.hpp"
 #include "core/run_dir.hpp"
-#include "evalforge/core/error.hpp"
-#include "ga/evolve_run.hpp"
+#include "core/error.hpp"
+#include "runs/evolve_run.hpp"
 
 namespace ef::app {
 

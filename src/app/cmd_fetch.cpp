@@ -11,7 +11,7 @@
 #include "app/commands.hpp"
 #include "core/run_dir.hpp"
 #include "data/datasets.hpp"
-#include "evalforge/core/error.hpp"
+#include "core/error.hpp"
 
 namespace ef::app {
 namespace {

@@ -13,8 +13,8 @@
 #include "app/commands.hpp"
 #include "app/options.hpp"
 #include "data/generate.hpp"
-#include "evalforge/core/error.hpp"
-#include "play/agent_file.hpp"
+#include "core/error.hpp"
+#include "games/othello/agent_file.hpp"
 
 namespace ef::app {
 

@@ -2,7 +2,7 @@
 // agent as a GTP engine on stdin and stdout, for GTP match programs and GUIs (and
 // `match --opponent-cmd`). Without a time limit the agent searches to its fixed depth.
 // evalforge gtp --game hex --agent SPEC [--size N] [--swap] [--seed N]: the same for Hex, with a
-// Hex player spec (uct, ev, resistance, random: play/hex_match.hpp; docs/hex-gtp.md), for Hex
+// Hex player spec (uct, ev, resistance, random: games/hex/player_spec.hpp; docs/hex-gtp.md), for Hex
 // GUIs and controllers (and `hex external`).
 //
 // stdout carries the protocol only; anything else (errors) goes to stderr. An agent that cannot
@@ -11,12 +11,12 @@
 #include <memory>
 #include <string>
 #include "app/commands.hpp"
-#include "evalforge/core/rng.hpp"
-#include "play/agent_file.hpp"
-#include "evalforge/core/error.hpp"
-#include "play/gtp_engine.hpp"
-#include "play/hex_gtp_engine.hpp"
-#include "play/hex_match.hpp"
+#include "core/rng.hpp"
+#include "games/othello/agent_file.hpp"
+#include "core/error.hpp"
+#include "games/othello/gtp_engine.hpp"
+#include "games/hex/gtp_engine.hpp"
+#include "games/hex/player_spec.hpp"
 
 namespace ef::app {
 

@@ -1,5 +1,5 @@
 // evalforge hex: the Hex experiments of docs/method.md section 4.
-//   hex match    two players (specs: play/hex_match.hpp) over N games, colours alternating, as a
+//   hex match    two players (specs: games/hex/player_spec.hpp) over N games, colours alternating, as a
 //                resumable run directory; prints A's score with a 95% Wilson interval
 //   hex analyse  the network characteristics (d, L, C, C') of both colours along the games of a
 //                match run, split by who won: the data that fixes the evaluation's sign
@@ -9,17 +9,17 @@
 #include <atomic>
 #include <ctime>
 #include <thread>
-#include "evalforge/core/parallel.hpp"
+#include "core/parallel.hpp"
 #include <memory>
 #include <sstream>
 #include "app/commands.hpp"
 #include "core/run_dir.hpp"
-#include "evalforge/core/error.hpp"
-#include "evalforge/eval/hex_network.hpp"
-#include "ga/hex_tune.hpp"
-#include "ga/ratings.hpp"
-#include "play/hex_match.hpp"
-#include "play/hex_run.hpp"
+#include "core/error.hpp"
+#include "games/hex/characteristics.hpp"
+#include "runs/hex_tune_run.hpp"
+#include "ratings/ratings.hpp"
+#include "games/hex/player_spec.hpp"
+#include "runs/hex_match_run.hpp"
 
 namespace ef::app {
 
@@ -32,18 +32,18 @@ struct HexMatchArgs {
 };
 
 void print_summary(const std::vector<play::HexGameRow>& rows, const std::string& dir) {
-  std::vector<tournament::GameResult> all, as_black, as_white;
+  std::vector<ratings::GameResult> all, as_black, as_white;
   double seconds = 0;
   for (const auto& r : rows) {
-    const tournament::GameResult g{0, 1, r.a_won ? 1.0 : 0.0};
+    const ratings::GameResult g{0, 1, r.a_won ? 1.0 : 0.0};
     all.push_back(g);
     (r.a_black ? as_black : as_white).push_back(g);
     seconds += r.seconds;
   }
   if (all.empty()) return;
-  auto line = [](const char* what, const std::vector<tournament::GameResult>& v) {
+  auto line = [](const char* what, const std::vector<ratings::GameResult>& v) {
     if (v.empty()) return;
-    const auto s = tournament::expected_score_interval(v, 2, 0);
+    const auto s = ratings::expected_score_interval(v, 2, 0);
     fmt::print("  {:<10} A wins {}/{} = {:.1f}%  95% interval [{:.1f}%, {:.1f}%] (Wilson)\n", what, s.wins, s.games,
                100 * s.mean, 100 * s.low95, 100 * s.high95);
   };
@@ -175,43 +175,22 @@ struct HexTournamentArgs {
   int threads = 0;
 };
 
-// A round robin: every pair plays `games` games, colours alternating (the pair's first player
-// is Black in even games); game k of pair (i, j) is game i * 2^20 + j * 2^10 + k of the stream,
-// so results do not depend on the thread count. Prints the cross table (wins of the row player)
-// and the Bradley-Terry ratings (ga/ratings.hpp) with 95% margins.
+// A round robin (games/hex/player_spec.hpp hex_round_robin). Prints the cross table (wins of the
+// row player) and the Bradley-Terry ratings (ratings/ratings.hpp) with 95% margins.
 void run_hex_tournament(const HexTournamentArgs& a) {
   std::vector<play::HexPlayer> players;
   for (const auto& spec : a.players) players.push_back(play::parse_hex_player(spec));
   const int n = static_cast<int>(players.size());
   if (n < 2) fail("hex tournament: give at least two --player specs");
   if (n > 64) fail("hex tournament: {} players (at most 64)", n);
-  struct Unit {
-    int i, j, k;
-  };
-  std::vector<Unit> units;
-  for (int i = 0; i < n; ++i)
-    for (int j = i + 1; j < n; ++j)
-      for (int k = 0; k < a.games; ++k) units.push_back({i, j, k});
-  std::vector<tournament::GameResult> results(units.size());
-  std::atomic<std::size_t> next{0};
-  const hex::Board start = hex::empty_board(a.size, a.swap);
-  const int threads = resolve_threads(a.threads);
-  run_parallel(std::min<int>(threads, static_cast<int>(units.size())), [&] {
-    play::HexTable table;
-    for (std::size_t u; (u = next.fetch_add(1)) < units.size();) {
-      const Unit& x = units[u];
-      const int black = x.k % 2 == 0 ? x.i : x.j, white = x.k % 2 == 0 ? x.j : x.i;
-      const u32 game = static_cast<u32>(x.i) << 20 | static_cast<u32>(x.j) << 10 | static_cast<u32>(x.k);
-      const play::HexRecord r = table.play(players[black], players[white], start, a.seed, game);
-      results[u] = {black, white, r.black_score > 0 ? 1.0 : 0.0};
-    }
-  });
+  const std::vector<ratings::GameResult> results =
+      play::hex_round_robin(players, a.games, hex::empty_board(a.size, a.swap), a.seed, a.threads);
   std::vector<int> wins(static_cast<std::size_t>(n) * n, 0);
   for (const auto& g : results) {
     const int winner = g.score > 0.5 ? g.first : g.second, loser = g.score > 0.5 ? g.second : g.first;
     ++wins[static_cast<std::size_t>(winner) * n + loser];
   }
-  const auto fit = tournament::fit_bradley_terry(results, n);
+  const auto fit = ratings::fit_bradley_terry(results, n);
   fmt::print("Hex round robin on {}x{}{}, {} games a pair (row player's wins)\n", a.size, a.size, a.swap ? " with swap" : "", a.games);
   std::size_t width = 0;
   for (const auto& p : players) width = std::max(width, p.spec.size());

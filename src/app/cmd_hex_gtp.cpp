@@ -8,10 +8,10 @@
 #include <memory>
 #include "app/commands.hpp"
 #include "core/files.hpp"
-#include "evalforge/core/error.hpp"
-#include "ga/ratings.hpp"
-#include "play/hex_external_match.hpp"
-#include "play/hex_gtp_engine.hpp"
+#include "core/error.hpp"
+#include "ratings/ratings.hpp"
+#include "games/hex/external_match.hpp"
+#include "games/hex/gtp_engine.hpp"
 
 namespace ef::app {
 
@@ -52,14 +52,14 @@ void run_hex_external(const HexExternalArgs& a) {
     throw;
   }
   if (!a.out.empty()) write_atomically(a.out, transcript(games));
-  std::vector<tournament::GameResult> results;
+  std::vector<ratings::GameResult> results;
   int forfeits = 0;
   for (const auto& g : games) {
     results.push_back({0, 1, g.agent_won() ? 1.0 : 0.0});
     forfeits += !g.completed;
   }
   if (results.empty()) return;
-  const auto si = tournament::expected_score_interval(results, 2, 0);
+  const auto si = ratings::expected_score_interval(results, 2, 0);
   fmt::print("{} vs '{}' on {}x{}{}: {} games, wins {} losses {} (forfeits by the engine: {})\n", player.spec,
              a.options.command, a.options.size, a.options.size, a.options.swap ? " with swap" : "", si.games, si.wins,
              si.losses, forfeits);

@@ -7,10 +7,10 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include "app/commands.hpp"
-#include "evalforge/backend.hpp"
-#include "evalforge/core/error.hpp"
-#include "ga/ratings.hpp"
-#include "play/agent_file.hpp"
+#include "backends/backend.hpp"
+#include "core/error.hpp"
+#include "ratings/ratings.hpp"
+#include "games/othello/agent_file.hpp"
 
 namespace ef::app {
 
@@ -35,9 +35,9 @@ void run_league(const LeagueArgs& a) {
   swh.epsilon = a.epsilon;
   auto backend = make_backend(a.backend, a.threads);
   const int me = backend->add_agent(agent), them = backend->add_agent(swh);
-  std::vector<GameJob> jobs;
+  std::vector<OthelloJob> jobs;
   for (int g = 0; g < 2 * a.double_games; ++g) {
-    GameJob j;
+    OthelloJob j;
     const bool black = g % 2 == 0;  // game 2k: the agent is black; game 2k+1: white
     j.black = black ? me : them;
     j.white = black ? them : me;
@@ -45,12 +45,12 @@ void run_league(const LeagueArgs& a) {
     j.game = static_cast<u32>(g);
     jobs.push_back(j);
   }
-  std::vector<play::GameRecord> records(jobs.size());
+  std::vector<play::OthelloRecord> records(jobs.size());
   const auto t0 = std::chrono::steady_clock::now();
   backend->play(jobs, records);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  std::vector<tournament::GameResult> games;
+  std::vector<ratings::GameResult> games;
   double black_score_sum = 0, white_score_sum = 0;
   for (std::size_t g = 0; g < jobs.size(); ++g) {
     const int s = records[g].black_score;
@@ -58,7 +58,7 @@ void run_league(const LeagueArgs& a) {
     games.push_back({g % 2 == 0 ? 0 : 1, g % 2 == 0 ? 1 : 0, black});
     (g % 2 == 0 ? black_score_sum : white_score_sum) += g % 2 == 0 ? black : 1.0 - black;
   }
-  const auto si = tournament::expected_score_interval(games, 2, 0);
+  const auto si = ratings::expected_score_interval(games, 2, 0);
   const double as_black = black_score_sum / a.double_games, as_white = white_score_sum / a.double_games;
   if (a.json) {
     nlohmann::json j{{"agent", agent.name},        {"opponent", "swh"},         {"depth", a.depth},

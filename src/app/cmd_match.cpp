@@ -1,20 +1,20 @@
 // evalforge match: the seed paper's match experiment (docs/method.md 1.4) as a resumable run
-// directory (play/match.hpp).
+// directory (runs/match_experiment.hpp).
 #include <fmt/chrono.h>
 #include <fmt/core.h>
 #include <ctime>
 #include <iostream>
 #include "app/commands.hpp"
 #include "core/run_dir.hpp"
-#include "evalforge/core/error.hpp"
-#include "ga/ratings.hpp"
-#include "play/match.hpp"
+#include "core/error.hpp"
+#include "ratings/ratings.hpp"
+#include "runs/match_experiment.hpp"
 #include "core/files.hpp"
 #include "data/datasets.hpp"
 #include "data/games.hpp"
-#include "evalforge/core/rng.hpp"
-#include "play/agent_file.hpp"
-#include "play/external_match.hpp"
+#include "core/rng.hpp"
+#include "games/othello/agent_file.hpp"
+#include "games/othello/external_match.hpp"
 
 namespace ef::app {
 
@@ -98,7 +98,7 @@ void run_external(const MatchArgs& a) {
     }
     throw;
   }
-  std::vector<tournament::GameResult> results;
+  std::vector<ratings::GameResult> results;
   int forfeits = 0;
   double disc_sum = 0;
   int completed = 0;
@@ -109,7 +109,7 @@ void run_external(const MatchArgs& a) {
     else disc_sum += s, ++completed;
   }
   if (!a.out.empty()) write_transcript();
-  const auto si = tournament::expected_score_interval(results, 2, 0);
+  const auto si = ratings::expected_score_interval(results, 2, 0);
   fmt::print("{} vs '{}': {} games, wins {} draws {} losses {} (forfeits by the engine: {})\n", agent.name, a.opponent_cmd,
              si.games, si.wins, si.draws, si.losses, forfeits);
   fmt::print("score {:.3f}  95% interval [{:.3f}, {:.3f}] (Wilson); mean disc difference {:+.1f} over {} completed games\n",
@@ -150,10 +150,10 @@ void run_match_command(const MatchArgs& a) {
     last_round = std::max(last_round, r.round);
   }
   for (int p = 0; p < replicates; ++p) {
-    std::vector<tournament::GameResult> all, late;
+    std::vector<ratings::GameResult> all, late;
     for (const auto& r : rounds) {
       if (r.replicate != p) continue;
-      auto add = [&](std::vector<tournament::GameResult>& v) {
+      auto add = [&](std::vector<ratings::GameResult>& v) {
         for (int i = 0; i < r.wins; ++i) v.push_back({0, 1, 1.0});
         for (int i = 0; i < r.draws; ++i) v.push_back({0, 1, 0.5});
         for (int i = 0; i < r.losses; ++i) v.push_back({0, 1, 0.0});
@@ -162,11 +162,11 @@ void run_match_command(const MatchArgs& a) {
       if (r.round >= (last_round + 1) * 3 / 4) add(late);
     }
     if (all.empty()) continue;
-    const auto s = tournament::expected_score_interval(all, 2, 0);
+    const auto s = ratings::expected_score_interval(all, 2, 0);
     fmt::print("replicate {}: agent 1 scores {:.3f} [{:.3f}, {:.3f}] over {} games", p, s.mean, s.low95, s.high95,
                s.games);
     if (!late.empty()) {
-      const auto l = tournament::expected_score_interval(late, 2, 0);
+      const auto l = ratings::expected_score_interval(late, 2, 0);
       fmt::print("; {:.3f} [{:.3f}, {:.3f}] over the last {} games", l.mean, l.low95, l.high95, l.games);
     }
     fmt::print("\n");

@@ -1,6 +1,6 @@
 // evalforge probcut --agent FILE --out FILE [--positions N] [--min-depth D] [--max-depth D]
 //                   [--threshold T] [--seed S] [--threads T]
-// Fits ProbCut's parameters for an agent's evaluator (play/probcut.hpp, docs/search.md) and
+// Fits ProbCut's parameters for an agent's evaluator (games/othello/probcut.hpp, docs/search.md) and
 // writes them; an agent uses them with `probcut = "FILE"` in its .toml.
 #include <fmt/core.h>
 #include <memory>
@@ -8,9 +8,9 @@
 #include <thread>
 #include "app/commands.hpp"
 #include "core/cpu_time.hpp"
-#include "evalforge/core/error.hpp"
-#include "play/agent_file.hpp"
-#include "play/probcut.hpp"
+#include "core/error.hpp"
+#include "games/othello/agent_file.hpp"
+#include "games/othello/probcut.hpp"
 
 namespace ef::app {
 

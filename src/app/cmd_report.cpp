@@ -4,7 +4,7 @@
 //                      mean over generations 0-50, moving average (Figure 5)
 //   test_ratio.png     the same for the test score (Figure 6)
 //   shapes-move-K.png  each island's best shape: every tuple's squares on an 8x8 board
-// and for a match run (play/match.hpp):
+// and for a match run (runs/match_experiment.hpp):
 //   win_rate.png       agent 1's score per round against games played, per replicate, with a
 //                      moving average, beside 0.5 and the paper's ~0.75 after 300,000 games
 #include <fmt/core.h>
@@ -18,8 +18,8 @@
 #include <sstream>
 #include "app/commands.hpp"
 #include "app/report.hpp"
-#include "eval/shape.hpp"
-#include "evalforge/core/error.hpp"
+#include "games/othello/shape.hpp"
+#include "core/error.hpp"
 
 namespace ef::app {
 

@@ -11,9 +11,9 @@
 #include "app/options.hpp"
 #include "data/datasets.hpp"
 #include "data/games.hpp"
-#include "eval/score_table.hpp"
-#include "evalforge/core/error.hpp"
-#include "play/agent_file.hpp"
+#include "runs/score_table.hpp"
+#include "core/error.hpp"
+#include "games/othello/agent_file.hpp"
 
 namespace ef::app {
 

@@ -8,11 +8,11 @@
 #include "app/commands.hpp"
 #include "data/datasets.hpp"
 #include "core/run_dir.hpp"
-#include "evalforge/core/error.hpp"
-#include "ga/search_run.hpp"
+#include "core/error.hpp"
+#include "runs/shape_search_run.hpp"
 #include "ga/thread_team.hpp"
 #if EF_HAVE_MPI
-#include "mpi/mpi_team.hpp"
+#include "ga/mpi_team.hpp"
 #endif
 
 namespace ef::app {

@@ -25,14 +25,14 @@
 #include "app/options.hpp"
 #include "core/cpu_time.hpp"
 #include "core/memory_check.hpp"
-#include "backend_cpu/network_eval.hpp"
-#include "play/agent_file.hpp"
-#include "evalforge/core/parallel.hpp"
+#include "backends/cpu/network_eval.hpp"
+#include "games/othello/agent_file.hpp"
+#include "core/parallel.hpp"
 #include "data/datasets.hpp"
 #include "data/games.hpp"
-#include "evalforge/core/error.hpp"
-#include "evalforge/games/squares.hpp"
-#include "evalforge/search/endgame.hpp"
+#include "core/error.hpp"
+#include "games/othello/squares.hpp"
+#include "games/othello/endgame.hpp"
 
 namespace ef::app {
 

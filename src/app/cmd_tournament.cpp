@@ -1,14 +1,14 @@
 // evalforge tournament: a round robin or gauntlet between agents from shared openings, rated by
 // sequential Elo, a Bradley-Terry fit and mean scores, as a resumable run directory
-// (play/tournament.hpp).
+// (runs/tournament.hpp).
 #include <fmt/chrono.h>
 #include <fmt/core.h>
 #include <cstdio>
 #include <ctime>
 #include "app/commands.hpp"
 #include "core/run_dir.hpp"
-#include "evalforge/core/error.hpp"
-#include "play/tournament.hpp"
+#include "core/error.hpp"
+#include "runs/tournament.hpp"
 
 namespace ef::app {
 

@@ -15,16 +15,16 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include "app/commands.hpp"
-#include "eval/feature_weights.hpp"
+#include "games/othello/feature_weights.hpp"
 #include "ga/elo_ga.hpp"
-#include "play/feature_tournament.hpp"
+#include "games/othello/fitness_matches.hpp"
 #include "app/options.hpp"
 #include "data/generate.hpp"
-#include "eval/shape.hpp"
-#include "evalforge/core/error.hpp"
-#include "evalforge/core/rng.hpp"
-#include "evalforge/cuda_backend.hpp"
-#include "ga/generation_batch.hpp"
+#include "games/othello/shape.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "backends/cuda/cuda_backend.hpp"
+#include "runs/shape_generation_batch.hpp"
 #include "ga/islands.hpp"
 
 namespace ef::app {
@@ -119,10 +119,10 @@ std::vector<play::Agent> verify_agents() {
 
 // n games between agent handles a and b, colours alternating, each from its own random opening
 // of 4 or 5 plies (either side to move), game ids 0..n-1 of seed 1.
-std::vector<GameJob> verify_games(int n, int a, int b) {
-  std::vector<GameJob> jobs;
+std::vector<OthelloJob> verify_games(int n, int a, int b) {
+  std::vector<OthelloJob> jobs;
   for (int k = 0; k < n; ++k) {
-    GameJob j;
+    OthelloJob j;
     j.black = k % 2 ? b : a;
     j.white = k % 2 ? a : b;
     Rng rng(1, Purpose::kDatagen, 0x6A3E, static_cast<u32>(k));
@@ -175,7 +175,7 @@ GamesOutcome verify_games_on(Backend& cpu, Backend& tested, int n) {
              agents[0].name, agents[1].name, agents[0].limits.depth, agents[0].limits.exact_empties, agents[0].epsilon);
   GamesOutcome o;
   o.games = n;
-  std::vector<play::GameRecord> on_cpu(jobs.size()), on_tested(jobs.size());
+  std::vector<play::OthelloRecord> on_cpu(jobs.size()), on_tested(jobs.size());
   auto t0 = std::chrono::steady_clock::now();
   cpu.play(jobs, on_cpu);
   o.reference_seconds = seconds_since(t0);
@@ -188,7 +188,7 @@ GamesOutcome verify_games_on(Backend& cpu, Backend& tested, int n) {
              o.reference_nodes, tested.name(), o.tested_seconds, o.tested_nodes);
   o.diff = first_game_difference<games::Othello>(on_cpu, on_tested);
   if (o.diff) {
-    const GameJob& j = jobs[o.diff->game];
+    const OthelloJob& j = jobs[o.diff->game];
     fmt::print("DIFFERENT: game {} ({} black): {} ({} vs {})\n", o.diff->game, j.black == handles[0] ? "swh" : "ntuple",
                o.diff->what, cpu.name(), tested.name());
   } else {
@@ -424,7 +424,7 @@ void register_verify(CLI::App& app) {
       ->check(CLI::Range(0, 1'000'000));
   cmd->add_option("--individuals", a->individuals, "Jobs to compare, round-robin over the islands (0 = all)")
       ->check(CLI::Range(0, 100'000'000));
-  cmd->add_option("--batch", a->batch_size, "Override the config's training batch size")->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--batch", a->batch_size, "Override the config's training batch size")->check(CLI::Range(1, kMaxBatchSize));
   cmd->add_option("--threads", a->threads, "CPU worker threads (0 = all)")->check(CLI::Range(0, 1024));
   cmd->add_option("--play-games", a->play_games,
                   "Self-play games to compare after the training check (SWH depth 3 vs an Edax-shape n-tuple agent; "

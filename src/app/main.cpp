@@ -5,7 +5,7 @@
 #include "app/commands.hpp"
 #include "core/run_dir.hpp"
 #include "data/datasets.hpp"
-#include "evalforge/core/error.hpp"
+#include "core/error.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"evalforge: GPU-accelerated fitness evaluation for evolving board-game evaluators"};

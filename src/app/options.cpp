@@ -1,8 +1,9 @@
 #include "app/options.hpp"
 #include <fmt/core.h>
 #include <charconv>
-#include <toml++/toml.h>
-#include "evalforge/core/error.hpp"
+#include "core/error.hpp"
+#include "core/toml_reader.hpp"
+#include "runs/training_table.hpp"
 
 namespace ef::app {
 
@@ -57,39 +58,9 @@ data::Duplicates parse_dedup(const std::string& text, data::SplitBy split) {
   fail("--dedup: '{}' is not a choice (expected merge, keep or auto)", text);
 }
 
-namespace {
-
-template <typename T>
-T checked(const toml::node_view<const toml::node>& node, const std::string& where, T lo, T hi) {
-  std::optional<T> v;
-  if constexpr (std::is_floating_point_v<T>) v = node.value<double>();
-  else v = node.value<int64_t>();
-  if (!v || *v < lo || *v > hi) fail("{}: expected a number in [{}, {}]", where, lo, hi);
-  return *v;
-}
-
-}  // namespace
-
 TrainParams read_train_table(const std::string& file) {
-  toml::table t;
-  try {
-    t = toml::parse_file(file);
-  } catch (const toml::parse_error& e) {
-    fail("{}:{}: {}", file, e.source().begin.line, e.description());
-  }
   TrainParams p;
-  const auto* training = t["training"].as_table();
-  if (!training) return p;
-  for (const auto& [k, v] : *training) {
-    const std::string key(k.str());
-    const std::string where = fmt::format("{}: training.{}", file, key);
-    const toml::node_view<const toml::node> node(v);
-    if (key == "learning_rate") p.learning_rate = checked<double>(node, where, 1e-6, 1.0);
-    else if (key == "epochs") p.epochs = static_cast<int>(checked<int64_t>(node, where, 0, 10000));
-    else if (key == "batch_size") p.batch_size = static_cast<int>(checked<int64_t>(node, where, 1, 1 << 20));
-    else if (key == "seed") p.seed = static_cast<u64>(checked<int64_t>(node, where, 0, INT64_MAX));
-    else fail("{}: unknown key (expected learning_rate, epochs, batch_size, seed)", where);
-  }
+  read_training_table(parse_toml_file(file), file, p);
   return p;
 }
 
@@ -105,9 +76,10 @@ TrainParams TrainArgs::resolve() const {
 void add_train_options(CLI::App& cmd, TrainArgs& a) {
   cmd.add_option("--config", a.config, "TOML file whose [training] table sets the training parameters");
   cmd.add_option("--lr", a.learning_rate, "Learning rate: share of a position's error removed per step")
-      ->check(CLI::Range(1e-6, 1.0));
-  cmd.add_option("--epochs", a.epochs, "Passes over the training positions")->check(CLI::Range(0, 10000));
-  cmd.add_option("--batch", a.batch_size, "Positions per weight update (1 = plain SGD)")->check(CLI::Range(1, 1 << 20));
+      ->check(CLI::Range(kMinLearningRate, kMaxLearningRate));
+  cmd.add_option("--epochs", a.epochs, "Passes over the training positions")->check(CLI::Range(0, kMaxEpochs));
+  cmd.add_option("--batch", a.batch_size, "Positions per weight update (1 = plain SGD)")
+      ->check(CLI::Range(1, kMaxBatchSize));
   cmd.add_option("--train-seed", a.seed, "Seed of the training sample order");
 }
 

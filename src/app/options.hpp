@@ -9,7 +9,7 @@
 #include "data/datasets.hpp"
 #include "data/games.hpp"
 #include "data/positions.hpp"
-#include "evalforge/backend.hpp"
+#include "backends/backend.hpp"
 
 namespace ef::app {
 

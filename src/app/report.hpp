@@ -8,7 +8,7 @@ namespace ef::app {
 // Runs gnuplot on `script`; ef::Error when gnuplot is missing (naming the Debian package) or fails.
 void run_gnuplot(const std::filesystem::path& script);
 
-// An evolve run (ga/evolve_run.hpp): champion_rating.png (the champion's Elo and Bradley-Terry
+// An evolve run (runs/evolve_run.hpp): champion_rating.png (the champion's Elo and Bradley-Terry
 // rating with its 95% margin per generation, the population's mean Elo, the yardstick score) and
 // champion_weights.png (the champion's phase bounds o, e and its weights by phase).
 void report_evolve(const std::filesystem::path& dir);

@@ -8,8 +8,8 @@
 #include <vector>
 #include "app/report.hpp"
 #include "core/run_dir.hpp"
-#include "eval/feature_weights.hpp"
-#include "evalforge/core/error.hpp"
+#include "games/othello/feature_weights.hpp"
+#include "core/error.hpp"
 
 namespace ef::app {
 

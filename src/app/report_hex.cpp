@@ -13,7 +13,7 @@
 #include <vector>
 #include "app/report.hpp"
 #include "core/run_dir.hpp"
-#include "evalforge/core/error.hpp"
+#include "core/error.hpp"
 
 namespace ef::app {
 

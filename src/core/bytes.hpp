@@ -14,8 +14,8 @@
 #include <string_view>
 #include <type_traits>
 #include <vector>
-#include "evalforge/core/error.hpp"
-#include "evalforge/core/hd.hpp"
+#include "core/error.hpp"
+#include "core/hd.hpp"
 
 namespace ef {
 

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
-#include "evalforge/core/error.hpp"
+#include "core/error.hpp"
 
 namespace ef {
 

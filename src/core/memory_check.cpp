@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <string>
-#include "evalforge/core/error.hpp"
+#include "core/error.hpp"
 
 namespace ef {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
-#include "evalforge/core/hd.hpp"
+#include "core/hd.hpp"
 
 namespace ef {
 

@@ -15,7 +15,7 @@
 #include "core/files.hpp"
 #include "core/toml_reader.hpp"
 #include "core/version.hpp"
-#include "evalforge/core/error.hpp"
+#include "core/error.hpp"
 
 namespace ef {
 

@@ -1,5 +1,5 @@
 // The run directory: one component for every resumable run (search, match, tournament,
-// evolve). A run loop creates or opens its directory through RunDir and gets, from one place,
+// evolve, hex-match, hex-tune: src/runs/). A run loop creates or opens its directory through RunDir and gets, from one place,
 // the rules that make a run survive Ctrl-C, a crash or a power cut and resume bit for bit:
 //
 //   run.toml     kind of run and the evalforge version that created it
@@ -26,7 +26,7 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-#include "evalforge/core/hd.hpp"
+#include "core/hd.hpp"
 
 namespace ef {
 

@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <filesystem>
-#include "evalforge/core/error.hpp"
+#include "core/error.hpp"
 
 namespace ef {
 

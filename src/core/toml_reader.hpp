@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 #include <toml++/toml.h>
-#include "evalforge/core/hd.hpp"
+#include "core/hd.hpp"
 
 namespace ef {
 

@@ -14,7 +14,7 @@
 #include "core/files.hpp"
 #include "core/toml_reader.hpp"
 #include "data/download.hpp"
-#include "evalforge/core/error.hpp"
+#include "core/error.hpp"
 
 namespace ef::data {
 namespace fs = std::filesystem;

@@ -16,7 +16,7 @@
 #include <system_error>
 #include <vector>
 #include "core/files.hpp"
-#include "evalforge/core/error.hpp"
+#include "core/error.hpp"
 
 namespace ef::data {
 namespace fs = std::filesystem;

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
-#include "evalforge/core/error.hpp"
+#include "core/error.hpp"
 
 namespace ef::data {
 

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <set>
 #include "data/readers.hpp"
-#include "evalforge/core/error.hpp"
+#include "core/error.hpp"
 
 namespace ef::data {
 

@@ -34,7 +34,7 @@
 #include <filesystem>
 #include <string>
 #include <vector>
-#include "evalforge/core/hd.hpp"
+#include "core/hd.hpp"
 
 namespace ef::data {
 

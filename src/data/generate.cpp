@@ -1,17 +1,17 @@
 #include "data/generate.hpp"
-#include "evalforge/core/parallel.hpp"
+#include "core/parallel.hpp"
 #include <algorithm>
 #include <atomic>
 #include <exception>
 #include <mutex>
 #include <span>
 #include <thread>
-#include "evalforge/backend.hpp"
-#include "evalforge/core/error.hpp"
-#include "evalforge/core/rng.hpp"
-#include "evalforge/eval/swh.hpp"
-#include "evalforge/games/othello.hpp"
-#include "evalforge/games/othello_game.hpp"
+#include "backends/backend.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "games/othello/swh.hpp"
+#include "games/othello/bitboard.hpp"
+#include "games/othello/game.hpp"
 
 namespace ef::data {
 
@@ -122,14 +122,14 @@ Game play_swh1_game(const GenerateOptions& options, u64 index) {
 void play_agent_games(const GenerateOptions& options, u64 first, std::span<Game> out) {
   const std::unique_ptr<Backend> backend = make_backend("cpu", options.threads);
   const int agent = backend->add_agent(*options.agent);
-  std::vector<GameJob> jobs(out.size());
+  std::vector<OthelloJob> jobs(out.size());
   for (std::size_t k = 0; k < out.size(); ++k) {
     Rng rng = game_rng(options, first + k);
     out[k].moves.reserve(60);
-    jobs[k] = GameJob{agent, agent, play_opening(rng, options.random_opening_plies, out[k]), options.seed,
+    jobs[k] = OthelloJob{agent, agent, play_opening(rng, options.random_opening_plies, out[k]), options.seed,
                       static_cast<u32>(first + k)};
   }
-  std::vector<play::GameRecord> records(out.size());
+  std::vector<play::OthelloRecord> records(out.size());
   backend->play(jobs, records);
   for (std::size_t k = 0; k < out.size(); ++k) {
     // The record holds the moves after the opening, passes included; a transcript leaves

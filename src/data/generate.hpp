@@ -2,7 +2,7 @@
 // players (GenerateOptions::agent):
 //  - a searching agent (the default of `evalforge data generate`: the built-in n-tuple network
 //    at a small alpha-beta depth, exact from a number of empties): after the opening it plays
-//    both sides through the playout engine (Backend::play, play/playout.hpp) with no random
+//    both sides through the playout engine (Backend::play, engine/playout.hpp) with no random
 //    moves, so a game's score is a deterministic function of the position it reached, and the
 //    last moves are perfect play -- labels that an evaluator can learn;
 //  - "swh1" (agent null; the original generator, kept so that its datasets stay reproducible):
@@ -17,7 +17,7 @@
 #include <memory>
 #include <vector>
 #include "data/games.hpp"
-#include "evalforge/play/agent.hpp"
+#include "games/othello/agent.hpp"
 
 namespace ef::data {
 

@@ -6,8 +6,8 @@
 #include <limits>
 #include <numeric>
 #include "data/readers.hpp"
-#include "evalforge/core/error.hpp"
-#include "evalforge/core/rng.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
 
 namespace ef::data {
 namespace {

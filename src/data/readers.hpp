@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 #include "data/games.hpp"
-#include "evalforge/games/othello.hpp"
+#include "games/othello/bitboard.hpp"
 
 namespace ef::data::detail {
 

@@ -6,8 +6,8 @@
 #include <cctype>
 #include <string_view>
 #include "data/readers.hpp"
-#include "evalforge/core/error.hpp"
-#include "evalforge/games/squares.hpp"
+#include "core/error.hpp"
+#include "games/othello/squares.hpp"
 
 namespace ef::data {
 namespace {

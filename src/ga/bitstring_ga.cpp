@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include "evalforge/core/error.hpp"
-#include "evalforge/core/rng.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
 
 namespace ef::ga {
 

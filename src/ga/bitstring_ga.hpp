@@ -18,7 +18,7 @@
 #include <span>
 #include <string>
 #include <vector>
-#include "evalforge/core/hd.hpp"
+#include "core/hd.hpp"
 
 namespace ef::ga {
 

@@ -19,7 +19,7 @@
 #include <limits>
 #include <span>
 #include <vector>
-#include "evalforge/core/hd.hpp"
+#include "core/hd.hpp"
 
 namespace ef::ga {
 

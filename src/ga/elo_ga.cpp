@@ -3,9 +3,9 @@
 #include <cmath>
 #include <numeric>
 #include <set>
-#include "evalforge/core/error.hpp"
-#include "evalforge/core/rng.hpp"
-#include "ga/ratings.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "ratings/ratings.hpp"
 
 namespace ef::ga {
 
@@ -88,7 +88,7 @@ std::vector<int> rate_tournament(EloPopulation& pop, std::span<const double> fir
   const auto pairings = round_robin_pairings(n);
   if (first_scores.size() != pairings.size())
     fail("Elo GA: {} game results for a tournament of {} games", first_scores.size(), pairings.size());
-  std::vector<tournament::GameResult> games(pairings.size());
+  std::vector<ratings::GameResult> games(pairings.size());
   for (std::size_t g = 0; g < pairings.size(); ++g) {
     games[g] = {pairings[g].first, pairings[g].second, first_scores[g]};
     Member& a = pop.members[pairings[g].first];
@@ -106,7 +106,7 @@ std::vector<int> rate_tournament(EloPopulation& pop, std::span<const double> fir
   }
   std::vector<double> ratings(n);
   for (int i = 0; i < n; ++i) ratings[i] = p.carry_ratings ? pop.members[i].rating : p.initial_rating;
-  tournament::apply_sequential_elo(ratings, games, p.k_factor);
+  ratings::apply_sequential_elo(ratings, games, p.k_factor);
   for (int i = 0; i < n; ++i) pop.members[i].rating = ratings[i];
   return ranking(pop);
 }

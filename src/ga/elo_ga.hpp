@@ -3,7 +3,7 @@
 // themselves. This file is the scheduler only: it knows genes, ranges, pairings, results and
 // ratings, never a game. What a chromosome plays like (an Othello feature-weight agent) and how
 // the games are played (one Backend::play batch) is the caller's: see
-// play/feature_tournament.hpp and ga/evolve_run.hpp.
+// games/othello/fitness_matches.hpp and runs/evolve_run.hpp.
 //
 // One generation:
 //   1. the tournament: every unordered pair {i, j}, i < j, plays twice, i first then j first
@@ -24,7 +24,7 @@
 #include <string>
 #include <utility>
 #include <vector>
-#include "evalforge/core/hd.hpp"
+#include "core/hd.hpp"
 
 namespace ef::ga {
 

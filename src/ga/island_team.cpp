@@ -1,7 +1,7 @@
 #include "ga/island_team.hpp"
 #include <cstdlib>
 #include <string_view>
-#include "evalforge/core/error.hpp"
+#include "core/error.hpp"
 
 namespace ef::ga {
 

@@ -1,6 +1,6 @@
 // The processes that run one island search together (docs/scale-out.md): the seam between the
-// search loop (search_run.cpp, islands.cpp) and how its islands are spread. One process holds
-// every island (SoloTeam); under mpirun each rank holds a block of islands (mpi/mpi_team.hpp).
+// search loop (runs/shape_search_run.cpp, islands.cpp) and how its islands are spread. One process holds
+// every island (SoloTeam); under mpirun each rank holds a block of islands (ga/mpi_team.hpp).
 // The run loop is the same in both cases: it only ever talks to an IslandTeam.
 //
 // Island-to-rank mapping (documented, deterministic, the same for every run): with N islands

@@ -3,8 +3,8 @@
 #include <cstring>
 #include <span>
 #include <numeric>
-#include "evalforge/core/error.hpp"
-#include "evalforge/core/rng.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
 
 namespace ef::ga {
 

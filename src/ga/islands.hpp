@@ -2,7 +2,7 @@
 // moves[k]; the islands are ordered by move number, which defines their neighbours.
 //
 // One generation of the island model, as advance_generation runs it (fitness evaluation is the
-// caller's, see fitness.hpp):
+// caller's, see runs/shape_fitness.hpp):
 //   1. sort every island by the fitness of the current generation;
 //   2. generation transition on every island (brkga.hpp: elite, mutants, offspring);
 //   3. if the new generation number g is a multiple of the migration interval, migrate.

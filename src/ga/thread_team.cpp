@@ -1,7 +1,7 @@
 #include "ga/thread_team.hpp"
 #include <fmt/core.h>
 #include <thread>
-#include "evalforge/core/error.hpp"
+#include "core/error.hpp"
 
 namespace ef::ga {
 

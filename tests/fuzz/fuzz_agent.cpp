@@ -2,7 +2,7 @@
 // is the TOML, a 0xFF byte, then the network file's bytes (either may be empty).
 #include <algorithm>
 #include "fuzz_support.hpp"
-#include "play/agent_file.hpp"
+#include "games/othello/agent_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ef;

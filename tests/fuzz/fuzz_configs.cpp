@@ -1,12 +1,12 @@
 // Run configs (TOML) of every run type: search, match, evolve (Elo GA and Tic-Tac-Toe),
 // tournament, hex tune, hex match. The first input byte picks the type.
 #include "fuzz_support.hpp"
-#include "ga/evolve_config.hpp"
-#include "ga/hex_tune.hpp"
-#include "ga/search_config.hpp"
-#include "play/hex_run.hpp"
-#include "play/match.hpp"
-#include "play/tournament.hpp"
+#include "runs/evolve_config.hpp"
+#include "runs/hex_tune_run.hpp"
+#include "runs/shape_search_config.hpp"
+#include "runs/hex_match_run.hpp"
+#include "runs/match_experiment.hpp"
+#include "runs/tournament.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ef;

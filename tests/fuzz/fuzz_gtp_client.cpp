@@ -8,10 +8,10 @@
 #include <cstdlib>
 #include <string>
 #include "fuzz_support.hpp"
-#include "play/external_engine.hpp"
-#include "play/gtp_client.hpp"
-#include "play/gtp_engine.hpp"
-#include "play/hex_gtp_engine.hpp"
+#include "gtp/external_engine.hpp"
+#include "gtp/client.hpp"
+#include "games/othello/gtp_engine.hpp"
+#include "games/hex/gtp_engine.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ef::play;

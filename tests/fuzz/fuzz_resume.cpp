@@ -25,14 +25,14 @@
 #include "data/games.hpp"
 #include "data/generate.hpp"
 #include "fuzz_support.hpp"
-#include "ga/evolve_config.hpp"
-#include "ga/evolve_run.hpp"
-#include "ga/hex_tune.hpp"
-#include "ga/search_config.hpp"
-#include "ga/search_run.hpp"
-#include "play/hex_run.hpp"
-#include "play/match.hpp"
-#include "play/tournament.hpp"
+#include "runs/evolve_config.hpp"
+#include "runs/evolve_run.hpp"
+#include "runs/hex_tune_run.hpp"
+#include "runs/shape_search_config.hpp"
+#include "runs/shape_search_run.hpp"
+#include "runs/hex_match_run.hpp"
+#include "runs/match_experiment.hpp"
+#include "runs/tournament.hpp"
 
 namespace fs = std::filesystem;
 using namespace ef;

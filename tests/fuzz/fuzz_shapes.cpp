@@ -1,5 +1,5 @@
 // Shape files, JSON and TOML (the first input byte picks which).
-#include "eval/shape.hpp"
+#include "games/othello/shape.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

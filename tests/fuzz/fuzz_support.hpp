@@ -12,7 +12,7 @@
 #include <fstream>
 #include <string>
 #include <string_view>
-#include "evalforge/core/error.hpp"
+#include "core/error.hpp"
 
 namespace ef::fuzz {
 

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Checks the include graph of src/ against the layer order (docs/architecture.md, "Layers").
+
+The layer order is declared here, once: a file may include files of its own layer and of the
+layers listed before it, never of a layer after it. Besides that:
+  - no game folder (src/games/NAME/) includes another game's folder or the game registry
+    (src/games/registry.hpp, which includes every game);
+  - no two folders include each other, whatever their layers, except a folder and its own
+    subfolder: an interface and the implementations it chooses from (backends/backend.cpp's
+    make_backend knows backends/cpu/ and backends/cuda/, which implement backends/backend.hpp).
+Exit 0 when the tree follows the rules; otherwise 1, with one line per offending include
+(file:line, what it includes, and the rule it breaks). Run from anywhere; ctest runs it.
+"""
+import os
+import re
+import sys
+
+# Lowest first. Each entry: a layer name and the folders under src/ that make it up.
+LAYERS = [
+    ("core", ["core"]),          # EF_HD basics, RNG, errors, files, TOML, run directories
+    ("ratings", ["ratings"]),    # Elo, Bradley-Terry, Wilson intervals
+    ("ga", ["ga"]),              # game-free genetic algorithms (BRKGA, islands, Elo GA, bit-string GA)
+    ("engine", ["engine"]),      # the Game concept, playouts, tree search, the per-game play interface
+    ("gtp", ["gtp"]),            # the GTP protocol and external-engine plumbing
+    ("games", ["games"]),        # one folder per game, and the registry of playout games
+    ("backends", ["backends"]),  # the backend interface, CPU and CUDA backends
+    ("data", ["data"]),          # Othello game records, position sets, the built-in generator
+    ("runs", ["runs"]),          # resumable runs and the procedures they share
+    ("app", ["app"]),            # the command line
+]
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def main() -> int:
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
+    root = os.path.normpath(root)
+    level = {}
+    for i, (_, folders) in enumerate(LAYERS):
+        for f in folders:
+            level[f] = i
+    problems = []
+    folder_edges = {}  # (from folder, to folder) -> first include that makes the edge
+
+    for dirpath, _, files in os.walk(root):
+        for name in sorted(files):
+            if not name.endswith((".hpp", ".cpp", ".cu", ".inc", ".h")):
+                continue
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, root).replace(os.sep, "/")
+            top = rel.split("/")[0]
+            if top not in level:
+                problems.append(f"src/{rel}: the folder '{top}' is in no layer (scripts/check-layers.py, LAYERS)")
+                continue
+            with open(path, encoding="utf-8") as fh:
+                for lineno, line in enumerate(fh, 1):
+                    m = INCLUDE.match(line)
+                    if not m:
+                        continue
+                    target = m.group(1)
+                    if not os.path.exists(os.path.join(root, target)):
+                        continue  # a generated or relative file (dataset_checksums.inc)
+                    where = f"src/{rel}:{lineno}: includes {target}"
+                    ttop = target.split("/")[0]
+                    if ttop not in level:
+                        problems.append(f"{where}: the folder '{ttop}' is in no layer")
+                        continue
+                    if level[ttop] > level[top]:
+                        problems.append(f"{where}: layer '{LAYERS[level[top]][0]}' may not include the higher "
+                                        f"layer '{LAYERS[level[ttop]][0]}'")
+                    parts, tparts = rel.split("/"), target.split("/")
+                    if top == "games" and len(parts) > 2:  # a file inside a game folder
+                        if tparts[0] == "games" and (len(tparts) == 2 or tparts[1] != parts[1]):
+                            problems.append(f"{where}: the game folder games/{parts[1]} may not include "
+                                            f"{'the registry' if len(tparts) == 2 else 'another game'}")
+                    src_folder, dst_folder = os.path.dirname(rel), os.path.dirname(target)
+                    if src_folder != dst_folder:
+                        folder_edges.setdefault((src_folder, dst_folder), where)
+
+    def parent_and_child(a: str, b: str) -> bool:
+        return a.startswith(b + "/") or b.startswith(a + "/")
+
+    for (a, b), where in sorted(folder_edges.items()):
+        if a < b and (b, a) in folder_edges and not parent_and_child(a, b):
+            problems.append(f"folders {a}/ and {b}/ include each other: {where}; {folder_edges[(b, a)]}")
+
+    for p in problems:
+        print(p)
+    if problems:
+        print(f"check-layers: {len(problems)} problem(s)")
+        return 1
+    print(f"check-layers: src/ follows the layer order ({' < '.join(n for n, _ in LAYERS)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

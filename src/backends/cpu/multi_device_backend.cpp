@@ -1,0 +1,196 @@
+// make_multi_device_backend (backends/backend.hpp): one backend per device, each owned by a worker
+// thread of its own, because a CUDA backend must be used by the thread that made it (CUDA's
+// current device is per thread). Batches are split into contiguous chunks, one per device, run
+// at once, and the results land in the caller's order. Every backend's result for a job is a
+// pure function of the job (backends/backend.hpp's contract), so the split changes no bit.
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <future>
+#include <mutex>
+#include <thread>
+#include "backends/backend.hpp"
+#include "core/error.hpp"
+#include "core/parallel.hpp"
+
+namespace ef {
+
+namespace {
+
+// A thread that makes one backend and then runs the tasks given to it, in order.
+class DeviceWorker {
+ public:
+  DeviceWorker(std::string kind, int threads, int device) {
+    std::promise<void> made;
+    auto ready = made.get_future();
+    thread_ = std::thread([this, kind = std::move(kind), threads, device, &made] {
+      try {
+        backend_ = make_backend(kind, threads, device);
+        made.set_value();
+      } catch (...) {
+        made.set_exception(std::current_exception());
+        return;
+      }
+      loop();
+    });
+    try {
+      ready.get();
+    } catch (...) {
+      thread_.join();
+      throw;
+    }
+  }
+  ~DeviceWorker() {
+    {
+      std::lock_guard lock(mutex_);
+      done_ = true;
+    }
+    wake_.notify_all();
+    thread_.join();
+  }
+  DeviceWorker(const DeviceWorker&) = delete;
+  DeviceWorker& operator=(const DeviceWorker&) = delete;
+
+  // Runs task(backend) on the worker thread; the future carries its exception, if any.
+  template <class R>
+  std::future<R> submit(std::function<R(Backend&)> task) {
+    auto packaged = std::make_shared<std::packaged_task<R()>>([this, task = std::move(task)] { return task(*backend_); });
+    std::future<R> result = packaged->get_future();
+    {
+      std::lock_guard lock(mutex_);
+      tasks_.emplace_back([packaged] { (*packaged)(); });
+    }
+    wake_.notify_all();
+    return result;
+  }
+  std::string name() {
+    return submit<std::string>([](Backend& b) { return b.name(); }).get();
+  }
+
+ private:
+  void loop() {
+    while (true) {
+      std::function<void()> task;
+      {
+        std::unique_lock lock(mutex_);
+        wake_.wait(lock, [&] { return done_ || !tasks_.empty(); });
+        if (tasks_.empty()) return;
+        task = std::move(tasks_.front());
+        tasks_.pop_front();
+      }
+      task();
+    }
+  }
+
+  std::thread thread_;
+  std::unique_ptr<Backend> backend_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<std::function<void()>> tasks_;
+  bool done_ = false;
+};
+
+// Waits for every future, then rethrows the first failure (no task is left running); the
+// values in order.
+template <class R>
+std::vector<R> wait_all(std::vector<std::future<R>>& futures) {
+  std::vector<R> values;
+  std::exception_ptr first;
+  for (auto& f : futures) {
+    try {
+      values.push_back(f.get());
+    } catch (...) {
+      if (!first) first = std::current_exception();
+    }
+  }
+  if (first) std::rethrow_exception(first);
+  return values;
+}
+
+// One chunk of a batch on one device: training jobs or playouts of any game.
+void run_batch(Backend& b, std::span<const TrainJob> jobs, std::span<TrainResult> results) { b.train(jobs, results); }
+template <play::PlayoutGame G>
+void run_batch(Backend& b, std::span<const GameJobOf<G>> jobs, std::span<play::GameRecordOf<G>> results) {
+  b.play(jobs, results);
+}
+
+class MultiDeviceBackend final : public Backend {
+ public:
+  MultiDeviceBackend(std::string_view kind, int threads, std::span<const int> devices) {
+    for (int d : devices) workers_.push_back(std::make_unique<DeviceWorker>(std::string(kind), threads, d));
+    name_ = fmt::format("{} devices:", workers_.size());
+    for (std::size_t w = 0; w < workers_.size(); ++w)
+      name_ += fmt::format("{} [{}] {}", w ? ";" : "", devices[w], workers_[w]->name());
+  }
+  std::string name() const override { return name_; }
+
+  int add_positions(const PositionData& data) override {
+    return on_every_device([&](Backend& b) { return b.add_positions(data); }, "position set");
+  }
+  void train(std::span<const TrainJob> jobs, std::span<TrainResult> results) override { split(jobs, results); }
+#define EF_MULTI_DEVICE_PLAYOUT_METHODS(G)                                                                        \
+  int add_agent(const play::AgentOf<G>& agent) override {                                                        \
+    return on_every_device([&](Backend& b) { return b.add_agent(agent); }, "agent");                             \
+  }                                                                                                              \
+  void update_agent(int handle, const play::AgentOf<G>& agent) override {                                        \
+    on_every_device(                                                                                             \
+        [&](Backend& b) {                                                                                        \
+          b.update_agent(handle, agent);                                                                         \
+          return handle;                                                                                         \
+        },                                                                                                       \
+        "agent");                                                                                                \
+  }                                                                                                              \
+  void play(std::span<const GameJobOf<G>> jobs, std::span<play::GameRecordOf<G>> results) override {             \
+    split(jobs, results);                                                                                        \
+  }
+  EF_FOR_EACH_PLAYOUT_GAME(EF_MULTI_DEVICE_PLAYOUT_METHODS)
+#undef EF_MULTI_DEVICE_PLAYOUT_METHODS
+
+ private:
+  // A resource every device must hold under the same handle (jobs name it by handle).
+  int on_every_device(const std::function<int(Backend&)>& add, const char* what) {
+    std::vector<std::future<int>> futures;
+    for (auto& w : workers_) futures.push_back(w->submit<int>(add));
+    const std::vector<int> handles = wait_all(futures);
+    for (int h : handles)
+      if (h != handles[0]) fail("devices gave the same {} the handles {} and {}", what, handles[0], h);
+    return handles[0];
+  }
+  // Device w runs jobs [w n / W, (w + 1) n / W) into the same slots of `results`.
+  template <class Job, class Result>
+  void split(std::span<const Job> jobs, std::span<Result> results) {
+    if (jobs.size() != results.size()) fail("backend: {} jobs but {} result slots", jobs.size(), results.size());
+    const std::size_t n = jobs.size(), count = workers_.size();
+    std::vector<std::future<bool>> futures;
+    for (std::size_t w = 0; w < count; ++w) {
+      const std::size_t first = w * n / count, end = (w + 1) * n / count;
+      if (first == end) continue;
+      futures.push_back(workers_[w]->submit<bool>([jobs, results, first, end](Backend& b) {
+        run_batch(b, jobs.subspan(first, end - first), results.subspan(first, end - first));
+        return true;
+      }));
+    }
+    wait_all(futures);
+  }
+
+  std::vector<std::unique_ptr<DeviceWorker>> workers_;
+  std::string name_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_multi_device_backend(std::string_view kind, int threads, std::span<const int> devices) {
+  if (devices.empty()) fail("no devices given");
+  for (std::size_t i = 0; i < devices.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (devices[i] == devices[j]) fail("--devices lists device {} twice", devices[i]);
+  if (devices.size() == 1) return make_backend(kind, threads, devices[0]);
+  // The CPU threads shared among the devices' backends (a CUDA backend uses its few for the
+  // sample orders); every backend gets at least one.
+  const int share = std::max(1, resolve_threads(threads) / static_cast<int>(devices.size()));
+  return std::make_unique<MultiDeviceBackend>(kind, share, devices);
+}
+
+}  // namespace ef

@@ -1,0 +1,72 @@
+// Hex players on the host and the games they play: a player is a backend agent (a network-
+// characteristics or resistance evaluator under alpha-beta, or random: games/hex/players.hpp) or
+// UCT (games/hex/uct.hpp), named by a spec string:
+//
+//   random
+//   ev[:gamma=G,depth=D,bridges=0|1,edge_bridges=0|1,groups=0|1,sign=1|-1,cp_sign=1|-1,epsilon=E]
+//                                                                       Ev (gamma = 0) / Ev'
+//   resistance[:depth=D,epsilon=E]
+//   uct[:playouts=P,c=C,expand=K,batch=B]
+//
+// A game is play::play_game over games::Hex with these players, so it follows the playout
+// contract: game g of a match keyed by `seed` is a pure function of (players, start, seed, g),
+// whatever the thread count. UCT draws the key of its own playouts from the game's stream.
+#pragma once
+#include <vector>
+#include "core/memory_check.hpp"
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include "games/hex/players.hpp"
+#include "games/hex/uct.hpp"
+#include "ratings/ratings.hpp"
+
+namespace ef::play {
+
+struct HexPlayer {
+  std::string spec;  // canonical: every key, in the order above
+  bool uct = false;
+  UctParams uct_params;
+  HexAgent agent;    // when !uct
+};
+
+// Throws ef::Error quoting the spec for an unknown kind or key, a malformed value or one out of range.
+HexPlayer parse_hex_player(std::string_view spec);
+
+// Cell names: "a1".."m13" (column letter, row number), "swap"; hex::kSwapSquare for "swap",
+// -1 for anything else (out of an n x n board included).
+int parse_hex_cell(std::string_view text, int n);
+std::string hex_cell_name(int square);
+// The moves of a record, space-separated.
+std::string hex_move_list(const HexRecord& r);
+
+// The UCT trees of games between `players` on an n x n board with `threads` tables (one tree
+// each, reused for both sides): a memory estimate part (core/memory_check.hpp).
+MemoryPart hex_tree_memory(const std::vector<const HexPlayer*>& players, int n, int threads);
+
+// Plays games on one thread, keeping a UCT tree between calls.
+class HexTable {
+ public:
+  HexTable();
+  ~HexTable();
+  // Game `game` of the stream `seed`: `black` moves first from `start`.
+  HexRecord play(const HexPlayer& black, const HexPlayer& white, const hex::Board& start, u64 seed, u32 game);
+  // One move for the side to move in `s` (a game still on), drawing from `rng` as a game does.
+  int choose(const HexPlayer& player, const hex::Board& s, Rng& rng, u64& nodes);
+
+ private:
+  InlinePlayouts playouts_;
+  std::unique_ptr<Uct> uct_;
+  UctParams uct_params_;
+};
+
+// A round robin of host players (at most 64): every pair (i, j), i < j, plays `games` games
+// from `start`, colours alternating (i is Black in even games); game k of pair (i, j) is game
+// i * 2^20 + j * 2^10 + k of the stream keyed by `seed`, so results do not depend on `threads`
+// (0 = all). Each game as a rating input: first = Black, score 1 when Black won (Hex has no
+// draws), in the order (i, j, k).
+std::vector<ratings::GameResult> hex_round_robin(std::span<const HexPlayer> players, int games, const hex::Board& start,
+                                                 u64 seed, int threads);
+
+}  // namespace ef::play

@@ -1,0 +1,18 @@
+#include "games/tictactoe/players.hpp"
+#include "core/error.hpp"
+#include "engine/agent_checks.hpp"
+
+namespace ef::play {
+
+void TicTacToeAgent::validate() const {
+  check_search_limits(fmt::format("agent '{}'", name), params.depth, kTicTacToeMaxDepth, params.epsilon_ppm);
+  switch (params.kind) {
+    case TicTacToeEvaluator::kRandom:
+    case TicTacToeEvaluator::kStatic:
+    case TicTacToeEvaluator::kNetwork:
+      return;
+  }
+  fail("agent '{}': unknown evaluator kind {}", name, static_cast<u32>(params.kind));
+}
+
+}  // namespace ef::play

@@ -1,0 +1,85 @@
+// Tic-Tac-Toe's players for the playout engine (engine/playout.hpp), EF_HD: minimax (the
+// alpha-beta of engine/alphabeta.hpp over games::TicTacToe) to a fixed depth with an evaluator,
+// or random moves; the exploration rule and determinism contract are playout.hpp's.
+//
+// Evaluators: the seed paper's +-30/+-20/+-10 static evaluator (tictactoe::StaticEvaluator, the
+// "known good" opponent of docs/method.md section 3), the evolved 9-18-5-1 threshold network
+// (games/tictactoe/network.hpp; carried inside the parameters, so they stay self-contained), and
+// random play.
+#pragma once
+#include <string>
+#include "core/hd.hpp"
+#include "games/tictactoe/network.hpp"
+#include "games/tictactoe/game.hpp"
+#include "engine/playout.hpp"
+#include "engine/alphabeta.hpp"
+
+namespace ef::play {
+
+enum class TicTacToeEvaluator : u32 { kRandom = 0, kStatic = 1, kNetwork = 2 };
+
+// A game has 9 plies, so depth 9 searches to the end from anywhere.
+constexpr int kTicTacToeMaxDepth = 9;
+
+struct TicTacToeParams {
+  TicTacToeEvaluator kind = TicTacToeEvaluator::kStatic;
+  int depth = 4;         // minimax plies, 1..kTicTacToeMaxDepth
+  u32 epsilon_ppm = 0;   // probability of a random move, in millionths
+  tictactoe::Network network;  // kNetwork
+
+  EF_HD int choose(const tictactoe::Board& s, Rng& rng, u64& nodes, const PlayScratchOf<games::TicTacToe>&) const {
+    const int explored = exploration_move(games::TicTacToe::moves(s), kind == TicTacToeEvaluator::kRandom, epsilon_ppm, rng);
+    if (explored != kSearchMove) return explored;
+    search::SearchResult r;
+    switch (kind) {
+      case TicTacToeEvaluator::kRandom:  // unreachable: exploration_move answers a random player
+        break;
+      case TicTacToeEvaluator::kStatic:
+        r = search::alphabeta<games::TicTacToe, tictactoe::StaticEvaluator, kTicTacToeMaxDepth>(
+            s, depth, tictactoe::StaticEvaluator{});
+        break;
+      case TicTacToeEvaluator::kNetwork: {
+        tictactoe::NetworkEvaluator e;
+        e.network = &network;
+        r = search::alphabeta<games::TicTacToe, tictactoe::NetworkEvaluator, kTicTacToeMaxDepth>(s, depth, e);
+        break;
+      }
+    }
+    nodes += r.nodes;
+    return r.best_move;
+  }
+  EF_HD bool wants_endgame_table() const { return false; }
+};
+
+// A Tic-Tac-Toe agent on the host. Its parameters are self-contained (nothing to upload but
+// themselves), so a backend copies device_params() as they are.
+struct TicTacToeAgent {
+  std::string name = "static";
+  TicTacToeParams params;
+
+  // Throws ef::Error naming the agent for a depth outside 1..9 or an epsilon outside 0..10^6 ppm.
+  void validate() const;
+  TicTacToeParams device_params() const { return params; }
+};
+
+// A static-evaluator or random player (a network player needs its network: see
+// games/tictactoe/fitness_matches.hpp network_agent).
+inline TicTacToeAgent tictactoe_agent(TicTacToeEvaluator kind, int depth, u32 epsilon_ppm = 0) {
+  TicTacToeAgent a;
+  a.name = kind == TicTacToeEvaluator::kRandom ? "random" : "static-ply" + std::to_string(depth);
+  a.params.kind = kind;
+  a.params.depth = depth;
+  a.params.epsilon_ppm = epsilon_ppm;
+  return a;
+}
+
+using TicTacToeRecord = GameRecordOf<games::TicTacToe>;
+
+template <>
+struct Players<games::TicTacToe> {
+  using Agent = TicTacToeAgent;
+  using Params = TicTacToeParams;
+  static constexpr const char* kName = "tictactoe";
+};
+
+}  // namespace ef::play

@@ -1,0 +1,226 @@
+#include "runs/evolve_config.hpp"
+#include <fmt/format.h>
+#include <filesystem>
+#include <toml++/toml.h>
+#include "core/toml_reader.hpp"
+#include "games/othello/feature_weights.hpp"
+#include "core/error.hpp"
+#include "games/othello/players.hpp"
+
+namespace ef::ga {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* chromosome_name(features::Material m) { return m == features::Material::kFlips ? "oe_fmc" : "oe_dmc"; }
+const char* crossover_name(CrossoverKind k) { return k == CrossoverKind::kUniform ? "uniform" : "one-point"; }
+
+}  // namespace
+
+namespace {
+
+// Table `name` of the root, or an empty table when absent (its keys then keep their defaults).
+const toml::table& section_of(const toml::table& root, const char* name) {
+  static const toml::table empty;
+  const auto* t = root[name].as_table();
+  return t ? *t : empty;
+}
+
+// The root's tables must be among `allowed` ("a, b, c" in the message).
+void check_sections(const toml::table& root, const std::string& file, std::initializer_list<const char*> allowed) {
+  std::string list;
+  for (const char* a : allowed) list += (list.empty() ? "" : ", ") + std::string(a);
+  for (const auto& [k, v] : root) {
+    const std::string key(k.str());
+    bool ok = false;
+    for (const char* a : allowed) ok = ok || key == a;
+    if (!ok) fail("{}: unknown section [{}] (expected {})", file, key, list);
+    if (!v.is_table()) fail("{}: '{}' must be a table ([{}])", file, key, key);
+  }
+}
+
+TicTacToeConfig load_tictactoe(const toml::table& root, const std::string& file) {
+  check_sections(root, file, {"evolve", "population", "network", "opponent", "run"});
+  auto section = [&](const char* name) -> const toml::table& { return section_of(root, name); };
+  TicTacToeConfig c;
+  {
+    TableReader r(section("evolve"), file, "evolve");
+    r.allow({"kind", "generations", "trials", "seed"});
+    r.integer("generations", c.generations, 1, 100000000);
+    r.integer("trials", c.trials, 1, 1000);
+    r.seed("seed", c.seed);
+  }
+  {
+    TableReader r(section("population"), file, "population");
+    r.allow({"size", "selection", "tournament_size", "crossover_rate", "mutation_rate", "elitism"});
+    r.integer("size", c.ga.population, 2, 65536);
+    std::string selection = "roulette";
+    r.text("selection", selection);
+    if (selection == "roulette") c.ga.selection = Selection::kRoulette;
+    else if (selection == "rank") c.ga.selection = Selection::kRank;
+    else if (selection == "tournament") c.ga.selection = Selection::kTournament;
+    else fail("{}: '{}' (expected roulette, rank or tournament)", r.where("selection"), selection);
+    r.integer("tournament_size", c.ga.tournament_size, 1, 65536);
+    r.real("crossover_rate", c.ga.crossover_rate, 0.0, 1.0);
+    r.real("mutation_rate", c.ga.mutation_rate, 0.0, 1.0);
+    r.integer("elitism", c.ga.elitism, 0, 65535);
+  }
+  {
+    TableReader r(section("network"), file, "network");
+    r.allow({"topology", "depth"});
+    std::string topology = "full";
+    r.text("topology", topology);
+    if (topology == "full") c.topology = tictactoe::Topology::kFull;
+    else if (topology == "paper") c.topology = tictactoe::Topology::kPaper;
+    else fail("{}: '{}' (expected full or paper)", r.where("topology"), topology);
+    r.integer("depth", c.depth, 1, 9);
+  }
+  {
+    TableReader r(section("opponent"), file, "opponent");
+    r.allow({"kind", "depth", "top", "monitor_depth"});
+    std::string kind = "static";
+    r.text("kind", kind);
+    if (kind == "static") c.coevolution = false;
+    else if (kind == "coevolution") c.coevolution = true;
+    else fail("{}: '{}' (expected static or coevolution)", r.where("kind"), kind);
+    r.integer("depth", c.opponent_depth, 1, 9);
+    r.integer("top", c.top, 1, 65536);
+    r.integer("monitor_depth", c.monitor_depth, 1, 9);
+  }
+  {
+    TableReader r(section("run"), file, "run");
+    r.allow({"checkpoint_every"});
+    r.integer("checkpoint_every", c.checkpoint_every, 1, 100000000);
+  }
+  c.ga.bits = tictactoe::network_bits(c.topology);
+  validate(c.ga, file);
+  if (c.coevolution && c.top > c.ga.population)
+    fail("{}: opponent.top {} is more than the population of {}", file, c.top, c.ga.population);
+  return c;
+}
+
+const char* selection_name(Selection s) {
+  return s == Selection::kRoulette ? "roulette" : (s == Selection::kRank ? "rank" : "tournament");
+}
+
+std::string tictactoe_to_toml(const TicTacToeConfig& c) {
+  std::string t;
+  t += fmt::format("[evolve]\nkind = \"tictactoe\"\ngenerations = {}\ntrials = {}\nseed = {}\n\n", c.generations, c.trials,
+                   c.seed);
+  t += fmt::format("[population]\nsize = {}\nselection = \"{}\"\ntournament_size = {}\ncrossover_rate = {}\n"
+                   "mutation_rate = {}\nelitism = {}\n\n",
+                   c.ga.population, selection_name(c.ga.selection), c.ga.tournament_size, c.ga.crossover_rate,
+                   c.ga.mutation_rate, c.ga.elitism);
+  t += fmt::format("[network]\ntopology = \"{}\"\ndepth = {}\n\n",
+                   c.topology == tictactoe::Topology::kFull ? "full" : "paper", c.depth);
+  t += fmt::format("[opponent]\nkind = \"{}\"\ndepth = {}\ntop = {}\nmonitor_depth = {}\n\n",
+                   c.coevolution ? "coevolution" : "static", c.opponent_depth, c.top, c.monitor_depth);
+  t += fmt::format("[run]\ncheckpoint_every = {}\n", c.checkpoint_every);
+  return t;
+}
+
+}  // namespace
+
+EvolveConfig load_evolve_config(const std::string& file) {
+  const toml::table root = parse_run_config(file);
+  EvolveConfig c;
+  if (const auto* evolve = root["evolve"].as_table()) TableReader(*evolve, file, "evolve").text("kind", c.kind);
+  if (c.kind == "tictactoe") {
+    c.ttt = load_tictactoe(root, file);
+    return c;
+  }
+  if (c.kind != "elo-othello")
+    fail("{}: '{}' (expected elo-othello or tictactoe)", TableReader(root, file, "evolve").where("kind"), c.kind);
+  check_sections(root, file, {"evolve", "population", "elo", "play", "yardstick", "run"});
+  auto section = [&](const char* name) -> const toml::table& { return section_of(root, name); };
+  EloOthelloConfig& e = c.elo;
+  {
+    TableReader r(section("evolve"), file, "evolve");
+    r.allow({"kind", "generations", "stall_generations", "seed"});
+    r.integer("generations", e.generations, 1, 100000000);
+    r.integer("stall_generations", e.stall_generations, 0, 100000000);
+    r.seed("seed", e.seed);
+  }
+  {
+    TableReader r(section("population"), file, "population");
+    r.allow({"size", "chromosome", "parent_fraction", "mutation_rate", "mutation_genes", "crossover"});
+    r.integer("size", e.ga.population, 3, 4096);
+    std::string chromosome = "oe_fmc";
+    r.text("chromosome", chromosome);
+    if (chromosome == "oe_fmc") e.play.material = features::Material::kFlips;
+    else if (chromosome == "oe_dmc") e.play.material = features::Material::kDiscs;
+    else fail("{}: '{}' (expected oe_fmc or oe_dmc)", r.where("chromosome"), chromosome);
+    r.real("parent_fraction", e.ga.parent_fraction, 1e-9, 1.0);
+    r.real("mutation_rate", e.ga.mutation_rate, 0.0, 1.0);
+    r.integer("mutation_genes", e.ga.mutation_genes, 1, features::kGenes);
+    std::string crossover = "uniform";
+    r.text("crossover", crossover);
+    if (crossover == "uniform") e.ga.crossover = CrossoverKind::kUniform;
+    else if (crossover == "one-point") e.ga.crossover = CrossoverKind::kOnePoint;
+    else fail("{}: '{}' (expected uniform or one-point)", r.where("crossover"), crossover);
+  }
+  {
+    TableReader r(section("elo"), file, "elo");
+    r.allow({"k_factor", "initial_rating", "carry_ratings", "bradley_terry"});
+    r.real("k_factor", e.ga.k_factor, 1e-6, 1000.0);
+    r.real("initial_rating", e.ga.initial_rating, -100000.0, 100000.0);
+    r.boolean("carry_ratings", e.ga.carry_ratings);
+    r.boolean("bradley_terry", e.bradley_terry);
+  }
+  {
+    TableReader r(section("play"), file, "play");
+    r.allow({"depth", "exact_empties", "epsilon", "opening_plies"});
+    r.integer("depth", e.play.limits.depth, 1, play::kMaxDepth);
+    r.integer("exact_empties", e.play.limits.exact_empties, -1, play::kMaxExactEmpties);
+    r.real("epsilon", e.play.epsilon, 0.0, 1.0);
+    r.integer("opening_plies", e.play.opening_plies, 0, 20);
+  }
+  {
+    TableReader r(section("yardstick"), file, "yardstick");
+    r.allow({"opponent", "openings", "opening_plies", "every"});
+    r.text("opponent", e.yardstick);
+    if (e.yardstick != "none" && e.yardstick != "swh" && e.yardstick != "random") {
+      fs::path p(e.yardstick);
+      if (p.is_relative()) p = fs::absolute(fs::path(file)).parent_path() / p;
+      if (!fs::is_regular_file(p))
+        fail("{}: '{}' is not none, swh, random or an agent file", r.where("opponent"), e.yardstick);
+      e.yardstick = p.lexically_normal().string();
+    }
+    r.integer("openings", e.yardstick_openings, 1, 1000000);
+    r.integer("opening_plies", e.yardstick_opening_plies, 0, 20);
+    r.integer("every", e.yardstick_every, 1, 100000000);
+  }
+  {
+    TableReader r(section("run"), file, "run");
+    r.allow({"checkpoint_every"});
+    r.integer("checkpoint_every", e.checkpoint_every, 1, 100000000);
+  }
+  std::vector<GeneRange> ranges;
+  for (const auto& b : features::kGeneBounds) ranges.push_back({b.low, b.high});
+  validate(e.ga, ranges, file);
+  return c;
+}
+
+std::string evolve_config_to_toml(const EvolveConfig& c) {
+  if (c.kind == "tictactoe") return tictactoe_to_toml(c.ttt);
+  const EloOthelloConfig& e = c.elo;
+  std::string t;
+  t += fmt::format("[evolve]\nkind = {}\ngenerations = {}\nstall_generations = {}\nseed = {}\n\n", toml_quote(c.kind),
+                   e.generations, e.stall_generations, e.seed);
+  t += fmt::format(
+      "[population]\nsize = {}\nchromosome = \"{}\"\nparent_fraction = {}\nmutation_rate = {}\nmutation_genes = {}\n"
+      "crossover = \"{}\"\n\n",
+      e.ga.population, chromosome_name(e.play.material), e.ga.parent_fraction, e.ga.mutation_rate, e.ga.mutation_genes,
+      crossover_name(e.ga.crossover));
+  t += fmt::format("[elo]\nk_factor = {}\ninitial_rating = {}\ncarry_ratings = {}\nbradley_terry = {}\n\n",
+                   e.ga.k_factor, e.ga.initial_rating, e.ga.carry_ratings, e.bradley_terry);
+  t += fmt::format("[play]\ndepth = {}\nexact_empties = {}\nepsilon = {}\nopening_plies = {}\n\n", e.play.limits.depth,
+                   e.play.limits.exact_empties, e.play.epsilon, e.play.opening_plies);
+  t += fmt::format("[yardstick]\nopponent = {}\nopenings = {}\nopening_plies = {}\nevery = {}\n\n",
+                   toml_quote(e.yardstick), e.yardstick_openings, e.yardstick_opening_plies, e.yardstick_every);
+  t += fmt::format("[run]\ncheckpoint_every = {}\n", e.checkpoint_every);
+  return t;
+}
+
+}  // namespace ef::ga

@@ -1,0 +1,387 @@
+#include "runs/evolve_run.hpp"
+#include <fmt/format.h>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include "core/bytes.hpp"
+#include "core/memory_check.hpp"
+#include "games/othello/feature_weights.hpp"
+#include "backends/backend.hpp"
+#include "core/error.hpp"
+#include "runs/evolve_tictactoe.hpp"
+#include "ratings/ratings.hpp"
+#include "games/othello/agent_file.hpp"
+
+namespace ef::ga {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kKind = "evolve";
+constexpr const char* kMetrics = "metrics.csv";
+constexpr const char* kCheckpoint = "checkpoint.bin";
+constexpr const char* kMetricsHeader =
+    "generation,champion,champion_elo,champion_bt,champion_bt_margin95,champion_born,elo_mean,elo_sd,elo_min,"
+    "elo_max,distinct,gene_distance,unchanged,black_wins,draws,white_wins,yardstick_games,yardstick_score,"
+    "play_seconds,seconds";
+constexpr u32 kCheckpointVersion = 1;
+
+// Where a run stands between two generations.
+struct State {
+  EloPopulation population;          // the members of generation population.generation, to play next
+  int unchanged = 0;                 // generations the last champion had been champion in a row, minus one
+  std::vector<int> last_champion;    // empty before generation 0
+  bool finished = false;
+};
+
+std::string encode(const State& s) {
+  ByteWriter w;
+  w.put<u32>(kCheckpointVersion);
+  w.put<i32>(s.population.generation);
+  w.put<bool>(s.finished);
+  w.put<i32>(s.unchanged);
+  w.put<u32>(static_cast<u32>(s.last_champion.size()));
+  w.put_array<int>(s.last_champion);
+  w.put<u32>(static_cast<u32>(s.population.members.size()));
+  for (const Member& m : s.population.members) {
+    w.put<u32>(static_cast<u32>(m.genes.size()));
+    w.put_array<int>(m.genes);
+    w.put<double>(m.rating);
+    w.put<i32>(m.born);
+    w.put<u64>(m.wins);
+    w.put<u64>(m.draws);
+    w.put<u64>(m.losses);
+  }
+  return w.take();
+}
+
+// Decodes and checks a checkpoint against the config it must continue: a population of the
+// configured size, chromosomes of 11 genes in their ranges, finite ratings.
+State decode(const std::string& payload, const std::string& file, const EloOthelloConfig& c,
+             std::span<const GeneRange> ranges) {
+  ByteReader r(payload, file);
+  if (r.get<u32>("the version") != kCheckpointVersion) r.bad("checkpoint version (expected 1)");
+  State s;
+  s.population.generation = r.get<i32>("the generation");
+  if (s.population.generation < 0 || s.population.generation > 100000000) r.bad("generation out of range");
+  s.finished = r.get<bool>("the finished flag");
+  s.unchanged = r.get<i32>("the unchanged count");
+  if (s.unchanged < 0 || s.unchanged > s.population.generation) r.bad("unchanged count out of range");
+  auto genes = [&](const char* what) {
+    const u32 n = r.get<u32>(what);
+    if (n != ranges.size() && !(n == 0 && std::string(what) == "the last champion"))
+      r.bad(fmt::format("{} has {} genes ({} expected)", what, n, ranges.size()));
+    std::vector<int> g = r.get_array<int>(n, what);
+    for (std::size_t k = 0; k < g.size(); ++k)
+      if (g[k] < ranges[k].low || g[k] > ranges[k].high) r.bad(fmt::format("{}: gene {} out of range", what, k + 1));
+    return g;
+  };
+  s.last_champion = genes("the last champion");
+  const u32 n = r.get<u32>("the population size");
+  if (static_cast<int>(n) != c.ga.population)
+    r.bad(fmt::format("a population of {} (the config says {})", n, c.ga.population));
+  for (u32 i = 0; i < n; ++i) {
+    Member m;
+    m.genes = genes("a member");
+    m.rating = r.get<double>("a rating");
+    if (!std::isfinite(m.rating)) r.bad("a rating is not finite");
+    m.born = r.get<i32>("a birth generation");
+    if (m.born < 0 || m.born > s.population.generation) r.bad("a birth generation out of range");
+    m.wins = r.get<u64>("a record");
+    m.draws = r.get<u64>("a record");
+    m.losses = r.get<u64>("a record");
+    s.population.members.push_back(std::move(m));
+  }
+  r.expect_end();
+  return s;
+}
+
+std::string chromosome_text(std::span<const int> genes) {
+  return features::format_chromosome(features::from_genes(genes, features::Material::kFlips, "chromosome"));
+}
+
+play::Agent yardstick_agent(const EloOthelloConfig& c) {
+  if (c.yardstick == "swh") return play::swh_agent(c.play.limits);
+  if (c.yardstick == "random") return play::random_agent();
+  return play::load_agent(c.yardstick);
+}
+
+std::vector<GeneRange> gene_ranges() {
+  std::vector<GeneRange> ranges;
+  for (const auto& b : features::kGeneBounds) ranges.push_back({b.low, b.high});
+  return ranges;
+}
+
+std::string hall_of_fame_file(int generation) { return fmt::format("hall_of_fame/gen-{:05}.toml", generation); }
+
+bool stalled(const EloOthelloConfig& c, const State& s) {
+  return c.stall_generations > 0 && s.unchanged >= c.stall_generations;
+}
+
+// What a run needs before its first generation; built before anything is written, so that a
+// bad backend or yardstick agent leaves no run directory behind.
+struct Setup {
+  std::unique_ptr<Backend> backend;
+  play::Agent opponent;  // the yardstick (unused with "none")
+};
+
+Setup make_setup(const EloOthelloConfig& c, const EvolveRunOptions& o) {
+  Setup s;
+  s.backend = evolve_detail::make_evolve_backend(o);
+  if (c.yardstick != "none") s.opponent = yardstick_agent(c);
+  return s;
+}
+
+// A finished run's last files: champion.toml first, then the checkpoint that says the run is
+// finished, so that a crash in between leaves a run that resume finishes again.
+void finish(RunDir& run, const EloOthelloConfig& c, State& state) {
+  play::save_agent(play::feature_agent(state.last_champion, c.play, "elo-champion"), run.file("champion.toml"));
+  state.finished = true;
+  run.write_checkpoint(kCheckpoint, encode(state));
+}
+
+EvolveOutcome run_loop(RunDir& run, const EloOthelloConfig& c, State state, Setup setup, const EvolveRunOptions& o) {
+  const std::vector<GeneRange> ranges = gene_ranges();
+  EvolveOutcome out;
+  // Finished already (its limit reached, or its champion stalled), or a limit lowered to the
+  // generations played: complete, with champion.toml (re)written from the checkpoint.
+  if (!state.last_champion.empty() && (state.population.generation >= c.generations || stalled(c, state))) {
+    if (!state.finished || !run.has("champion.toml")) finish(run, c, state);
+    out.generations_done = state.population.generation;
+    out.complete = true;
+    out.stalled = stalled(c, state) && state.population.generation < c.generations;
+    return out;
+  }
+  state.finished = false;
+  Backend* backend = setup.backend.get();
+  play::FeatureTournament tournament(*backend, c.play);
+  const bool yardstick = c.yardstick != "none";
+  const play::Agent& opponent = setup.opponent;
+  const int n = c.ga.population;
+  run.log(fmt::format("evolve elo-othello: {} players ({}), {} games a generation, backend {}, generations {}..{}{}",
+                      n, c.play.material == features::Material::kFlips ? "oe_fmc" : "oe_dmc",
+                      static_cast<u64>(n) * (n - 1), backend->name(), state.population.generation,
+                      c.generations - 1,
+                      c.stall_generations > 0 ? fmt::format(" (or until the champion is unchanged for {})",
+                                                            c.stall_generations)
+                                              : ""));
+  ProgressMeter meter(static_cast<u64>(c.generations), static_cast<u64>(state.population.generation));
+  while (true) {
+    const auto t0 = std::chrono::steady_clock::now();
+    EloPopulation& pop = state.population;
+    const int g = pop.generation;
+    std::vector<std::vector<int>> genes;
+    for (const Member& m : pop.members) genes.push_back(m.genes);
+    play::TournamentCounts counts;
+    const std::vector<double> scores = tournament.play_round_robin(genes, c.seed, g, &counts);
+    const std::vector<int> order = rate_tournament(pop, scores, c.ga);
+    const Member& champion = pop.members[order[0]];
+
+    double bt = std::nan(""), bt_margin = std::nan("");
+    if (c.bradley_terry) {
+      const auto pairings = round_robin_pairings(n);
+      std::vector<ratings::GameResult> results(scores.size());
+      for (std::size_t k = 0; k < scores.size(); ++k) results[k] = {pairings[k].first, pairings[k].second, scores[k]};
+      const ratings::BradleyTerryFit fit = ratings::fit_bradley_terry(results, n);
+      bt = fit.ratings[order[0]];
+      bt_margin = fit.margins95[order[0]];
+    }
+    const bool same_champion = !state.last_champion.empty() && champion.genes == state.last_champion;
+    state.unchanged = same_champion ? state.unchanged + 1 : 0;
+    const bool last_allowed = g + 1 >= c.generations;
+    const bool stalled_now = stalled(c, state);
+    const bool finished = last_allowed || stalled_now;
+    // The yardstick every `yardstick_every` generations and at the last one, however the run ends.
+    int yard_games = 0;
+    double yard_score = std::nan("");
+    if (yardstick && (g % c.yardstick_every == 0 || finished)) {
+      const auto y = tournament.play_yardstick(champion.genes, opponent, c.yardstick_openings,
+                                               c.yardstick_opening_plies, c.seed, g);
+      yard_games = y.wins + y.draws + y.losses;
+      yard_score = y.score();
+    }
+    if (!same_champion) {
+      play::Agent a = play::feature_agent(champion.genes, c.play, fmt::format("elo-gen-{}", g));
+      fs::create_directories(run.file("hall_of_fame"));
+      play::save_agent(a, run.file(hall_of_fame_file(g)));
+    }
+    state.last_champion = champion.genes;
+
+    double sum = 0, lo = champion.rating, hi = champion.rating;
+    for (const Member& m : pop.members) {
+      sum += m.rating;
+      lo = std::min(lo, m.rating);
+      hi = std::max(hi, m.rating);
+    }
+    const double mean = sum / n;
+    double var = 0;
+    for (const Member& m : pop.members) var += (m.rating - mean) * (m.rating - mean);
+    const Diversity div = diversity(pop);
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    auto real = [](double v) { return std::isnan(v) ? std::string() : fmt::format("{:.3f}", v); };
+    run.append_rows(kMetrics,
+                    fmt::format("{},{},{:.3f},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{},{:.4f},{},{},{},{},{},{},{:.3f},{:.3f}\n",
+                                g, chromosome_text(champion.genes), champion.rating, real(bt), real(bt_margin),
+                                champion.born, mean, std::sqrt(var / n), lo, hi, div.distinct,
+                                div.mean_gene_distance, state.unchanged, counts.black_wins, counts.draws,
+                                counts.white_wins, yard_games, std::isnan(yard_score) ? "" : fmt::format("{:.4f}", yard_score),
+                                counts.play_seconds, secs));
+    run.log(fmt::format("gen {:>5} champion {} elo {:.0f}{}{} unchanged {} | {:.2f} s/gen | {}", g,
+                        chromosome_text(champion.genes), champion.rating,
+                        std::isnan(bt) ? "" : fmt::format(" bt {:.0f}+-{:.0f}", bt, bt_margin),
+                        std::isnan(yard_score) ? "" : fmt::format(" vs {} {:.3f}", opponent.name, yard_score),
+                        state.unchanged, secs, meter.status(static_cast<u64>(g + 1))));
+
+    state.population = next_generation(pop, order, ranges, c.ga, c.seed);
+    const bool stop = o.stop_requested && o.stop_requested();
+    if (finished) {
+      finish(run, c, state);
+      out.generations_done = g + 1;
+      out.complete = true;
+      out.stalled = stalled_now && !last_allowed;
+      run.log(fmt::format("evolve complete after {} generations ({}); champion {} in {}", g + 1,
+                          out.stalled ? fmt::format("champion unchanged for {}", state.unchanged)
+                                      : "generation limit",
+                          chromosome_text(state.last_champion), run.file("champion.toml").string()));
+      return out;
+    }
+    if (stop || state.population.generation % c.checkpoint_every == 0)
+      run.write_checkpoint(kCheckpoint, encode(state));
+    if (stop) return evolve_detail::stopped_after(run, g, o.resume_hint);
+  }
+}
+
+}  // namespace
+
+namespace evolve_detail {
+
+std::unique_ptr<Backend> make_evolve_backend(const EvolveRunOptions& o) {
+  if (o.devices.empty()) return make_backend(o.backend, o.threads);
+  return make_multi_device_backend(o.backend, o.threads, o.devices);
+}
+
+EvolveOutcome stopped_after(RunDir& run, int generation, const std::string& resume_hint) {
+  EvolveOutcome out;
+  out.generations_done = generation + 1;
+  out.interrupted = true;
+  run.log(fmt::format("stopped after generation {}; checkpoint written{}", generation,
+                      resume_hint.empty() ? "" : "; continue with: " + resume_hint));
+  return out;
+}
+
+void check_new_limit(const RunDir& run, int played, int generations) {
+  if (generations > 0 && generations < played)
+    fail("{}: {} generations are played already; --generations {} would end the run before them",
+         run.path().string(), played, generations);
+}
+
+}  // namespace evolve_detail
+
+std::vector<MemoryPart> evolve_memory_estimate(const EvolveConfig& config) {
+  if (config.kind == "tictactoe") return tictactoe_memory_estimate(config.ttt);
+  const EloOthelloConfig& c = config.elo;
+  const double n = c.ga.population;
+  const double games = n * (n - 1);  // a round robin, both colours
+  // Per game: the job and record of the backend batch, its pairing (built three times), its
+  // score and two rating results.
+  const double per_game = sizeof(OthelloJob) + sizeof(play::OthelloRecord) + 3 * 8 + 8 + 2 * 16;
+  std::vector<MemoryPart> parts;
+  parts.push_back({fmt::format("a generation's round robin ({} games x {} B)", games, per_game), games * per_game});
+  if (c.bradley_terry) parts.push_back({fmt::format("Bradley-Terry fit (5 matrices of {} x {} x 8 B)", n, n), 5 * n * n * 8});
+  if (c.yardstick != "none") {
+    const double yard = 2.0 * c.yardstick_openings;
+    parts.push_back({fmt::format("yardstick games ({})", yard), yard * (sizeof(OthelloJob) + sizeof(play::OthelloRecord))});
+  }
+  return parts;
+}
+
+namespace {
+void check_evolve_memory(const EvolveConfig& config) {
+  check_memory("evolve", evolve_memory_estimate(config),
+               config.kind == "tictactoe" ? "fewer trials, a smaller population or a smaller co-evolution top"
+                                          : "a smaller population");
+}
+}  // namespace
+
+EvolveOutcome run_evolve(const EvolveConfig& config, const fs::path& dir, const EvolveRunOptions& options) {
+  check_evolve_memory(config);
+  if (config.kind == "tictactoe") return run_tictactoe(config, dir, options);
+  const EloOthelloConfig& c = config.elo;
+  RunDir::check_creatable(dir, kKind, options.resume_hint);
+  Setup setup = make_setup(c, options);
+  RunDir run = RunDir::create(dir, kKind, options.resume_hint, {{kMetrics, kMetricsHeader}});
+  if (options.progress) run.set_sink(options.progress);
+  State start;
+  start.population = initial_population(gene_ranges(), c.ga, c.seed);
+  run.write_checkpoint(kCheckpoint, encode(start));
+  run.commit_config(evolve_config_to_toml(config));
+  return run_loop(run, c, std::move(start), std::move(setup), options);
+}
+
+EvolveOutcome resume_evolve(const fs::path& dir, const EvolveRunOptions& options, int generations) {
+  RunDir run = RunDir::open(dir, kKind);
+  if (options.progress) run.set_sink(options.progress);
+  EvolveConfig config = load_evolve_config(run.file("config.toml").string());
+  check_evolve_memory(config);
+  if (config.kind == "tictactoe") return resume_tictactoe(run, std::move(config), options, generations);
+  EloOthelloConfig& c = config.elo;
+  const std::vector<GeneRange> ranges = gene_ranges();
+  const auto payload = run.read_checkpoint(kCheckpoint);
+  State state;
+  if (payload) {
+    state = decode(*payload, run.file(kCheckpoint).string(), c, ranges);
+  } else {
+    state.population = initial_population(ranges, c.ga, c.seed);  // a crash before the first checkpoint
+  }
+  const int next = state.population.generation;
+  // A new limit: never below the generations already played (they cannot be unplayed). A longer
+  // limit reopens a run that ended at its limit, not one that stalled: its champion has stopped
+  // changing, which more generations of the same GA do not undo.
+  evolve_detail::check_new_limit(run, next, generations);
+  Setup setup = make_setup(c, options);
+  int previous = -1;
+  const i64 n = c.ga.population;
+  run.resume_table(kMetrics, kMetricsHeader, [&](const RunDir::Row& f, const std::string& where) {
+    const i64 g = parse_int_field(f[0], 0, 100000000, where, "generation");
+    if (g != previous + 1) fail("{}: generation {} follows generation {}", where, g, previous);
+    previous = static_cast<int>(g);
+    features::parse_chromosome(f[1], features::Material::kFlips, where);
+    auto optional_real = [&](const std::string& v, const char* what) {
+      if (!v.empty()) parse_real_field(v, where, what);
+    };
+    parse_real_field(f[2], where, "champion_elo");
+    optional_real(f[3], "champion_bt");
+    optional_real(f[4], "champion_bt_margin95");
+    parse_int_field(f[5], 0, g, where, "champion_born");
+    for (int k = 6; k <= 9; ++k) parse_real_field(f[k], where, "an Elo statistic");
+    parse_int_field(f[10], 1, n, where, "distinct");
+    const double distance = parse_real_field(f[11], where, "gene_distance");
+    if (distance < 0 || distance > 1) fail("{}: gene_distance '{}' (expected 0..1)", where, f[11]);
+    parse_int_field(f[12], 0, g, where, "unchanged");
+    i64 games = 0;
+    for (int k = 13; k <= 15; ++k) games += parse_int_field(f[k], 0, n * (n - 1), where, "a game count");
+    if (games != n * (n - 1)) fail("{}: {} games counted, a tournament of {} plays {}", where, games, n, n * (n - 1));
+    parse_int_field(f[16], 0, 2 * static_cast<i64>(c.yardstick_openings), where, "yardstick_games");
+    optional_real(f[17], "yardstick_score");
+    parse_real_field(f[18], where, "play_seconds");
+    parse_real_field(f[19], where, "seconds");
+    return g < next;
+  });
+  if (previous + 1 < next)
+    fail("{}: rows end at generation {} but the checkpoint is at generation {}", run.file(kMetrics).string(),
+         previous, next);
+  if (generations > 0 && generations != c.generations) {  // after every check: nothing changes on an error
+    c.generations = generations;
+    run.commit_config(evolve_config_to_toml(config));
+  }
+  if (options.check_only) {
+    EvolveOutcome checked;
+    checked.generations_done = next;
+    return checked;
+  }
+  return run_loop(run, c, std::move(state), std::move(setup), options);
+}
+
+}  // namespace ef::ga

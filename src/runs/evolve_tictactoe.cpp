@@ -1,0 +1,396 @@
+// The "tictactoe" kind of evolve run (docs/method.md section 3, docs/tictactoe.md): seed 003's
+// bit-string GA of 9-18-5-1 networks under minimax, `trials` independent GAs side by side, each
+// generation's games of every trial in one backend batch. Against the static evaluator, or
+// co-evolving two populations whose members meet the other population's best of the previous
+// generation, monitored against the static evaluator (the monitor never feeds selection).
+//
+// Files (besides the run directory's own): metrics.csv, one row per (generation, trial,
+// population): best, mean and worst fitness (0..480), the monitor's best and mean (co-evolution),
+// seconds; best_networks.csv when complete: each population's best network of the last
+// generation (its fitness and its bits in hex); checkpoint.bin: the populations to play next.
+#include "runs/evolve_tictactoe.hpp"
+#include <fmt/format.h>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+#include "core/bytes.hpp"
+#include "core/error.hpp"
+#include "games/tictactoe/fitness_matches.hpp"
+
+namespace ef::ga {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kMetrics = "metrics.csv";
+constexpr const char* kCheckpoint = "checkpoint.bin";
+constexpr const char* kMetricsHeader =
+    "generation,trial,population,best,mean,worst,monitor_best,monitor_mean,play_seconds,seconds";
+constexpr u32 kVersion = 1;
+
+struct TttState {
+  int generation = 0;  // the generation to play next
+  bool finished = false;
+  // pops[t][p]: trial t's population p (p = 1 only with co-evolution); top[t][p]: the best of
+  // pops[t][p] in the previous generation (the other population's opponents).
+  std::vector<std::vector<std::vector<BitString>>> pops, top;
+};
+
+int populations(const TicTacToeConfig& c) { return c.coevolution ? 2 : 1; }
+u32 stream_of(int trial, int population) { return static_cast<u32>(2 * trial + population); }
+
+TttState initial_state(const TicTacToeConfig& c) {
+  TttState s;
+  s.pops.resize(c.trials);
+  s.top.resize(c.trials);
+  for (int t = 0; t < c.trials; ++t)
+    for (int p = 0; p < populations(c); ++p) {
+      s.pops[t].push_back(random_bit_population(c.ga, c.seed, stream_of(t, p)));
+      // Generation 0 has no ranking yet: its first members stand in.
+      s.top[t].push_back(std::vector<BitString>(s.pops[t][p].begin(), s.pops[t][p].begin() + (c.coevolution ? c.top : 0)));
+    }
+  return s;
+}
+
+void put_bits(ByteWriter& w, const BitString& b) {
+  for (std::size_t i = 0; i < b.size(); i += 8) {
+    u32 byte = 0;
+    for (std::size_t k = 0; k < 8 && i + k < b.size(); ++k) byte |= static_cast<u32>(b[i + k] & 1) << k;
+    w.put<std::uint8_t>(static_cast<std::uint8_t>(byte));
+  }
+}
+BitString get_bits(ByteReader& r, int bits) {
+  BitString b(bits);
+  for (int i = 0; i < bits; i += 8) {
+    const u32 byte = r.get<std::uint8_t>("a bit string");
+    for (int k = 0; k < 8 && i + k < bits; ++k) b[i + k] = static_cast<unsigned char>(byte >> k & 1);
+  }
+  return b;
+}
+
+std::string encode(const TttState& s, const TicTacToeConfig& c) {
+  ByteWriter w;
+  w.put<u32>(kVersion);
+  w.put<i32>(s.generation);
+  w.put<bool>(s.finished);
+  for (int t = 0; t < c.trials; ++t)
+    for (int p = 0; p < populations(c); ++p) {
+      for (const BitString& b : s.pops[t][p]) put_bits(w, b);
+      w.put<u32>(static_cast<u32>(s.top[t][p].size()));
+      for (const BitString& b : s.top[t][p]) put_bits(w, b);
+    }
+  return w.take();
+}
+
+TttState decode(const std::string& payload, const std::string& file, const TicTacToeConfig& c) {
+  ByteReader r(payload, file);
+  if (r.get<u32>("the version") != kVersion) r.bad("checkpoint version (expected 1)");
+  TttState s;
+  s.generation = r.get<i32>("the generation");
+  if (s.generation < 0 || s.generation > 100000000) r.bad("generation out of range");
+  s.finished = r.get<bool>("the finished flag");
+  s.pops.resize(c.trials);
+  s.top.resize(c.trials);
+  for (int t = 0; t < c.trials; ++t)
+    for (int p = 0; p < populations(c); ++p) {
+      std::vector<BitString> pop;
+      for (int i = 0; i < c.ga.population; ++i) pop.push_back(get_bits(r, c.ga.bits));
+      s.pops[t].push_back(std::move(pop));
+      const u32 k = r.get<u32>("the top count");
+      if (k != static_cast<u32>(c.coevolution ? c.top : 0)) r.bad(fmt::format("{} top networks (the config says {})", k, c.coevolution ? c.top : 0));
+      std::vector<BitString> top;
+      for (u32 i = 0; i < k; ++i) top.push_back(get_bits(r, c.ga.bits));
+      s.top[t].push_back(std::move(top));
+    }
+  r.expect_end();
+  return s;
+}
+
+std::string hex(const BitString& b) {
+  std::string out;
+  for (std::size_t i = 0; i < b.size(); i += 4) {
+    int v = 0;
+    for (std::size_t k = 0; k < 4; ++k) v = 2 * v + (i + k < b.size() ? b[i + k] : 0);
+    out += "0123456789abcdef"[v];
+  }
+  return out;
+}
+
+struct Stats {
+  double best = 0, mean = 0, worst = 0;
+};
+template <class T>
+Stats stats_of(const std::vector<T>& v) {
+  Stats s;
+  s.best = s.worst = static_cast<double>(v[0]);
+  double sum = 0;
+  for (T x : v) {
+    s.best = std::max(s.best, static_cast<double>(x));
+    s.worst = std::min(s.worst, static_cast<double>(x));
+    sum += static_cast<double>(x);
+  }
+  s.mean = sum / static_cast<double>(v.size());
+  return s;
+}
+
+EvolveOutcome loop(RunDir& run, const TicTacToeConfig& c, TttState state, std::unique_ptr<Backend> backend,
+                   const EvolveRunOptions& o) {
+  EvolveOutcome out;
+  if (state.finished) {
+    out.generations_done = state.generation;
+    out.complete = true;
+    return out;
+  }
+  if (state.generation >= c.generations)  // resume_tictactoe refuses such a limit
+    fail("{}: internal error: generation {} is bred but the limit is {}", run.path().string(), state.generation,
+         c.generations);
+  play::TttMatches matches(*backend);
+  const play::TicTacToeAgent opponent = play::static_agent(c.opponent_depth);
+  const play::TicTacToeAgent monitor = play::static_agent(c.monitor_depth);
+  const int np = populations(c);
+  run.log(fmt::format("evolve tictactoe: {} trial(s) x {} population(s) of {} {} networks ({} bits), ply {}, {}, "
+                      "backend {}, generations {}..{}",
+                      c.trials, np, c.ga.population, c.topology == tictactoe::Topology::kFull ? "full" : "paper",
+                      c.ga.bits, c.depth,
+                      c.coevolution ? fmt::format("co-evolution against the other's top {}, monitored against the "
+                                                  "static evaluator at ply {}",
+                                                  c.top, c.monitor_depth)
+                                    : fmt::format("against the static evaluator at ply {}", c.opponent_depth),
+                      backend->name(), state.generation, c.generations - 1));
+  ProgressMeter meter(static_cast<u64>(c.generations), static_cast<u64>(state.generation));
+  while (true) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const int g = state.generation;
+    // Agents of every member, and of every population's previous top.
+    std::vector<std::vector<std::vector<play::TicTacToeAgent>>> members(c.trials), tops(c.trials);
+    for (int t = 0; t < c.trials; ++t)
+      for (int p = 0; p < np; ++p) {
+        members[t].emplace_back();
+        tops[t].emplace_back();
+        for (std::size_t i = 0; i < state.pops[t][p].size(); ++i)
+          members[t][p].push_back(play::network_agent(state.pops[t][p][i], c.topology, c.depth, "member"));
+        for (const BitString& b : state.top[t][p]) tops[t][p].push_back(play::network_agent(b, c.topology, c.depth, "top"));
+      }
+    std::vector<play::TttMatch> list;
+    for (int t = 0; t < c.trials; ++t)
+      for (int p = 0; p < np; ++p)
+        for (const auto& m : members[t][p]) {
+          if (c.coevolution) {
+            for (const auto& rival : tops[t][1 - p]) list.push_back({&m, &rival});
+            list.push_back({&m, &monitor});
+          } else {
+            list.push_back({&m, &opponent});
+          }
+        }
+    const auto tp = std::chrono::steady_clock::now();
+    const std::vector<int> scores = matches.play(list);
+    const double play_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - tp).count();
+
+    std::string rows;
+    std::size_t at = 0;
+    std::vector<std::vector<std::vector<double>>> fitness(c.trials);
+    std::vector<std::vector<std::vector<int>>> monitored(c.trials);
+    for (int t = 0; t < c.trials; ++t)
+      for (int p = 0; p < np; ++p) {
+        fitness[t].emplace_back();
+        monitored[t].emplace_back();
+        for (std::size_t i = 0; i < members[t][p].size(); ++i) {
+          if (c.coevolution) {
+            double sum = 0;
+            for (int k = 0; k < c.top; ++k) sum += scores[at++];
+            fitness[t][p].push_back(sum / c.top);  // the mean over the other's top, 0..480
+            monitored[t][p].push_back(scores[at++]);
+          } else {
+            fitness[t][p].push_back(scores[at++]);
+          }
+        }
+      }
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::string line = fmt::format("gen {:>4}", g);
+    for (int t = 0; t < c.trials; ++t)
+      for (int p = 0; p < np; ++p) {
+        const Stats f = stats_of(fitness[t][p]);
+        std::string monitor_cols = ",";
+        if (c.coevolution) {
+          const Stats m = stats_of(monitored[t][p]);
+          monitor_cols = fmt::format("{:.0f},{:.3f}", m.best, m.mean);
+        }
+        rows += fmt::format("{},{},{},{:.3f},{:.3f},{:.3f},{},{:.3f},{:.3f}\n", g, t, p == 0 ? "a" : "b", f.best,
+                            f.mean, f.worst, monitor_cols, play_s, secs);
+        line += fmt::format(" {}{}:{:.0f}/{:.0f}", t, np > 1 ? (p == 0 ? "a" : "b") : "", f.best, f.mean);
+      }
+    run.append_rows(kMetrics, rows);
+    run.log(fmt::format("{} (best/mean) | {:.2f} s/gen | {}", line, secs, meter.status(static_cast<u64>(g + 1))));
+
+    // The next generation; co-evolution keeps each population's best as the other's opponents.
+    for (int t = 0; t < c.trials; ++t)
+      for (int p = 0; p < np; ++p) {
+        if (c.coevolution) {
+          std::vector<BitString> best;
+          for (int i : best_indices(fitness[t][p], c.top)) best.push_back(state.pops[t][p][i]);
+          state.top[t][p] = std::move(best);
+        }
+        if (g + 1 >= c.generations) {
+          // The last generation's best, for best_networks.csv (the population stays as played).
+          continue;
+        }
+        state.pops[t][p] = next_bit_generation(state.pops[t][p], fitness[t][p], c.ga, c.seed, stream_of(t, p), g);
+      }
+    const bool last = g + 1 >= c.generations;
+    const bool stop = o.stop_requested && o.stop_requested();
+    if (last) {
+      std::string best = "trial,population,fitness,monitor,bits\n";
+      for (int t = 0; t < c.trials; ++t)
+        for (int p = 0; p < np; ++p) {
+          const int i = best_indices(fitness[t][p], 1)[0];
+          best += fmt::format("{},{},{:.3f},{},{}\n", t, p == 0 ? "a" : "b", fitness[t][p][i],
+                              c.coevolution ? std::to_string(monitored[t][p][i]) : "", hex(state.pops[t][p][i]));
+        }
+      run.write_file("best_networks.csv", best);
+      state.generation = g + 1;
+      state.finished = true;
+      run.write_checkpoint(kCheckpoint, encode(state, c));
+      out.generations_done = g + 1;
+      out.complete = true;
+      run.log(fmt::format("evolve complete after {} generations; best networks in {}", g + 1,
+                          run.file("best_networks.csv").string()));
+      return out;
+    }
+    state.generation = g + 1;
+    if (stop || state.generation % c.checkpoint_every == 0) run.write_checkpoint(kCheckpoint, encode(state, c));
+    if (stop) return evolve_detail::stopped_after(run, g, o.resume_hint);
+  }
+}
+
+}  // namespace
+
+std::vector<MemoryPart> tictactoe_memory_estimate(const TicTacToeConfig& c) {
+  const double groups = static_cast<double>(c.trials) * populations(c);  // populations in all
+  const double members = groups * c.ga.population, tops = groups * (c.coevolution ? c.top : 0);
+  // A member meets the other population's top (and the monitor) or the static player: 16 games.
+  const double matches = members * (c.coevolution ? c.top + 1 : 1);
+  const double games = matches * play::kTttMatchGames;
+  const double bits = static_cast<double>(c.ga.bits) + sizeof(BitString);
+  std::vector<MemoryPart> parts;
+  parts.push_back({fmt::format("bit strings ({} members and tops x {} B, with the bred next generation)", members + tops,
+                               bits),
+                   (2 * members + tops) * bits});
+  parts.push_back({fmt::format("agents ({} x {} B, and the backend's copies)", members + tops,
+                               sizeof(play::TicTacToeAgent)),
+                   2 * (members + tops) * static_cast<double>(sizeof(play::TicTacToeAgent))});
+  parts.push_back({fmt::format("a generation's games ({} matches of {} games)", matches, play::kTttMatchGames),
+                   matches * sizeof(play::TttMatch) +
+                       games * static_cast<double>(sizeof(GameJobOf<games::TicTacToe>) + sizeof(play::TicTacToeRecord))});
+  return parts;
+}
+
+EvolveOutcome run_tictactoe(const EvolveConfig& config, const fs::path& dir, const EvolveRunOptions& options) {
+  const TicTacToeConfig& c = config.ttt;
+  RunDir::check_creatable(dir, "evolve", options.resume_hint);
+  auto backend = evolve_detail::make_evolve_backend(options);
+  RunDir run = RunDir::create(dir, "evolve", options.resume_hint, {{kMetrics, kMetricsHeader}});
+  if (options.progress) run.set_sink(options.progress);
+  TttState start = initial_state(c);
+  run.write_checkpoint(kCheckpoint, encode(start, c));
+  run.commit_config(evolve_config_to_toml(config));
+  return loop(run, c, std::move(start), std::move(backend), options);
+}
+
+EvolveOutcome resume_tictactoe(RunDir& run, EvolveConfig config, const EvolveRunOptions& options, int generations) {
+  TicTacToeConfig& c = config.ttt;
+  const auto payload = run.read_checkpoint(kCheckpoint);
+  TttState state = payload ? decode(*payload, run.file(kCheckpoint).string(), c) : initial_state(c);
+  if (state.finished && generations > c.generations)
+    fail("{}: a finished Tic-Tac-Toe run is not extended (its last populations were not bred); start a new run with "
+         "more generations",
+         run.path().string());
+  evolve_detail::check_new_limit(run, state.generation, generations);
+  // An unfinished run's checkpoint holds generation N bred but not played: its last generation
+  // must be N or later (the last one is the generation whose best networks are kept).
+  if (!state.finished && generations > 0 && generations <= state.generation)
+    fail("{}: --generations must be at least {}: the populations of generation {} are bred but not played",
+         run.path().string(), state.generation + 1, state.generation);
+  auto backend = evolve_detail::make_evolve_backend(options);
+  const int rows_per_generation = c.trials * populations(c);
+  const int next = state.generation;
+  i64 rows = 0;
+  run.resume_table(kMetrics, kMetricsHeader, [&](const RunDir::Row& f, const std::string& where) {
+    const i64 g = parse_int_field(f[0], 0, 100000000, where, "generation");
+    const i64 t = parse_int_field(f[1], 0, c.trials - 1, where, "trial");
+    if (f[2] != "a" && !(c.coevolution && f[2] == "b")) fail("{}: population '{}' (expected a{})", where, f[2], c.coevolution ? " or b" : "");
+    if (g * rows_per_generation + t * populations(c) + (f[2] == "b") != rows)
+      fail("{}: row out of order (generation {}, trial {}, population {})", where, g, t, f[2]);
+    ++rows;
+    for (int k = 3; k <= 5; ++k) {
+      const double v = parse_real_field(f[k], where, "a fitness");
+      if (v < 0 || v > 16 * play::kTttWinPoints) fail("{}: fitness {} is outside 0..480", where, v);
+    }
+    if (c.coevolution) {
+      for (int k : {6, 7}) {
+        const double v = parse_real_field(f[k], where, "a monitor fitness");
+        if (v < 0 || v > 16 * play::kTttWinPoints) fail("{}: monitor fitness {} is outside 0..480", where, v);
+      }
+    } else if (!f[6].empty() || !f[7].empty()) {
+      fail("{}: monitor columns in a run without co-evolution", where);
+    }
+    parse_real_field(f[8], where, "play_seconds");
+    parse_real_field(f[9], where, "seconds");
+    return g < next;
+  });
+  if (rows < static_cast<i64>(next) * rows_per_generation)
+    fail("{}: rows end before generation {} (the checkpoint's)", run.file(kMetrics).string(), next);
+  if (generations > 0 && generations != c.generations) {
+    c.generations = generations;
+    run.commit_config(evolve_config_to_toml(config));
+  }
+  if (options.check_only) {
+    EvolveOutcome checked;
+    checked.generations_done = next;
+    return checked;
+  }
+  return loop(run, c, std::move(state), std::move(backend), options);
+}
+
+// The inverse of hex(): `bits` bits from their hex digits (the last digit padded with zeros).
+static BitString bits_from_hex(const std::string& hex, int bits, const std::string& where) {
+  BitString b;
+  for (char h : hex) {
+    int v;
+    if (h >= '0' && h <= '9') v = h - '0';
+    else if (h >= 'a' && h <= 'f') v = h - 'a' + 10;
+    else fail("{}: '{}' is not a hex digit", where, h);
+    for (int k = 3; k >= 0; --k) b.push_back(static_cast<unsigned char>(v >> k & 1));
+  }
+  if (static_cast<int>(b.size()) < bits || static_cast<int>(b.size()) >= bits + 4)
+    fail("{}: {} hex digits for a network of {} bits", where, hex.size(), bits);
+  b.resize(bits);
+  return b;
+}
+
+std::vector<play::TicTacToeAgent> load_best_networks(const fs::path& dir) {
+  const EvolveConfig c = load_evolve_config((dir / "config.toml").string());
+  if (c.kind != "tictactoe") fail("{}: not a tictactoe evolve run (kind {})", dir.string(), c.kind);
+  const fs::path file = dir / "best_networks.csv";
+  std::ifstream in(file);
+  if (!in) fail("{}: cannot read (is the run complete?)", file.string());
+  std::vector<play::TicTacToeAgent> out;
+  std::string line;
+  std::getline(in, line);
+  for (std::size_t lineno = 2; std::getline(in, line); ++lineno) {
+    const std::string where = fmt::format("{}:{}", file.string(), lineno);
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    if (f.size() != 5) fail("{}: expected 5 columns (trial,population,fitness,monitor,bits)", where);
+    const auto trial = parse_int_field(f[0], 0, 1000, where, "trial");
+    out.push_back(play::network_agent(bits_from_hex(f[4], c.ttt.ga.bits, where), c.ttt.topology, c.ttt.depth,
+                                      fmt::format("{}:t{}{}", dir.filename().string(), trial, f[1])));
+  }
+  if (out.empty()) fail("{}: no networks", file.string());
+  return out;
+}
+
+}  // namespace ef::ga

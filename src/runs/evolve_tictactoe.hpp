@@ -1,0 +1,22 @@
+// The "tictactoe" kind of evolve run (runs/evolve_tictactoe.cpp); evolve_run.cpp dispatches to it.
+#pragma once
+#include <filesystem>
+#include "core/run_dir.hpp"
+#include "runs/evolve_config.hpp"
+#include "runs/evolve_run.hpp"
+#include "games/tictactoe/players.hpp"
+
+namespace ef::ga {
+
+EvolveOutcome run_tictactoe(const EvolveConfig& config, const std::filesystem::path& dir,
+                            const EvolveRunOptions& options);
+// evolve_memory_estimate for this kind.
+std::vector<MemoryPart> tictactoe_memory_estimate(const TicTacToeConfig& config);
+// `run` opened as an evolve run whose config.toml is `config` (kind "tictactoe").
+EvolveOutcome resume_tictactoe(RunDir& run, EvolveConfig config, const EvolveRunOptions& options, int generations);
+// The best networks of a complete run (DIR/best_networks.csv, played as DIR/config.toml says:
+// topology, depth), named "RUN:t<trial><population>". ef::Error naming the file and line for a
+// run of another kind, an incomplete run or a bad row.
+std::vector<play::TicTacToeAgent> load_best_networks(const std::filesystem::path& dir);
+
+}  // namespace ef::ga

@@ -1,0 +1,58 @@
+// A Hex match as a resumable run (core/run_dir.hpp): two players (games/hex/player_spec.hpp specs),
+// N games with colours alternating (player A is Black in even games), each game a pure function
+// of (players, board, seed, game number), so a resumed or re-threaded match has the same games.
+//
+//   config.toml  [hex_match] a, b, games, size, swap, seed
+//   games.csv    game,black,white,winner,plies,seconds,moves   (black/white/winner: A or B; moves
+//                space-separated cells) -- one row per finished game, in the order they finish
+//
+// On resume every row is checked by replaying its moves (legal, the game over at the last one,
+// the winner right); the games without a row are played.
+#pragma once
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+#include "core/run_dir.hpp"
+#include "core/hd.hpp"
+
+namespace ef::play {
+
+struct HexMatchConfig {
+  std::string a = "ev", b = "uct";  // player specs
+  int games = 200;
+  int size = 11;
+  bool swap = false;
+  u64 seed = 1;
+};
+
+// Throws ef::Error naming file and key; the specs are parsed (and so checked) too.
+HexMatchConfig load_hex_match_config(const std::string& file);
+std::string hex_match_config_toml(const HexMatchConfig& c);
+// Checks ranges and the specs; `who` names the source in messages.
+void validate_hex_match_config(const HexMatchConfig& c, const std::string& who);
+
+struct HexGameRow {
+  int game = 0;
+  bool a_black = true;
+  bool a_won = false;
+  int plies = 0;
+  double seconds = 0;
+  std::string moves;
+};
+
+struct HexMatchRunOptions {
+  int threads = 0;  // 0: all hardware threads
+  bool check_only = false;  // resume: open and validate the directory (config, checkpoint, tables), then return without running
+  std::string resume_hint;
+  LineSink progress;
+  std::function<bool()> stop_requested;
+  bool* stopped = nullptr;  // set when a stop request ended the run early
+};
+
+// A new match in `dir` (config given) or the resumption of the one there (config null).
+// Returns every finished game, sorted by game number.
+std::vector<HexGameRow> run_hex_match(const std::filesystem::path& dir, const HexMatchConfig* config,
+                                      const HexMatchRunOptions& options);
+
+}  // namespace ef::play

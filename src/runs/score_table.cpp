@@ -1,0 +1,110 @@
+#include "runs/score_table.hpp"
+#include <algorithm>
+#include <numeric>
+#include "core/error.hpp"
+
+namespace ef {
+
+ResidentSplit make_resident(const data::Split& split, Backend& backend) {
+  PositionData pd;
+  for (const data::PositionSet* set : {&split.first, &split.second})
+    for (std::size_t i = 0; i < set->size(); ++i) {
+      pd.black.push_back(set->black[i]);
+      pd.white.push_back(set->white[i]);
+      pd.label.push_back(ntuple::label_to_fixed(set->label[i]));
+    }
+  ResidentSplit r;
+  r.fitness_ids.resize(split.first.size());
+  std::iota(r.fitness_ids.begin(), r.fitness_ids.end(), 0u);
+  r.test_ids.resize(split.second.size());
+  std::iota(r.test_ids.begin(), r.test_ids.end(), static_cast<u32>(split.first.size()));
+  r.handle = backend.add_positions(pd);
+  return r;
+}
+
+MoveSplit score_positions_at_move(const std::vector<data::Game>& games, int move, const ScoreOptions& options) {
+  if (move < 1 || move > 60) fail("--moves: {} is not a move number (expected 1..60)", move);
+  MoveSplit m;
+  if (!options.test_games) {
+    m.split = data::fitness_test_at_move(games, move, options.split, options.test_fraction, options.seed,
+                                         options.positions);
+  } else {
+    m.split.first = data::positions_at_move(games, move, options.positions);
+    m.split.second = data::positions_at_move(*options.test_games, move, options.positions);
+  }
+  if (m.split.first.size() == 0 || m.split.second.size() == 0)
+    fail("move {}: the {} has {} fitness and {} test positions; need both", move,
+         options.test_games ? "data (fitness) and the test data (test)" : "data", m.split.first.size(),
+         m.split.second.size());
+  // Counted for a split too: by game with duplicates kept, a board can be on both sides.
+  const std::vector<bool> seen = data::boards_seen(m.split.second, m.split.first);
+  m.test_seen = static_cast<std::size_t>(std::count(seen.begin(), seen.end(), true));
+  if (options.exclude_seen && m.test_seen > 0) {
+    if (m.test_seen == m.split.second.size())
+      fail("move {}: all {} test positions are also fitness positions; --exclude-seen leaves none", move,
+           m.test_seen);
+    m.split.second = data::without(m.split.second, seen);
+    m.test_excluded = m.test_seen;
+  }
+  return m;
+}
+
+std::vector<ScoreRow> score_table(const std::vector<data::Game>& games, const std::vector<ntuple::Shape>& shapes,
+                                  const ScoreOptions& options, Backend& backend) {
+  std::vector<ScoreRow> rows;
+  std::vector<ntuple::Geometry> geometries;
+  for (const auto& s : shapes) geometries.push_back(s.geometry());
+  // Per move: one resident position set (fitness then test), and id lists into it.
+  std::vector<std::vector<u32>> fit_ids(options.moves.size()), test_ids(options.moves.size());
+  std::vector<int> handles;
+  for (std::size_t m = 0; m < options.moves.size(); ++m) {
+    const int move = options.moves[m];
+    const MoveSplit move_split = score_positions_at_move(games, move, options);
+    const data::Split& split = move_split.split;
+    ScoreRow row;
+    row.move = move;
+    row.fitness_positions = split.first.size();
+    row.test_positions = split.second.size();
+    row.test_seen = move_split.test_seen;
+    row.test_excluded = move_split.test_excluded;
+    row.constant_mse = data::constant_predictor_mse(split.first, split.second);
+    row.irreducible_mse = data::irreducible_mse(split.second);
+    rows.push_back(row);
+
+    ResidentSplit r = make_resident(split, backend);
+    fit_ids[m] = std::move(r.fitness_ids);
+    test_ids[m] = std::move(r.test_ids);
+    handles.push_back(r.handle);
+  }
+
+  std::vector<TrainJob> jobs;
+  for (std::size_t m = 0; m < options.moves.size(); ++m)
+    for (std::size_t s = 0; s < shapes.size(); ++s) {
+      TrainJob j;
+      j.geometry = &geometries[s];
+      j.positions = handles[m];
+      j.train_ids = fit_ids[m];
+      j.eval_ids = test_ids[m];
+      j.params = options.train;
+      j.stream[0] = static_cast<u32>(options.moves[m]);  // same order for every shape at a move
+      j.stream[1] = 0;
+      j.record_epoch_loss = options.record_curves;
+      j.return_weights = options.return_weights;
+      jobs.push_back(j);
+    }
+  std::vector<TrainResult> results(jobs.size());
+  backend.train(jobs, results);
+  for (std::size_t m = 0; m < options.moves.size(); ++m)
+    for (std::size_t s = 0; s < shapes.size(); ++s) {
+      TrainResult& r = results[m * shapes.size() + s];
+      ScoreCell c;
+      c.mse = r.eval_loss.mse();
+      c.mae = r.eval_loss.mae();
+      for (const auto& l : r.epoch_loss) c.epoch_mse.push_back(l.mse());
+      c.weights = std::move(r.weights);
+      rows[m].cells.push_back(std::move(c));
+    }
+  return rows;
+}
+
+}  // namespace ef

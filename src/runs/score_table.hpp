@@ -1,0 +1,66 @@
+// The Table 2 procedure (docs/method.md 1.3): for each move h, split the data 80/20 into fitness and
+// test positions, train every shape from zero on all fitness positions at h, and measure the
+// test loss at h. All (move, shape) trainings go to the backend as one batch.
+// Held out (score --test-data, a search's [data] test_files): all of the data is fitness data
+// and the test positions come from other games; the test positions that are also fitness
+// positions are counted (shared openings leak) and can be dropped.
+#pragma once
+#include <vector>
+#include "data/positions.hpp"
+#include "games/othello/shape.hpp"
+#include "backends/backend.hpp"
+
+namespace ef {
+
+struct ScoreOptions {
+  std::vector<int> moves;
+  data::SplitBy split = data::SplitBy::kPosition;
+  data::PositionOptions positions;  // duplicates: merge (by position) or keep (the paper's by game)
+  double test_fraction = 0.2;       // of the data, when there are no test games
+  u64 seed = 1;
+  // Held-out test games: every game of the data is fitness data (`split` no longer splits, but
+  // still decides the duplicates through `positions`); the test positions are these games' at
+  // each move, duplicates treated the same way. Null: the test set is split off the data.
+  const std::vector<data::Game>* test_games = nullptr;
+  bool exclude_seen = false;        // with test games: drop test positions seen in fitness (data::boards_seen)
+  TrainParams train;
+  bool record_curves = false;       // training loss per epoch in each cell
+  bool return_weights = false;      // keep each cell's trained weights (to write agents)
+};
+
+struct ScoreCell {
+  double mse = 0, mae = 0;
+  std::vector<double> epoch_mse;    // when record_curves
+  std::vector<i32> weights;         // when return_weights
+};
+
+struct ScoreRow {
+  int move = 0;
+  std::size_t fitness_positions = 0, test_positions = 0;
+  std::size_t test_seen = 0;      // test positions that are fitness positions up to symmetry (before exclusion)
+  std::size_t test_excluded = 0;  // of those, dropped by exclude_seen (test_positions counts the rest)
+  double constant_mse = 0;     // predict the fitness-set mean label
+  double irreducible_mse = 0;  // predict each distinct test board's own mean label
+  std::vector<ScoreCell> cells;  // one per shape
+};
+
+// The fitness and test positions at one move as `options` asks for them (split off the data,
+// or held out), with the overlap counted. Throws ef::Error when either side is empty.
+struct MoveSplit {
+  data::Split split;  // (fitness, test)
+  std::size_t test_seen = 0, test_excluded = 0;  // as in ScoreRow
+};
+MoveSplit score_positions_at_move(const std::vector<data::Game>& games, int move, const ScoreOptions& options);
+
+// A fitness/test split made resident on a backend: fitness positions are ids
+// [0, fitness.size()), test positions follow. Used by the score table and the search.
+struct ResidentSplit {
+  int handle = -1;
+  std::vector<u32> fitness_ids, test_ids;
+};
+ResidentSplit make_resident(const data::Split& split, Backend& backend);
+
+std::vector<ScoreRow> score_table(const std::vector<data::Game>& games, const std::vector<ntuple::Shape>& shapes,
+                                  const ScoreOptions& options, Backend& backend);
+
+}  // namespace ef

@@ -1,0 +1,81 @@
+#include "runs/shape_fitness.hpp"
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include "core/error.hpp"
+#include "core/rng.hpp"
+
+namespace ef::ga {
+
+TrainValidationIds train_validation_split(std::uint32_t n, double validation_fraction, u64 seed, u32 island,
+                                          u32 generation) {
+  if (!(validation_fraction >= 0.0 && validation_fraction <= 1.0))
+    fail("validation fraction {} is outside [0, 1]", validation_fraction);
+  // The small tolerance keeps products like 0.2 * 35 = 6.999999999999999 at 7.
+  const auto k = std::min<std::uint32_t>(
+      n, static_cast<std::uint32_t>(std::floor(validation_fraction * static_cast<double>(n) + 1e-9)));
+  std::vector<std::uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  Rng rng(seed, Purpose::kSplit, island, generation);
+  std::vector<bool> held_out(n, false);
+  for (std::uint32_t i = 0; i < k; ++i) {
+    std::swap(order[i], order[i + rng.below(n - i)]);
+    held_out[order[i]] = true;
+  }
+  TrainValidationIds ids;
+  ids.validation.reserve(k);
+  ids.train.reserve(n - k);
+  for (std::uint32_t id = 0; id < n; ++id) (held_out[id] ? ids.validation : ids.train).push_back(id);
+  return ids;
+}
+
+void evaluate_generation(Backend& backend, const Decoder& decoder, std::span<Population> islands,
+                         std::span<const IslandFitnessData> data, const FitnessOptions& options, u64 seed,
+                         u32 generation, u32 first_island) {
+  if (data.size() != islands.size())
+    fail("fitness: {} islands but {} fitness sets", islands.size(), data.size());
+  std::vector<TrainValidationIds> splits;
+  std::size_t num_jobs = 0;
+  for (std::size_t k = 0; k < islands.size(); ++k) {
+    if (islands[k].num_keys != decoder.num_keys())
+      fail("fitness: island {} has {} keys per individual; the decoder needs {}", k, islands[k].num_keys,
+           decoder.num_keys());
+    splits.push_back(train_validation_split(data[k].num_positions, options.validation_fraction, seed,
+                                            first_island + static_cast<u32>(k), generation));
+    if (splits.back().train.empty() || splits.back().validation.empty())
+      fail("fitness: island {} has {} fitness positions; a {:.0f}% validation split leaves {} for training and {} "
+           "for validation, and both must be non-empty",
+           k, data[k].num_positions, 100 * options.validation_fraction, splits.back().train.size(),
+           splits.back().validation.size());
+    num_jobs += static_cast<std::size_t>(islands[k].size);
+  }
+
+  // Geometries live until train() returns: the jobs point at them.
+  std::vector<ntuple::Geometry> geometries;
+  geometries.reserve(num_jobs);
+  std::vector<TrainJob> jobs;
+  jobs.reserve(num_jobs);
+  for (std::size_t k = 0; k < islands.size(); ++k) {
+    for (int i = 0; i < islands[k].size; ++i) {
+      geometries.push_back(decoder.decode(islands[k].individual(i)).geometry());
+      TrainJob job;
+      job.geometry = &geometries.back();
+      job.positions = data[k].positions;
+      job.train_ids = splits[k].train;
+      job.eval_ids = splits[k].validation;
+      job.params = options.train;
+      job.params.seed = seed;
+      job.stream[0] = first_island + static_cast<std::uint32_t>(k);
+      job.stream[1] = generation;
+      jobs.push_back(job);
+    }
+  }
+  std::vector<TrainResult> results(jobs.size());
+  backend.train(jobs, results);
+
+  std::size_t j = 0;
+  for (auto& pop : islands)
+    for (int i = 0; i < pop.size; ++i) pop.fitness[i] = results[j++].eval_loss.mse();
+}
+
+}  // namespace ef::ga

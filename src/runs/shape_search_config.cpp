@@ -1,0 +1,139 @@
+#include "runs/shape_search_config.hpp"
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <filesystem>
+#include <sstream>
+#include <toml++/toml.h>
+#include "runs/training_table.hpp"
+#include "core/toml_reader.hpp"
+#include "core/error.hpp"
+#include "games/othello/squares.hpp"
+#include "runs/shape_decoder.hpp"
+
+namespace ef::ga {
+
+data::PositionOptions SearchConfig::position_options() const {
+  data::PositionOptions o;
+  o.duplicates = split == data::SplitBy::kGame ? data::Duplicates::kKeep : data::Duplicates::kMerge;
+  return o;
+}
+
+
+SearchConfig load_search_config(const std::string& file) {
+  const toml::table root = parse_run_config(file);
+  SearchConfig c;
+  c.islands.moves = {18, 22, 26, 30, 34, 38, 42, 46};
+  c.tuple_sizes = edax_tuple_sizes();
+  c.region = default_search_region();
+  for (const auto& [k, v] : root) {
+    const std::string key(k.str());
+    if (key != "search" && key != "migration" && key != "data" && key != "fitness" && key != "training" &&
+        key != "run")
+      fail("{}: unknown section [{}] (expected search, migration, data, fitness, training, run)", file, key);
+    if (!v.is_table()) fail("{}: '{}' must be a table ([{}])", file, key, key);
+  }
+  const toml::table empty;
+  auto section = [&](const char* name) -> const toml::table& {
+    const auto* t = root[name].as_table();
+    return t ? *t : empty;
+  };
+  {
+    TableReader r(section("search"), file, "search");
+    r.allow({"moves", "island_size", "elite", "mutants", "elite_inheritance", "generations", "seed", "tuple_sizes",
+             "region"});
+    r.integers("moves", c.islands.moves, 1, 60);
+    r.integer("island_size", c.islands.brkga.population_size, 2, 1000000);
+    r.integer("elite", c.islands.brkga.elite_count, 1, 1000000);
+    r.integer("mutants", c.islands.brkga.mutant_count, 0, 1000000);
+    r.real("elite_inheritance", c.islands.brkga.elite_inheritance, 0.0, 1.0);
+    r.integer("generations", c.generations, 1, 100000000);
+    r.seed("seed", c.islands.seed);
+    r.integers("tuple_sizes", c.tuple_sizes, 1, ntuple::kMaxTupleSize);
+    std::vector<std::string> region;
+    r.strings("region", region);
+    if (!region.empty()) {
+      c.region.clear();
+      for (const auto& s : region) {
+        const auto sq = parse_square(s);
+        if (!sq) fail("{}: '{}' is not a square (expected a1..h8)", r.where("region"), s);
+        c.region.push_back(*sq);
+      }
+    }
+  }
+  {
+    TableReader r(section("migration"), file, "migration");
+    r.allow({"topology", "interval", "size"});
+    std::string topology = std::string(topology_name(c.islands.migration.topology));
+    r.text("topology", topology);
+    try {
+      c.islands.migration.topology = parse_topology(topology);
+    } catch (const Error& e) {
+      fail("{}: {}", r.where("topology"), e.what());
+    }
+    r.integer("interval", c.islands.migration.interval, 0, 100000000);
+    r.integer("size", c.islands.migration.size, 0, 1000000);
+  }
+  {
+    TableReader r(section("data"), file, "data");
+    r.allow({"files", "split", "test_fraction", "test_files"});
+    r.strings("files", c.data_files);
+    r.strings("test_files", c.test_files);
+    for (const auto& f : c.test_files)
+      if (f.empty()) fail("{}: an empty file name", r.where("test_files"));
+    std::string split = "position";
+    r.text("split", split);
+    if (split == "position") c.split = data::SplitBy::kPosition;
+    else if (split == "game") c.split = data::SplitBy::kGame;
+    else fail("{}: '{}' (expected position or game)", r.where("split"), split);
+    r.real("test_fraction", c.test_fraction, 0.01, 0.99);
+  }
+  {
+    TableReader r(section("fitness"), file, "fitness");
+    r.allow({"validation_fraction", "test_every"});
+    r.real("validation_fraction", c.validation_fraction, 0.01, 0.99);
+    r.integer("test_every", c.test_every, 0, 100000000);
+  }
+  read_training_table(root, file, c.train, {.batch_size = true, .seed = false});
+  {
+    TableReader r(section("run"), file, "run");
+    r.allow({"checkpoint_every"});
+    r.integer("checkpoint_every", c.checkpoint_every, 0, 100000000);
+  }
+  try {
+    c.islands.validate();
+    Decoder check(c.region, c.tuple_sizes);
+  } catch (const Error& e) {
+    fail("{}: {}", file, e.what());
+  }
+  return c;
+}
+
+
+std::string search_config_to_toml(const SearchConfig& c) {
+  std::vector<std::string> region, files, test_files;
+  for (int sq : c.region) region.push_back(fmt::format("\"{}\"", square_name(sq)));
+  for (const auto& f : c.data_files) files.push_back(toml_quote(f));
+  for (const auto& f : c.test_files) test_files.push_back(toml_quote(f));
+  std::ostringstream out;
+  out << fmt::format(
+      "[search]\nmoves = [{}]\nisland_size = {}\nelite = {}\nmutants = {}\nelite_inheritance = {}\n"
+      "generations = {}\nseed = {}\ntuple_sizes = [{}]\nregion = [{}]\n\n",
+      fmt::join(c.islands.moves, ", "), c.islands.brkga.population_size, c.islands.brkga.elite_count,
+      c.islands.brkga.mutant_count, c.islands.brkga.elite_inheritance, c.generations, c.islands.seed,
+      fmt::join(c.tuple_sizes, ", "), fmt::join(region, ", "));
+  out << fmt::format("[migration]\ntopology = \"{}\"\ninterval = {}\nsize = {}\n\n",
+                     topology_name(c.islands.migration.topology), c.islands.migration.interval,
+                     c.islands.migration.size);
+  out << fmt::format("[data]\nfiles = [{}]\nsplit = \"{}\"\ntest_fraction = {}\n", fmt::join(files, ", "),
+                     c.split == data::SplitBy::kGame ? "game" : "position", c.test_fraction);
+  // Only when given: the config.toml of runs without held-out data stays as it was.
+  if (!test_files.empty()) out << fmt::format("test_files = [{}]\n", fmt::join(test_files, ", "));
+  out << "\n";
+  out << fmt::format("[fitness]\nvalidation_fraction = {}\ntest_every = {}\n\n", c.validation_fraction, c.test_every);
+  out << fmt::format("[training]\nlearning_rate = {}\nepochs = {}\nbatch_size = {}\n\n", c.train.learning_rate,
+                     c.train.epochs, c.train.batch_size);
+  out << fmt::format("[run]\ncheckpoint_every = {}\n", c.checkpoint_every);
+  return out.str();
+}
+
+}  // namespace ef::ga
