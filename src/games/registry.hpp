@@ -14,11 +14,13 @@
 #include "games/othello/agent.hpp"             // Othello
 #include "games/tictactoe/players.hpp"  // Tic-Tac-Toe
 #include "games/hex/players.hpp"        // Hex
+#include "games/connect_four/players.hpp"  // Connect Four (tests only: the proof that a game is one folder)
 
 #define EF_FOR_EACH_PLAYOUT_GAME(X) \
   X(::ef::games::Othello)           \
   X(::ef::games::TicTacToe)         \
-  X(::ef::games::Hex)
+  X(::ef::games::Hex)               \
+  X(::ef::games::ConnectFour)
 
 namespace ef::play {
 
