@@ -17,15 +17,15 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
-#include "games/othello/feature_weights.hpp"
-#include "bench_util.hpp"
 #include "backends/backend.hpp"
-#include "core/error.hpp"
 #include "backends/cuda/cuda_backend.hpp"
-#include "games/othello/tree_search.hpp"
+#include "bench_util.hpp"
+#include "core/error.hpp"
 #include "ga/elo_ga.hpp"
-#include "ratings/ratings.hpp"
+#include "games/othello/feature_weights.hpp"
 #include "games/othello/fitness_matches.hpp"
+#include "games/othello/tree_search.hpp"
+#include "ratings/ratings.hpp"
 
 using namespace ef;
 
@@ -89,25 +89,30 @@ int main(int argc, char** argv) {
         std::size_t end = 0;
         const int n = std::stoi(v, &end);
         if (end == v.size() && n >= lo && n <= hi) return n;
-      } catch (const std::exception&) {
-      }
+      } catch (const std::exception&) {}
       fmt::print(stderr, "evolve_bench: {} '{}' (expected an integer in {}..{})\n", a, v, lo, hi);
       std::exit(2);
     };
-    if (a == "--population") population = number(3, 4096);
-    else if (a == "--threads") threads = number(0, 1024);
-    else if (a == "--repeats") repeats = number(1, 1000);
-    else if (a == "--depth") depth = number(1, 10);
+    if (a == "--population")
+      population = number(3, 4096);
+    else if (a == "--threads")
+      threads = number(0, 1024);
+    else if (a == "--repeats")
+      repeats = number(1, 1000);
+    else if (a == "--depth")
+      depth = number(1, 10);
     else if (a == "--material") {
       material = value();
       if (material != "flips" && material != "discs") {
         fmt::print(stderr, "evolve_bench: --material '{}' (expected flips or discs)\n", material);
         return 2;
       }
-    }
-    else if (a == "--json") json_file = value();
+    } else if (a == "--json")
+      json_file = value();
     else {
-      fmt::print(stderr, "usage: evolve_bench [--population N] [--threads T] [--repeats R] [--depth D] [--material flips|discs]\n");
+      fmt::print(
+          stderr,
+          "usage: evolve_bench [--population N] [--threads T] [--repeats R] [--depth D] [--material flips|discs]\n");
       return 2;
     }
   }
@@ -144,9 +149,15 @@ int main(int argc, char** argv) {
     fmt::print("{:<10} {:>12.3f} {:>14.0f} {:>12.1f}   ({})\n", "cpu", cpu_s, games / cpu_s,
                static_cast<double>(counts.nodes) / games, cpu->name());
 
-    nlohmann::json j{{"cpu_model", cpu_model()}, {"players", population}, {"games", games}, {"depth", depth},
-                     {"material", material}, {"repeats", repeats}, {"cpu_backend", cpu->name()},
-                     {"cpu_seconds", cpu_s}, {"cpu_games_per_s", games / cpu_s}};
+    nlohmann::json j{{"cpu_model", cpu_model()},
+                     {"players", population},
+                     {"games", games},
+                     {"depth", depth},
+                     {"material", material},
+                     {"repeats", repeats},
+                     {"cpu_backend", cpu->name()},
+                     {"cpu_seconds", cpu_s},
+                     {"cpu_games_per_s", games / cpu_s}};
     std::string why;
     if (cuda_device_available(&why)) {
       auto gpu = make_backend("cuda", threads);
@@ -194,13 +205,17 @@ int main(int argc, char** argv) {
         to.push_back(seconds([&] { ho = self_play(without, kGames); }));
       }
       const double a = median(tw), b = median(to);
-      fmt::print("1-ply leaf shortcut, 1 thread, {} games: {:.0f} games/s with, {:.0f} without, {:.2f}x; same moves: {}\n",
-                 kGames, kGames / a, kGames / b, b / a, hw == ho ? "yes" : "NO");
-      j["leaf_shortcut"] = {{"games", kGames}, {"with_games_per_s", kGames / a}, {"without_games_per_s", kGames / b},
-                            {"speedup", b / a}, {"same_moves", hw == ho}};
+      fmt::print(
+          "1-ply leaf shortcut, 1 thread, {} games: {:.0f} games/s with, {:.0f} without, {:.2f}x; same moves: {}\n",
+          kGames, kGames / a, kGames / b, b / a, hw == ho ? "yes" : "NO");
+      j["leaf_shortcut"] = {{"games", kGames},
+                            {"with_games_per_s", kGames / a},
+                            {"without_games_per_s", kGames / b},
+                            {"speedup", b / a},
+                            {"same_moves", hw == ho}};
     }
     if (!json_file.empty()) std::ofstream(json_file) << j.dump(2) << "\n";
-    if (!j["leaf_shortcut"]["same_moves"].get<bool>()) return 1;  // a parity failure
+    if (!j["leaf_shortcut"]["same_moves"].get<bool>()) return 1;                                 // a parity failure
     if (j.contains("differing_games") && j["differing_games"].get<std::size_t>() > 0) return 1;  // a parity failure
 
   } catch (const std::exception& e) {

@@ -26,16 +26,16 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+#include "backends/backend.hpp"
+#include "backends/cuda/cuda_backend.hpp"
+#include "core/error.hpp"
 #include "data/games.hpp"
 #include "data/generate.hpp"
-#include "backends/backend.hpp"
-#include "core/error.hpp"
-#include "backends/cuda/cuda_backend.hpp"
+#include "ga/islands.hpp"
 #include "games/othello/game.hpp"
 #include "games/othello/shape.hpp"
 #include "runs/shape_decoder.hpp"
 #include "runs/shape_generation_batch.hpp"
-#include "ga/islands.hpp"
 
 using namespace ef;
 
@@ -45,14 +45,14 @@ struct Args {
   std::string data;
   std::size_t games = 121000;  // the logbook's size: ~97,000 fitness games -> ~77,000 training positions a move
   int threads = 0;
-  int cpu_jobs = 0;            // 0: one per CPU thread
+  int cpu_jobs = 0;  // 0: one per CPU thread
   int repeats = 2;
   bool l2_experiment = false;
   std::string json;
-  bool run_training = true;    // --games-only: false
-  bool run_games = true;       // --no-games: false
-  int cpu_games = 0;           // games per CPU batch (0: per configuration, scaled by threads)
-  int gpu_games = 0;           // games per GPU batch (0: per configuration)
+  bool run_training = true;  // --games-only: false
+  bool run_games = true;     // --no-games: false
+  int cpu_games = 0;         // games per CPU batch (0: per configuration, scaled by threads)
+  int gpu_games = 0;         // games per GPU batch (0: per configuration)
 };
 
 [[noreturn]] void usage(const std::string& problem) {
@@ -75,22 +75,36 @@ Args parse(int argc, char** argv) {
       const std::string v = value();
       char* end = nullptr;
       const long n = std::strtol(v.c_str(), &end, 10);
-      if (end == v.c_str() || *end || n < lo || n > hi) usage(fmt::format("{}: expected an integer in [{}, {}]", flag, lo, hi));
+      if (end == v.c_str() || *end || n < lo || n > hi)
+        usage(fmt::format("{}: expected an integer in [{}, {}]", flag, lo, hi));
       return n;
     };
-    if (flag == "--data") a.data = value();
-    else if (flag == "--games") a.games = static_cast<std::size_t>(number(100, 100'000'000));
-    else if (flag == "--threads") a.threads = static_cast<int>(number(0, 4096));
-    else if (flag == "--cpu-jobs") a.cpu_jobs = static_cast<int>(number(0, 100000));
-    else if (flag == "--repeats") a.repeats = static_cast<int>(number(1, 100));
-    else if (flag == "--l2-experiment") a.l2_experiment = true;
-    else if (flag == "--json") a.json = value();
-    else if (flag == "--games-only") a.run_training = false;
-    else if (flag == "--no-games") a.run_games = false;
-    else if (flag == "--cpu-games") a.cpu_games = static_cast<int>(number(1, 10'000'000));
-    else if (flag == "--gpu-games") a.gpu_games = static_cast<int>(number(1, 16'000'000));
-    else if (flag == "--help" || flag == "-h") usage("help");
-    else usage("unknown argument " + flag);
+    if (flag == "--data")
+      a.data = value();
+    else if (flag == "--games")
+      a.games = static_cast<std::size_t>(number(100, 100'000'000));
+    else if (flag == "--threads")
+      a.threads = static_cast<int>(number(0, 4096));
+    else if (flag == "--cpu-jobs")
+      a.cpu_jobs = static_cast<int>(number(0, 100000));
+    else if (flag == "--repeats")
+      a.repeats = static_cast<int>(number(1, 100));
+    else if (flag == "--l2-experiment")
+      a.l2_experiment = true;
+    else if (flag == "--json")
+      a.json = value();
+    else if (flag == "--games-only")
+      a.run_training = false;
+    else if (flag == "--no-games")
+      a.run_games = false;
+    else if (flag == "--cpu-games")
+      a.cpu_games = static_cast<int>(number(1, 10'000'000));
+    else if (flag == "--gpu-games")
+      a.gpu_games = static_cast<int>(number(1, 16'000'000));
+    else if (flag == "--help" || flag == "-h")
+      usage("help");
+    else
+      usage("unknown argument " + flag);
   }
   if (!a.run_training && !a.run_games) usage("--games-only and --no-games leave nothing to measure");
   return a;
@@ -131,7 +145,6 @@ bool same(const TrainResult& a, const TrainResult& b) {
   return a.eval_loss.squared == b.eval_loss.squared && a.eval_loss.absolute == b.eval_loss.absolute &&
          a.eval_loss.count == b.eval_loss.count;
 }
-
 
 // ---- self-play ----------------------------------------------------------------------------------
 
@@ -177,7 +190,8 @@ struct GameFigures {
   std::vector<double> seconds;
 };
 
-GameFigures measure_games(Backend& backend, std::span<const OthelloJob> jobs, int runs, std::vector<play::OthelloRecord>& records) {
+GameFigures measure_games(Backend& backend, std::span<const OthelloJob> jobs, int runs,
+                          std::vector<play::OthelloRecord>& records) {
   GameFigures f;
   f.games = jobs.size();
   records.assign(jobs.size(), play::OthelloRecord{});
@@ -188,8 +202,8 @@ GameFigures measure_games(Backend& backend, std::span<const OthelloJob> jobs, in
   }
   std::vector<double> sorted = f.seconds;
   std::sort(sorted.begin(), sorted.end());
-  f.median_seconds = sorted.size() % 2 ? sorted[sorted.size() / 2]
-                                       : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
+  f.median_seconds =
+      sorted.size() % 2 ? sorted[sorted.size() / 2] : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
   for (const auto& rec : records) f.nodes += rec.nodes;
   f.games_per_s = static_cast<double>(f.games) / f.median_seconds;
   f.nodes_per_s = static_cast<double>(f.nodes) / f.median_seconds;
@@ -197,8 +211,12 @@ GameFigures measure_games(Backend& backend, std::span<const OthelloJob> jobs, in
 }
 
 nlohmann::json figures_json(const GameFigures& f) {
-  return {{"games", f.games},       {"median_seconds", f.median_seconds}, {"seconds_all_runs", f.seconds},
-          {"games_per_s", f.games_per_s}, {"nodes", f.nodes},            {"nodes_per_s", f.nodes_per_s}};
+  return {{"games", f.games},
+          {"median_seconds", f.median_seconds},
+          {"seconds_all_runs", f.seconds},
+          {"games_per_s", f.games_per_s},
+          {"nodes", f.nodes},
+          {"nodes_per_s", f.nodes_per_s}};
 }
 
 void games_bench(const Args& a, int threads, Backend& cpu, Backend* gpu, const std::string& why, nlohmann::json& out) {
@@ -206,15 +224,17 @@ void games_bench(const Args& a, int threads, Backend& cpu, Backend* gpu, const s
                                         {"ntuple depth 4", {4, -1}, 32, 32768},
                                         {"ntuple depth 4, exact from 14", {4, 14}, 16, 16384}};
   const int runs = std::max(3, a.repeats);
-  fmt::print("\nself-play: Edax-shape n-tuple agent (pseudo-random weights) against itself from random 8-ply openings; "
-             "median of {} runs\n",
-             runs);
+  fmt::print(
+      "\nself-play: Edax-shape n-tuple agent (pseudo-random weights) against itself from random 8-ply openings; "
+      "median of {} runs\n",
+      runs);
   fmt::print("{:<32} {:>14} {:>14} {:>14} {:>14} {:>9} {:>8}\n", "configuration", "CPU games/s", "CPU nodes/s",
              "GPU games/s", "GPU nodes/s", "GPU/CPU", "parity");
   for (const GameConfig& c : configs) {
     const play::Agent agent = bench_agent(c);
     const int hc = cpu.add_agent(agent);
-    const std::size_t cpu_n = static_cast<std::size_t>(a.cpu_games > 0 ? a.cpu_games : c.cpu_games_per_thread * threads);
+    const std::size_t cpu_n =
+        static_cast<std::size_t>(a.cpu_games > 0 ? a.cpu_games : c.cpu_games_per_thread * threads);
     const std::size_t gpu_n = static_cast<std::size_t>(a.gpu_games > 0 ? a.gpu_games : c.gpu_games);
     const auto jobs = bench_games(std::max(cpu_n, gpu ? gpu_n : 0), hc);
     std::vector<play::OthelloRecord> cpu_records, gpu_records;
@@ -255,7 +275,8 @@ void games_bench(const Args& a, int threads, Backend& cpu, Backend* gpu, const s
     }
     fmt::print("{:<32} {:>14.4g} {:>14.4g} {:>14} {:>14} {:>9} {:>8}\n", c.name, fc.games_per_s, fc.nodes_per_s,
                gpu_games, gpu_nodes, ratio, parity);
-    fmt::print("  CPU: {} games a run ({}){}\n", cpu_n, cpu.name(), gpu ? fmt::format("; GPU: {} games a run", gpu_n) : "");
+    fmt::print("  CPU: {} games a run ({}){}\n", cpu_n, cpu.name(),
+               gpu ? fmt::format("; GPU: {} games a run", gpu_n) : "");
     out["games"].push_back(j);
   }
   if (!gpu) fmt::print("GPU games: {}\n", why);
@@ -317,7 +338,8 @@ void training_bench(const Args& a, int threads, Backend& cpu_backend, Backend* g
              islands_data.size(), config.islands.brkga.population_size, num_jobs, config.train.epochs,
              config.train.batch_size);
   for (const auto& s : batch.splits) fmt::print(" {}", s.train.size());
-  fmt::print(" (validation: {}); {:.3g} training samples a generation\n", batch.splits[0].validation.size(), gen_samples);
+  fmt::print(" (validation: {}); {:.3g} training samples a generation\n", batch.splits[0].validation.size(),
+             gen_samples);
   out["jobs_per_generation"] = num_jobs;
   out["training_samples_per_generation"] = gen_samples;
   out["epochs"] = config.train.epochs;
@@ -343,9 +365,10 @@ void training_bench(const Args& a, int threads, Backend& cpu_backend, Backend* g
   const double cpu_ind_s = static_cast<double>(cpu_jobs) / cpu_s;
   const double cpu_samples_s = training_samples(cpu_batch) / cpu_s;
   const double cpu_gen_s = static_cast<double>(num_jobs) / cpu_ind_s;
-  fmt::print("CPU ({}): {} individuals in {:.2f} s, extrapolated to the generation: {:.3g} samples/s, {:.2f} "
-             "individuals/s, {:.1f} s per generation\n",
-             cpu->name(), cpu_jobs, cpu_s, cpu_samples_s, cpu_ind_s, cpu_gen_s);
+  fmt::print(
+      "CPU ({}): {} individuals in {:.2f} s, extrapolated to the generation: {:.3g} samples/s, {:.2f} "
+      "individuals/s, {:.1f} s per generation\n",
+      cpu->name(), cpu_jobs, cpu_s, cpu_samples_s, cpu_ind_s, cpu_gen_s);
   out["cpu"] = {{"backend", cpu->name()},
                 {"threads", threads},
                 {"measured_individuals", cpu_jobs},
@@ -385,14 +408,16 @@ void training_bench(const Args& a, int threads, Backend& cpu_backend, Backend* g
                gpu->name(), gpu_s, a.repeats, stats ? stats->chunks : 0, gpu_samples_s, gpu_ind_s);
     fmt::print("GPU / CPU: {:.1f}x (seconds per generation {:.1f} vs {:.3f})\n", cpu_gen_s / gpu_s, cpu_gen_s, gpu_s);
     fmt::print("parity: {} of the {} CPU-measured jobs have the same loss sums on the GPU\n", agree, cpu_index.size());
-    fmt::print("weight traffic per generation: {:.3g} reads + {:.3g} atomic adds = {:.1f} GB at 4 bytes a weight, "
-               "{:.1f} GB if every access missed L2 (32-byte sectors)\n",
-               t.reads, t.adds, t.useful_bytes / 1e9, t.sector_bytes / 1e9);
-    fmt::print("memory bandwidth {:.2f} TB/s ({}): bound {:.3f} s (4-byte) / {:.3f} s (sectors); measured {:.3f} s = "
-               "{:.0f}% / {:.0f}% of the bound\n",
-               bw / 1e12, info->bandwidth_from_device ? "from the device attributes" : "H200 datasheet, device gave none",
-               t.useful_bytes / bw, t.sector_bytes / bw, gpu_s, 100 * t.useful_bytes / bw / gpu_s,
-               100 * t.sector_bytes / bw / gpu_s);
+    fmt::print(
+        "weight traffic per generation: {:.3g} reads + {:.3g} atomic adds = {:.1f} GB at 4 bytes a weight, "
+        "{:.1f} GB if every access missed L2 (32-byte sectors)\n",
+        t.reads, t.adds, t.useful_bytes / 1e9, t.sector_bytes / 1e9);
+    fmt::print(
+        "memory bandwidth {:.2f} TB/s ({}): bound {:.3f} s (4-byte) / {:.3f} s (sectors); measured {:.3f} s = "
+        "{:.0f}% / {:.0f}% of the bound\n",
+        bw / 1e12, info->bandwidth_from_device ? "from the device attributes" : "H200 datasheet, device gave none",
+        t.useful_bytes / bw, t.sector_bytes / bw, gpu_s, 100 * t.useful_bytes / bw / gpu_s,
+        100 * t.sector_bytes / bw / gpu_s);
     out["gpu"] = {{"backend", gpu->name()},
                   {"device", info->name},
                   {"multiprocessors", info->multiprocessors},
@@ -427,9 +452,10 @@ void training_bench(const Args& a, int threads, Backend& cpu_backend, Backend* g
       const auto st = cuda_batch_stats(*gpu);
       std::size_t agree_all = 0;
       for (std::size_t k = 0; k < num_jobs; ++k) agree_all += same(r[k], gpu_results[k]);
-      fmt::print("L2 experiment: budget {} MiB -> {} chunks, {:.3f} s per generation ({:.2f}x the single launch); "
-                 "{} of {} jobs identical to it\n",
-                 mb, st ? st->chunks : 0, s, s / gpu_s, agree_all, num_jobs);
+      fmt::print(
+          "L2 experiment: budget {} MiB -> {} chunks, {:.3f} s per generation ({:.2f}x the single launch); "
+          "{} of {} jobs identical to it\n",
+          mb, st ? st->chunks : 0, s, s / gpu_s, agree_all, num_jobs);
       out["l2_experiment"] = {{"budget_mib", std::stoul(mb)},
                               {"chunks", st ? st->chunks : 0},
                               {"seconds_per_generation", s},

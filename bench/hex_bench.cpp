@@ -13,10 +13,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
-#include "bench_util.hpp"
 #include "backends/backend.hpp"
-#include "core/error.hpp"
 #include "backends/cuda/cuda_backend.hpp"
+#include "bench_util.hpp"
+#include "core/error.hpp"
 #include "games/hex/characteristics.hpp"
 #include "games/hex/player_spec.hpp"
 #include "games/hex/uct.hpp"
@@ -57,11 +57,16 @@ int main(int argc, char** argv) try {
       if (i + 1 >= argc) fail("{} needs a value", argv[i]);
       return std::string(argv[++i]);
     };
-    if (!std::strcmp(argv[i], "--games")) games = std::stoi(value());
-    else if (!std::strcmp(argv[i], "--threads")) threads = std::stoi(value());
-    else if (!std::strcmp(argv[i], "--repeats")) repeats = std::stoi(value());
-    else if (!std::strcmp(argv[i], "--json")) json_file = value();
-    else fail("unknown option {} (--games N --threads T --repeats R --json FILE)", argv[i]);
+    if (!std::strcmp(argv[i], "--games"))
+      games = std::stoi(value());
+    else if (!std::strcmp(argv[i], "--threads"))
+      threads = std::stoi(value());
+    else if (!std::strcmp(argv[i], "--repeats"))
+      repeats = std::stoi(value());
+    else if (!std::strcmp(argv[i], "--json"))
+      json_file = value();
+    else
+      fail("unknown option {} (--games N --threads T --repeats R --json FILE)", argv[i]);
   }
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   nlohmann::json out;
@@ -88,7 +93,8 @@ int main(int argc, char** argv) try {
     std::vector<double> t;
     records.resize(jobs.size());
     for (int k = 0; k < repeats; ++k)
-      t.push_back(seconds_of([&] { b.play(std::span<const GameJobOf<games::Hex>>(jobs), std::span<play::HexRecord>(records)); }));
+      t.push_back(seconds_of(
+          [&] { b.play(std::span<const GameJobOf<games::Hex>>(jobs), std::span<play::HexRecord>(records)); }));
     return games / median(t);
   };
   auto cpu = make_backend("cpu", threads);
@@ -96,7 +102,8 @@ int main(int argc, char** argv) try {
   for (auto& j : jobs) j.black = j.white = h;
   std::vector<play::HexRecord> cpu_records;
   const double cpu_rate = batch(*cpu, cpu_records);
-  fmt::print("random playouts, 11x11, CPU backend batch:   {:>10.0f} /s ({:.2f} x one thread)\n", cpu_rate, cpu_rate / per_core);
+  fmt::print("random playouts, 11x11, CPU backend batch:   {:>10.0f} /s ({:.2f} x one thread)\n", cpu_rate,
+             cpu_rate / per_core);
   out["playouts_per_s_cpu_batch"] = cpu_rate;
   std::string why;
   if (cuda_device_available(&why)) {
@@ -109,8 +116,9 @@ int main(int argc, char** argv) try {
     for (int g = 0; g < games; ++g)
       differ += play::hex_move_list(gpu_records[g]) != play::hex_move_list(cpu_records[g]) ||
                 gpu_records[g].black_score != cpu_records[g].black_score;
-    fmt::print("random playouts, 11x11, CUDA backend batch:  {:>10.0f} /s ({:.2f} x the CPU batch); games differing: {}\n",
-               gpu_rate, gpu_rate / cpu_rate, differ);
+    fmt::print(
+        "random playouts, 11x11, CUDA backend batch:  {:>10.0f} /s ({:.2f} x the CPU batch); games differing: {}\n",
+        gpu_rate, gpu_rate / cpu_rate, differ);
     out["playouts_per_s_cuda_batch"] = gpu_rate;
     out["cuda_games_differing"] = differ;
   } else {
@@ -134,7 +142,8 @@ int main(int argc, char** argv) try {
   evp.gamma = 0.1;
   hex::BetweennessEvaluator plain;
   plain.options.bridges = plain.options.edge_bridges = false;
-  const double ev_rate = evals(ev), evp_rate = evals(evp), plain_rate = evals(plain), res_rate = evals(hex::ResistanceEvaluator{});
+  const double ev_rate = evals(ev), evp_rate = evals(evp), plain_rate = evals(plain),
+               res_rate = evals(hex::ResistanceEvaluator{});
   fmt::print("Ev evaluations (bridges), one thread:        {:>10.0f} /s\n", ev_rate);
   fmt::print("Ev' (gamma 0.1) evaluations, one thread:     {:>10.0f} /s\n", evp_rate);
   fmt::print("Ev evaluations (adjacency only), one thread: {:>10.0f} /s\n", plain_rate);
@@ -149,12 +158,14 @@ int main(int argc, char** argv) try {
   play::InlinePlayouts inline_playouts;
   play::UctParams up;
   play::Uct uct(up, inline_playouts);
-  for (const auto& [what, start] : {std::pair<const char*, hex::Board>{"empty board", empty}, {"30 plies in", mid[0]}}) {
+  for (const auto& [what, start] :
+       {std::pair<const char*, hex::Board>{"empty board", empty}, {"30 plies in", mid[0]}}) {
     std::vector<double> t;
     u64 n = 0;
     for (int k = 0; k < repeats; ++k) t.push_back(seconds_of([&] { uct.choose(start, 5, n); }));
     const double rate = up.playouts / median(t);
-    fmt::print("UCT playouts per second in a move ({}): {:>10.0f} /s ({:.1f} ms a move)\n", what, rate, 1000 * median(t));
+    fmt::print("UCT playouts per second in a move ({}): {:>10.0f} /s ({:.1f} ms a move)\n", what, rate,
+               1000 * median(t));
     out[fmt::format("uct_playouts_per_s_{}", what[0] == 'e' ? "empty" : "mid")] = rate;
   }
   if (!json_file.empty()) std::ofstream(json_file) << out.dump(2) << "\n";

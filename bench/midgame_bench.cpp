@@ -16,8 +16,8 @@
 #include <chrono>
 #include <string>
 #include <vector>
-#include "bench_util.hpp"
 #include "backends/backend.hpp"
+#include "bench_util.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
 #include "games/othello/agent.hpp"
@@ -66,11 +66,16 @@ int main(int argc, char** argv) {
   std::string agent_file = std::string(EF_NETWORKS_DIR) + "/ordering/edax.toml", probcut_file;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--games") games = std::stoi(v);
-    else if (k == "--threads") threads = std::stoi(v);
-    else if (k == "--runs") runs = std::stoi(v);
-    else if (k == "--agent") agent_file = v;
-    else if (k == "--probcut") probcut_file = v;
+    if (k == "--games")
+      games = std::stoi(v);
+    else if (k == "--threads")
+      threads = std::stoi(v);
+    else if (k == "--runs")
+      runs = std::stoi(v);
+    else if (k == "--agent")
+      agent_file = v;
+    else if (k == "--probcut")
+      probcut_file = v;
     else if (k == "--depths") {
       depths.clear();
       for (std::size_t p = 0; p < v.size();) {
@@ -87,9 +92,10 @@ int main(int argc, char** argv) {
     play::Agent agent = play::load_agent(agent_file);
     agent.limits.exact_empties = -1;
     auto backend = make_backend("cpu", threads);
-    fmt::print("midgame search: {} self-play from random 8-ply openings, no exact endgame; {} games, {} thread(s), "
-               "median of {} runs\n  CPU: {}\n",
-               agent_file, games, threads, runs, bench::cpu_model());
+    fmt::print(
+        "midgame search: {} self-play from random 8-ply openings, no exact endgame; {} games, {} thread(s), "
+        "median of {} runs\n  CPU: {}\n",
+        agent_file, games, threads, runs, bench::cpu_model());
     fmt::print("{:<7} {:<10} {:>10} {:>12} {:>12} {:>14} {:>12} {:>10}\n", "depth", "search", "seconds", "games/s",
                "nodes", "nodes/s", "time ratio", "same games");
     for (int depth : depths) {

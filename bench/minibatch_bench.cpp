@@ -20,8 +20,8 @@
 #include <thread>
 #include "bench_util.hpp"
 #include "core/error.hpp"
-#include "runs/shape_decoder.hpp"
 #include "paper_setting.hpp"
+#include "runs/shape_decoder.hpp"
 
 using namespace ef;
 
@@ -63,12 +63,18 @@ int main(int argc, char** argv) {
   int island_size = 100, threads = 0, generations = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--data") data_file = v;
-    else if (k == "--split") split_name = v;
-    else if (k == "--island-size") island_size = std::stoi(v);
-    else if (k == "--batches") batches_arg = v;
-    else if (k == "--threads") threads = std::stoi(v);
-    else if (k == "--generations") generations = std::stoi(v);
+    if (k == "--data")
+      data_file = v;
+    else if (k == "--split")
+      split_name = v;
+    else if (k == "--island-size")
+      island_size = std::stoi(v);
+    else if (k == "--batches")
+      batches_arg = v;
+    else if (k == "--threads")
+      threads = std::stoi(v);
+    else if (k == "--generations")
+      generations = std::stoi(v);
     else {
       fmt::print(stderr, "unknown option {}\n", k);
       return 2;
@@ -92,10 +98,11 @@ int main(int argc, char** argv) {
       ga::evaluate_generation(*backend, decoder, a.islands, s.fit, fo, 1, static_cast<u32>(g));
       ga::advance_generation(a, s.config);
     }
-    fmt::print("mini-batch study on {} (split by {}, {} games), {} islands x {} individuals after {} generation(s), "
-               "{} epochs, {} thread(s), {}\n",
-               data_file, split_name, s.games, s.config.moves.size(), island_size, generations, fo.train.epochs, threads,
-               bench::cpu_model());
+    fmt::print(
+        "mini-batch study on {} (split by {}, {} games), {} islands x {} individuals after {} generation(s), "
+        "{} epochs, {} thread(s), {}\n",
+        data_file, split_name, s.games, s.config.moves.size(), island_size, generations, fo.train.epochs, threads,
+        bench::cpu_model());
     std::vector<std::vector<std::vector<double>>> fitness;  // [batch][island][individual]
     std::vector<double> seconds;
     for (int b : batches) {
@@ -106,8 +113,8 @@ int main(int argc, char** argv) {
       fitness.emplace_back();
       for (const ga::Population& p : a.islands) fitness.back().push_back(p.fitness);
     }
-    fmt::print("{:>6} {:>10} {:>9} | Spearman vs B=1 per island (all; best fifth by B=1)   {:>10} {:>10} {:>12}\n",
-               "B", "s/gen", "speed", "mean all", "mean best", "mean dMSE");
+    fmt::print("{:>6} {:>10} {:>9} | Spearman vs B=1 per island (all; best fifth by B=1)   {:>10} {:>10} {:>12}\n", "B",
+               "s/gen", "speed", "mean all", "mean best", "mean dMSE");
     for (std::size_t bi = 0; bi < batches.size(); ++bi) {
       std::vector<double> all, best;
       std::string per_island;

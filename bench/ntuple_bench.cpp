@@ -4,9 +4,9 @@
 // (~5 M samples/s straightforward, ~7.5 M with pre-computed indices, per core).
 #include <benchmark/benchmark.h>
 #include <vector>
-#include "games/othello/shape.hpp"
 #include "backends/backend.hpp"
 #include "core/rng.hpp"
+#include "games/othello/shape.hpp"
 
 using namespace ef;
 
@@ -26,7 +26,10 @@ const Positions& positions() {
       const int plies = 10 + static_cast<int>(rng.below(40));
       for (int k = 0; k < plies && !b.game_over(); ++k) {
         u64 m = b.moves();
-        if (!m) { b.pass(); continue; }
+        if (!m) {
+          b.pass();
+          continue;
+        }
         b.play(rng.random_bit(m));
       }
       p.black.push_back(b.black());
@@ -47,7 +50,8 @@ void BM_Evaluate(benchmark::State& state) {
     benchmark::DoNotOptimize(ntuple::evaluate(g, w.data(), p.black[i], p.white[i]));
     if (++i == p.black.size()) i = 0;
   }
-  state.counters["positions/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["positions/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_Evaluate);
 
@@ -64,8 +68,10 @@ void BM_TrainOnTheFly(benchmark::State& state) {
     benchmark::DoNotOptimize(ntuple::sgd_step(w.data(), idx, g.num_features(), p.label[i], rate));
     if (++i == p.black.size()) i = 0;
   }
-  state.counters["samples/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
-  state.counters["vs_5M_ref"] = benchmark::Counter(static_cast<double>(state.iterations()) / 5e6, benchmark::Counter::kIsRate);
+  state.counters["samples/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["vs_5M_ref"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) / 5e6, benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_TrainOnTheFly);
 
@@ -83,8 +89,10 @@ void BM_TrainPrecomputed(benchmark::State& state) {
     benchmark::DoNotOptimize(ntuple::sgd_step(w.data(), &idx[i * nf], nf, p.label[i], rate));
     if (++i == p.black.size()) i = 0;
   }
-  state.counters["samples/s"] = benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
-  state.counters["vs_7.5M_ref"] = benchmark::Counter(static_cast<double>(state.iterations()) / 7.5e6, benchmark::Counter::kIsRate);
+  state.counters["samples/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["vs_7.5M_ref"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) / 7.5e6, benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_TrainPrecomputed);
 
@@ -105,8 +113,8 @@ void BM_TrainJob(benchmark::State& state) {
   job.params.epochs = 4;
   std::vector<TrainResult> r(1);
   for (auto _ : state) backend->train({&job, 1}, r);
-  state.counters["samples/s"] = benchmark::Counter(static_cast<double>(state.iterations()) * 4 * train.size(),
-                                                   benchmark::Counter::kIsRate);
+  state.counters["samples/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) * 4 * train.size(), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_TrainJob)->Unit(benchmark::kMillisecond);
 

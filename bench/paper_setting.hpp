@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <string>
 #include <vector>
+#include "backends/backend.hpp"
 #include "data/games.hpp"
 #include "data/positions.hpp"
-#include "backends/backend.hpp"
-#include "runs/shape_fitness.hpp"
 #include "ga/islands.hpp"
+#include "runs/shape_fitness.hpp"
 
 namespace ef::bench {
 

@@ -19,8 +19,8 @@
 #include "backends/cpu/train_body.hpp"
 #include "bench_util.hpp"
 #include "core/error.hpp"
-#include "runs/shape_decoder.hpp"
 #include "paper_setting.hpp"
+#include "runs/shape_decoder.hpp"
 
 using namespace ef;
 
@@ -29,13 +29,20 @@ int main(int argc, char** argv) {
   int island_size = 100, generations = 1, threads = 0, epochs = TrainParams{}.epochs, batch = 1;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--data") data_file = v;
-    else if (k == "--split") split_name = v;
-    else if (k == "--island-size") island_size = std::stoi(v);
-    else if (k == "--generations") generations = std::stoi(v);
-    else if (k == "--threads") threads = std::stoi(v);
-    else if (k == "--epochs") epochs = std::stoi(v);
-    else if (k == "--batch") batch = std::stoi(v);
+    if (k == "--data")
+      data_file = v;
+    else if (k == "--split")
+      split_name = v;
+    else if (k == "--island-size")
+      island_size = std::stoi(v);
+    else if (k == "--generations")
+      generations = std::stoi(v);
+    else if (k == "--threads")
+      threads = std::stoi(v);
+    else if (k == "--epochs")
+      epochs = std::stoi(v);
+    else if (k == "--batch")
+      batch = std::stoi(v);
     else {
       fmt::print(stderr, "unknown option {}\n", k);
       return 2;
@@ -44,7 +51,8 @@ int main(int argc, char** argv) {
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   try {
     auto backend = make_backend("cpu", threads);
-    const bench::PaperSetting setting = bench::make_paper_setting(*backend, data_file, split_name == "game", island_size);
+    const bench::PaperSetting setting =
+        bench::make_paper_setting(*backend, data_file, split_name == "game", island_size);
     const ga::IslandsConfig& config = setting.config;
     const auto& fit = setting.fit;
     const std::size_t train_positions = setting.train_positions;
@@ -65,13 +73,15 @@ int main(int argc, char** argv) {
     const int individuals = island_size * static_cast<int>(config.moves.size());
     // Sample steps: every individual of island k trains `epochs` passes over its training ids.
     const double steps = static_cast<double>(island_size) * static_cast<double>(train_positions) * epochs;
-    struct rusage ru{};
+    struct rusage ru {};
     getrusage(RUSAGE_SELF, &ru);
-    fmt::print("search generation on {} (split by {}, {} games), {} islands x {} = {} individuals, Edax-size "
-               "networks, {} epochs, batch {}, {} thread(s)\n",
-               data_file, split_name, setting.games, config.moves.size(), island_size, individuals, epochs, batch, threads);
+    fmt::print(
+        "search generation on {} (split by {}, {} games), {} islands x {} = {} individuals, Edax-size "
+        "networks, {} epochs, batch {}, {} thread(s)\n",
+        data_file, split_name, setting.games, config.moves.size(), island_size, individuals, epochs, batch, threads);
     fmt::print("  CPU: {}; training path: {}\n", bench::cpu_model(), cpu::path_name(cpu::default_path()));
-    fmt::print("  training positions per island (mean): {:.0f}\n", static_cast<double>(train_positions) / config.moves.size());
+    fmt::print("  training positions per island (mean): {:.0f}\n",
+               static_cast<double>(train_positions) / config.moves.size());
     fmt::print("  seconds per generation (median of {}): {:.2f}\n", generations, s);
     fmt::print("  fitness evaluations/s: {:.1f} ({:.1f} per core)\n", individuals / s, individuals / s / threads);
     fmt::print("  training samples/s: {:.2f} M ({:.2f} M per core)\n", steps / s / 1e6, steps / s / 1e6 / threads);

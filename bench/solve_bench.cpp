@@ -20,33 +20,34 @@
 #include <vector>
 #include "backends/cpu/network_eval.hpp"
 #include "core/cpu_time.hpp"
-#include "data/games.hpp"
-#include "games/othello/agent_file.hpp"
-#include "games/othello/shape.hpp"
 #include "core/rng.hpp"
-#include "games/othello/ntuple_evaluator.hpp"
-#include "games/othello/swh.hpp"
-#include "games/othello/game.hpp"
+#include "data/games.hpp"
 #include "engine/alphabeta.hpp"
+#include "games/othello/agent_file.hpp"
 #include "games/othello/endgame.hpp"
+#include "games/othello/game.hpp"
+#include "games/othello/ntuple_evaluator.hpp"
+#include "games/othello/shape.hpp"
+#include "games/othello/swh.hpp"
 
 using namespace ef;
 
 namespace {
 
 constexpr double kEdaxNodesPerSecond = 36e6;  // Edax, one core, FFO #40-#42
-constexpr double kRefGamesDepth1 = 13000;      // n-tuple games/s per core at depth 1
-constexpr double kRefGamesDepth4 = 120;        // n-tuple games/s per core at depth 4
-constexpr int kTableBits = 22;                 // 2^22 entries, 96 MiB
+constexpr double kRefGamesDepth1 = 13000;     // n-tuple games/s per core at depth 1
+constexpr double kRefGamesDepth4 = 120;       // n-tuple games/s per core at depth 4
+constexpr int kTableBits = 22;                // 2^22 entries, 96 MiB
 
 std::filesystem::path fforum_file() {
-  if (const char* dir = std::getenv("EF_SHARED_DATA_DIR")) return std::filesystem::path(dir) / "othello/fforum-20-39.obf";
+  if (const char* dir = std::getenv("EF_SHARED_DATA_DIR"))
+    return std::filesystem::path(dir) / "othello/fforum-20-39.obf";
   return std::filesystem::path(__FILE__).parent_path() / "../../shared/data/othello/fforum-20-39.obf";
 }
 
-
 struct Table {
-  std::vector<search::endgame::HashEntry> entries = std::vector<search::endgame::HashEntry>(std::size_t{1} << kTableBits);
+  std::vector<search::endgame::HashEntry> entries =
+      std::vector<search::endgame::HashEntry>(std::size_t{1} << kTableBits);
   search::endgame::HashTable view{entries.data(), entries.size() - 1, 0};
 };
 
@@ -179,20 +180,26 @@ int main(int argc, char** argv) {
           ->UseRealTime()
           ->Iterations(1);
     }
-    benchmark::RegisterBenchmark("BM_SolveFforum/all_20_39", [](benchmark::State& state) { solve_positions(state, positions); })
+    benchmark::RegisterBenchmark("BM_SolveFforum/all_20_39",
+                                 [](benchmark::State& state) { solve_positions(state, positions); })
         ->Unit(benchmark::kMillisecond)
         ->UseRealTime()
         ->Iterations(1);
     if (builtin_ordering()) {
       for (const data::ObfPosition& pos : positions) {
         const std::string name = "BM_SolveFforumOrdered/" + std::to_string(pos.line + 19);
-        benchmark::RegisterBenchmark(name.c_str(), [&pos](benchmark::State& state) {
-          solve_positions(state, {pos}, builtin_ordering());
-        })->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+        benchmark::RegisterBenchmark(
+            name.c_str(), [&pos](benchmark::State& state) { solve_positions(state, {pos}, builtin_ordering()); })
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime()
+            ->Iterations(1);
       }
-      benchmark::RegisterBenchmark("BM_SolveFforumOrdered/all_20_39", [](benchmark::State& state) {
-        solve_positions(state, positions, builtin_ordering());
-      })->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+      benchmark::RegisterBenchmark(
+          "BM_SolveFforumOrdered/all_20_39",
+          [](benchmark::State& state) { solve_positions(state, positions, builtin_ordering()); })
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime()
+          ->Iterations(1);
     } else {
       benchmark::AddCustomContext("ordering", "networks/ordering/edax.toml not found: ordered solves left out");
     }

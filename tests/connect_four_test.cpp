@@ -14,8 +14,8 @@
 #include "ratings/ratings.hpp"
 
 using namespace ef;
-using games::ConnectFour;
 using connect_four::Board;
+using games::ConnectFour;
 
 namespace {
 

@@ -1,6 +1,7 @@
 // CPU vs CUDA backend: the same jobs must give the same bits (loss sums, epoch losses,
-// weights), and the same self-play batches the same games (move lists, plies, scores). Compiled in every build; the tests that need a device skip, saying why, in a
-// build without CUDA or on a machine without a device. The no-device tests run there instead.
+// weights), and the same self-play batches the same games (move lists, plies, scores). Compiled in every build; the
+// tests that need a device skip, saying why, in a build without CUDA or on a machine without a device. The no-device
+// tests run there instead.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -12,26 +13,26 @@
 #include <memory>
 #include <optional>
 #include <sstream>
-#include "games/othello/shape.hpp"
 #include "backends/backend.hpp"
+#include "backends/cuda/cuda_backend.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
-#include "backends/cuda/cuda_backend.hpp"
-#include "games/othello/ntuple_lanes.hpp"
-#include "games/othello/game.hpp"
-#include "games/othello/feature_weights.hpp"
-#include "games/othello/agent_file.hpp"
 #include "ga/elo_ga.hpp"
+#include "games/othello/agent_file.hpp"
+#include "games/othello/feature_weights.hpp"
 #include "games/othello/fitness_matches.hpp"
+#include "games/othello/game.hpp"
+#include "games/othello/ntuple_lanes.hpp"
+#include "games/othello/shape.hpp"
 
 using namespace ef;
 using namespace ef::ntuple;
 
 namespace {
 
-#define REQUIRE_CUDA_DEVICE()                                                       \
-  do {                                                                              \
-    std::string why_;                                                               \
+#define REQUIRE_CUDA_DEVICE()                                                           \
+  do {                                                                                  \
+    std::string why_;                                                                   \
     if (!cuda_device_available(&why_)) GTEST_SKIP() << "needs a CUDA device: " << why_; \
   } while (0)
 
@@ -70,11 +71,9 @@ std::vector<Shape> test_shapes() {
   std::vector<Shape> shapes;
   shapes.push_back(edax_shape());
   shapes.push_back(make_shape("small", {{"a1", "b1", "c1"}, {"a1", "b2", "c3", "d4"}}, "test"));
-  shapes.push_back(make_shape("symmetric",
-                              {{"a1", "h1", "a8", "h8"},
-                               {"d4", "e4", "d5", "e5"},
-                               {"a1", "b1", "c1", "d1", "e1", "f1", "g1", "h1"}},
-                              "test"));
+  shapes.push_back(make_shape(
+      "symmetric",
+      {{"a1", "h1", "a8", "h8"}, {"d4", "e4", "d5", "e5"}, {"a1", "b1", "c1", "d1", "e1", "f1", "g1", "h1"}}, "test"));
   shapes.push_back(make_shape("five",
                               {{"a1", "b1", "c1", "d1", "e1"},
                                {"a2", "b2"},
@@ -82,10 +81,9 @@ std::vector<Shape> test_shapes() {
                                {"a1", "a2", "a3", "b1", "b2", "b3", "c1", "c2", "c3"},
                                {"b2", "g7"}},
                               "test"));
-  shapes.push_back(make_shape("twelve",  // the largest tuple size, beside a shorter one (uneven digit counts)
-                              {{"a1", "b1", "c1", "d1", "e1", "f1", "g1", "h1", "a2", "b2", "c2", "d2"},
-                               {"c3", "d4", "e5"}},
-                              "test"));
+  shapes.push_back(make_shape(
+      "twelve",  // the largest tuple size, beside a shorter one (uneven digit counts)
+      {{"a1", "b1", "c1", "d1", "e1", "f1", "g1", "h1", "a2", "b2", "c2", "d2"}, {"c3", "d4", "e5"}}, "test"));
   Shape many;
   many.name = "sixty-four";
   for (int k = 0; k < kMaxTuples; ++k) {
@@ -116,8 +114,8 @@ Problem make_problem() {
 
 // A batch mixing position sets, shared and distinct spans, learning rates, epoch counts
 // (0 included), seeds and stream words, with weights and epoch losses returned.
-std::vector<TrainJob> make_jobs(const Problem& p, const std::vector<int>& handles, const std::vector<Geometry>& geometries,
-                                int batch) {
+std::vector<TrainJob> make_jobs(const Problem& p, const std::vector<int>& handles,
+                                const std::vector<Geometry>& geometries, int batch) {
   std::vector<TrainJob> jobs;
   for (std::size_t g = 0; g < geometries.size(); ++g)
     for (int k = 0; k < 5; ++k) {
@@ -182,8 +180,10 @@ class ScopedEnv {
     setenv(name, value.c_str(), 1);
   }
   ~ScopedEnv() {
-    if (old_) setenv(name_, old_->c_str(), 1);
-    else unsetenv(name_);
+    if (old_)
+      setenv(name_, old_->c_str(), 1);
+    else
+      unsetenv(name_);
   }
 
  private:
@@ -384,11 +384,13 @@ othello::Position random_start(u32 index, int plies) {
 // weights (+-0.5 disc).
 play::Agent edax_agent(u64 seed, search::OthelloLimits limits, double epsilon = 0.0) {
   std::array<int, kMoveNumbers> geometry_of_move{};
-  play::Agent a = play::ntuple_agent_per_move("edax-random", {edax_shape().geometry()}, {"edax"}, geometry_of_move, limits);
+  play::Agent a =
+      play::ntuple_agent_per_move("edax-random", {edax_shape().geometry()}, {"edax"}, geometry_of_move, limits);
   a.epsilon = epsilon;
   for (std::size_t k = 0; k < a.networks.size(); ++k) {
     Rng rng(seed, Purpose::kPopulation, static_cast<u32>(k));
-    for (i32& w : a.networks[k].weights) w = static_cast<i32>(rng.below(static_cast<u32>(kOne))) - static_cast<i32>(kOne / 2);
+    for (i32& w : a.networks[k].weights)
+      w = static_cast<i32>(rng.below(static_cast<u32>(kOne))) - static_cast<i32>(kOne / 2);
   }
   return a;
 }
@@ -709,9 +711,10 @@ TEST(CudaParity, VerifyCommand) {
 TEST(CudaParity, VerifyCommandWithTheCpuUnderTest) {
   const auto log = std::filesystem::temp_directory_path() / "ef_cpu_verify.log";
   const auto json = std::filesystem::temp_directory_path() / "ef_cpu_verify.json";
-  const std::string cmd = std::string(EF_EVALFORGE_BIN) + " verify --backend cpu --config " + EF_SOURCE_DIR +
-                          "/configs/quick.toml --individuals 5 --games 1200 --generation 2 --batch 8 --play-games 64 --json " +
-                          json.string() + " > " + log.string() + " 2>&1";
+  const std::string cmd =
+      std::string(EF_EVALFORGE_BIN) + " verify --backend cpu --config " + EF_SOURCE_DIR +
+      "/configs/quick.toml --individuals 5 --games 1200 --generation 2 --batch 8 --play-games 64 --json " +
+      json.string() + " > " + log.string() + " 2>&1";
   const int status = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(status));
   std::stringstream text, report;
@@ -746,7 +749,8 @@ TEST(CudaParityGames, EloGaGenerationScoresAreTheCpus) {
     o.epsilon = opening_plies ? 0.05 : 0.0;
     play::FeatureTournament a(*cpu, o), b(*gpu, o);
     play::TournamentCounts ca, cb;
-    EXPECT_EQ(a.play_round_robin(genes, 3, 1, &ca), b.play_round_robin(genes, 3, 1, &cb)) << "opening plies " << opening_plies;
+    EXPECT_EQ(a.play_round_robin(genes, 3, 1, &ca), b.play_round_robin(genes, 3, 1, &cb))
+        << "opening plies " << opening_plies;
     EXPECT_EQ(ca.move_lists_hash, cb.move_lists_hash) << "opening plies " << opening_plies;
   }
 }

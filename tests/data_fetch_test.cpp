@@ -1,6 +1,7 @@
 // `data fetch` and data-set names (data/datasets.hpp, data/download.hpp), against a loopback HTTP
 // server started by each test (tests/loopback_http_server.hpp): never the internet. Expected
 // digests come from coreutils' sha256sum, not from the code under test.
+#include <gtest/gtest.h>
 #include <zip.h>
 #include <zlib.h>
 #include <cstdlib>
@@ -8,7 +9,6 @@
 #include <fstream>
 #include <string>
 #include <thread>
-#include <gtest/gtest.h>
 #include "data/datasets.hpp"
 #include "data/download.hpp"
 #include "loopback_http_server.hpp"
@@ -106,9 +106,12 @@ TEST(Datasets, ChecksumListMatchesTheSharedCopies) {
   std::size_t checked = 0;
   for (const data::DatasetFile& f : data::dataset_catalog()) {
     std::string command;
-    if (f.folder == "logbook") command = "zcat '" + (shared / "logbook.gam.gz").string() + "' | sha256sum";
-    else if (f.folder == "wthor") command = "sha256sum '" + (shared / "wthor" / f.name).string() + "'";
-    else if (f.folder == "ffo") command = "sha256sum '" + (shared / f.name).string() + "'";
+    if (f.folder == "logbook")
+      command = "zcat '" + (shared / "logbook.gam.gz").string() + "' | sha256sum";
+    else if (f.folder == "wthor")
+      command = "sha256sum '" + (shared / "wthor" / f.name).string() + "'";
+    else if (f.folder == "ffo")
+      command = "sha256sum '" + (shared / f.name).string() + "'";
     auto [status, out] = test::run_command(command);
     ASSERT_EQ(status, 0) << command;
     EXPECT_EQ(out.substr(0, 64), f.sha256) << f.key();
@@ -233,7 +236,7 @@ TEST_F(DataFetch, UnreachableServerSaysWhatToDoWithoutANetwork) {
   const std::string e = test::error_of([&] { data::fetch_file(file, settings); });
   EXPECT_NE(e.find("cannot reach the server"), std::string::npos) << e;
   EXPECT_NE(e.find(stored().string()), std::string::npos) << e;  // where to place a copy
-  EXPECT_FALSE(fs::exists(part()));  // nothing arrived, nothing to resume
+  EXPECT_FALSE(fs::exists(part()));                              // nothing arrived, nothing to resume
 }
 
 TEST_F(DataFetch, StalledServerEndsTheTransferResumably) {
@@ -348,8 +351,9 @@ TEST_F(DataFetch, LocalCopiesComeThroughFileUrls) {
 
 TEST_F(DataFetch, SettingsFileIsCheckedKeyByKey) {
   const fs::path config = dir / "datasets.toml";
-  write_bytes(config, "[fetch]\nmirror = \"http://127.0.0.1:1/m\"\noffline = true\nstall_seconds = 7\n"
-                      "[urls]\n\"WTH_2015.wtb\" = \"file:///x.wtb\"\n");
+  write_bytes(config,
+              "[fetch]\nmirror = \"http://127.0.0.1:1/m\"\noffline = true\nstall_seconds = 7\n"
+              "[urls]\n\"WTH_2015.wtb\" = \"file:///x.wtb\"\n");
   ::setenv("EF_DATASETS_CONFIG", config.c_str(), 1);
   const data::FetchSettings s = data::FetchSettings::from_environment();
   EXPECT_EQ(s.mirror, "http://127.0.0.1:1/m");
@@ -374,8 +378,7 @@ TEST_F(DataFetch, SettingsFileIsCheckedKeyByKey) {
 
 TEST_F(DataFetch, SpecsArePathsOrNames) {
   write_bytes(dir / "mine.txt", "x");
-  EXPECT_EQ(data::resolve_data_specs({(dir / "mine.txt").string()}, settings),
-            std::vector<fs::path>{dir / "mine.txt"});
+  EXPECT_EQ(data::resolve_data_specs({(dir / "mine.txt").string()}, settings), std::vector<fs::path>{dir / "mine.txt"});
   const std::string e = test::error_of([&] { data::resolve_data_specs({(dir / "absent.txt").string()}, settings); });
   EXPECT_NE(e.find("no such file, and not a data-set name"), std::string::npos) << e;
   settings.offline = true;  // a name with nothing cached: the offline message, no request
@@ -391,8 +394,8 @@ TEST_F(DataFetch, CommandFetchesTheBookAndScoreUsesItByName) {
   server.route("/logbook.gam.gz", Route{test::file_bytes(book)});
   const std::string bin = EF_EVALFORGE_BIN;
   const std::string cache = (dir / "cli-cache").string();
-  auto [status, out] = test::run_command(bin + " data fetch logbook --cache " + cache + " --mirror " + server.base() +
-                                         " 2>&1");
+  auto [status, out] =
+      test::run_command(bin + " data fetch logbook --cache " + cache + " --mirror " + server.base() + " 2>&1");
   ASSERT_EQ(status, 0) << out;
   EXPECT_NE(out.find("fetched, SHA-256 checked"), std::string::npos) << out;
   auto [again, out2] = test::run_command(bin + " data fetch logbook --offline --cache " + cache + " 2>&1");
@@ -406,8 +409,8 @@ TEST_F(DataFetch, CommandFetchesTheBookAndScoreUsesItByName) {
   auto [bad, e1] = test::run_command(bin + " data fetch wthor:1800 --cache " + cache + " 2>&1");
   EXPECT_EQ(bad, 2);
   EXPECT_NE(e1.find("1977-2015"), std::string::npos) << e1;
-  auto [many, e2] = test::run_command(bin + " data fetch wthor:2014-2015 --url http://127.0.0.1:1/x --cache " + cache +
-                                      " 2>&1");
+  auto [many, e2] =
+      test::run_command(bin + " data fetch wthor:2014-2015 --url http://127.0.0.1:1/x --cache " + cache + " 2>&1");
   EXPECT_EQ(many, 2);
   EXPECT_NE(e2.find("--url names one file"), std::string::npos) << e2;
   auto [offline, e3] = test::run_command(bin + " data fetch ffo --offline --cache " + cache + " 2>&1");

@@ -2,17 +2,17 @@
 // and scores written out here, not computed by the readers), every problem kind with its
 // file:line, fatal mode, format detection, the cache, round trips of the real logbook through
 // the writers, and `evalforge data convert`.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
-#include <fmt/format.h>
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include "test_support.hpp"
-#include "data/games.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "data/games.hpp"
 #include "games/othello/bitboard.hpp"
+#include "test_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace ef;
@@ -54,10 +54,10 @@ std::string ggf_game(const std::string& result, const std::string& moves, const 
 constexpr int kD3 = 19, kC3 = 18, kC4 = 26, kB7 = 49, kB1 = 1, kG1 = 6, kH1 = 7, kF4 = 29;
 
 // Game 1 in full, from the logbook line, squares by hand.
-const std::vector<std::uint8_t> kGame1Moves = {
-    19, 18, 26, 20, 10, 17, 11, 4,  3,  2,  29, 43, 44, 30, 9,  45, 51, 58, 52, 59,
-    21, 37, 38, 31, 47, 13, 53, 39, 46, 42, 34, 50, 41, 33, 25, 60, 23, 22, 15, 12,
-    55, 14, 1,  0,  7,  8,  16, 54, 61, 63, 62, 24, 6,  5,  40, 32, 48, 56, 57, 49};
+const std::vector<std::uint8_t> kGame1Moves = {19, 18, 26, 20, 10, 17, 11, 4,  3,  2,  29, 43, 44, 30, 9,
+                                               45, 51, 58, 52, 59, 21, 37, 38, 31, 47, 13, 53, 39, 46, 42,
+                                               34, 50, 41, 33, 25, 60, 23, 22, 15, 12, 55, 14, 1,  0,  7,
+                                               8,  16, 54, 61, 63, 62, 24, 6,  5,  40, 32, 48, 56, 57, 49};
 
 class PgnGgfFiles : public ::testing::Test {
  protected:
@@ -95,10 +95,18 @@ TEST_F(PgnGgfFiles, PgnReadsTagsCommentsPassesAndDiscCounts) {
   const std::string text =
       "[Event \"French Championship\"]\n[Site \"Paris\"]\n[Date \"1998.05.02\"]\n[Round \"3\"]\n"
       "[Black \"Tastet, Marc\"]\n[White \"Shaman, David\"]\n[Result \"30-34\"]\n[BlackElo \"2400\"]\n\n"
-      "{A game of the real book} " + kGame1Pgn + " $1 ; the last move\n30-34\n\n"
-      "[Event \"?\"]\n[Black \"x\"]\n[White \"y\"]\n[Result \"32-32\"]\n\n" + kGame2Pgn + " 32-32\n\n"
-      "[Event \"short\"]\n[Result \"13-0\"]\n\n" + kShortPgn + " 13-0\n"
-      "[Event \"short, empties to the winner\"]\n" + kShortPgn + " 64-0\n\n"
+      "{A game of the real book} " +
+      kGame1Pgn +
+      " $1 ; the last move\n30-34\n\n"
+      "[Event \"?\"]\n[Black \"x\"]\n[White \"y\"]\n[Result \"32-32\"]\n\n" +
+      kGame2Pgn +
+      " 32-32\n\n"
+      "[Event \"short\"]\n[Result \"13-0\"]\n\n" +
+      kShortPgn +
+      " 13-0\n"
+      "[Event \"short, empties to the winner\"]\n" +
+      kShortPgn +
+      " 64-0\n\n"
       // Upper case squares, no numbers, the PA pass token, a 1/2 result, no tags at all.
       "D3 C3 C4 E3 C2 B3 D2 E1 D1 C1 F4 D6 E6 G4 B2 F6 D7 C8 E7 D8 F3 F5 G5 H4 H6 F2 F7 H5 G6 C6 C5 C7 B6 B5 F8 A6 "
       "B4 A5 A4 E8 B8 H7 G8 B7 G2 G3 H2 A1 F1 E2 H3 A3 A8 A7 H8 G7 A2 B1 PA G1 H1 1/2-1/2\n";
@@ -143,27 +151,30 @@ TEST_F(PgnGgfFiles, PgnResultsWithoutCountsTakeTheBoardScore) {
 
 TEST_F(PgnGgfFiles, PgnProblemsCarryTheirLinesAndAreSkipped) {
   const std::string text =
-      "[Event \"illegal\"]\n"                       // 1
-      "1. d3 c3 2. a1 13-0\n"                      // 2: a1 is illegal for black
-      "\n"                                         // 3
-      "[Event \"unfinished\"]\n"                   // 4: the game starts here
-      "1. f5 d6 2. c3 *\n"                         // 5
-      "\n"                                         // 6
-      "[Result \"60-4\"]\n"                        // 7: wrong counts
-      + kShortPgn + " 60-4\n"                      // 8
-      "\n"                                         // 9
-      "[Event \"garbage\"]\n"                      // 10
-      "1. d3 c3 Nf3 13-0\n"                        // 11
-      "[Event \"bad tag\n"                         // 12
-      "1. d3 13-0\n"                               // 13
-      "[FEN \"8/8/8\"]\n"                          // 14
-      "1. d3 13-0\n"                               // 15
-      "[Result \"13-0\"]\n"                        // 16: tag and token disagree
-      + kShortPgn + " 12-0\n"                      // 17
-      "1. d3 c3 pass 13-0\n"                       // 18: black can move
-      + kShortPgn + " 13-0\n"                      // 19: the one good game
-      "1. d3 { an open comment\n"                  // 20
-      "that never closes\n";                        // 21
+      "[Event \"illegal\"]\n"     // 1
+      "1. d3 c3 2. a1 13-0\n"     // 2: a1 is illegal for black
+      "\n"                        // 3
+      "[Event \"unfinished\"]\n"  // 4: the game starts here
+      "1. f5 d6 2. c3 *\n"        // 5
+      "\n"                        // 6
+      "[Result \"60-4\"]\n"       // 7: wrong counts
+      + kShortPgn +
+      " 60-4\n"                // 8
+      "\n"                     // 9
+      "[Event \"garbage\"]\n"  // 10
+      "1. d3 c3 Nf3 13-0\n"    // 11
+      "[Event \"bad tag\n"     // 12
+      "1. d3 13-0\n"           // 13
+      "[FEN \"8/8/8\"]\n"      // 14
+      "1. d3 13-0\n"           // 15
+      "[Result \"13-0\"]\n"    // 16: tag and token disagree
+      + kShortPgn +
+      " 12-0\n"               // 17
+      "1. d3 c3 pass 13-0\n"  // 18: black can move
+      + kShortPgn +
+      " 13-0\n"                    // 19: the one good game
+      "1. d3 { an open comment\n"  // 20
+      "that never closes\n";       // 21
   const fs::path file = write("bad.pgn", text);
   const GameDatabase db = load_games({file}, no_cache());
   ASSERT_EQ(db.games.size(), 1u) << joined(db);
@@ -225,23 +236,22 @@ TEST_F(PgnGgfFiles, GgfReadsAnnotatedGamesSeveralPerLineAndSynchroPairs) {
 }
 
 TEST_F(PgnGgfFiles, GgfProblemsCarryTheirLinesAndAreSkipped) {
-  const std::string random_board =
-      "BO[8 -------------------O----**O----*OO----*O--*-------------------------- O]";
-  const std::string text =
-      ggf_game("+64.00:r", "B[f5]W[d6]") + "\n" +                                   // 1: resigned, unfinished
-      ggf_game("+0.00", kShortGgf, "s8r20", random_board) + "\n" +                  // 2: random start
-      ggf_game("+0.00", kShortGgf, "8", "BO[10 " + std::string(100, '-') + " *]") + "\n" +  // 3: BO 10x10
-      ggf_game("+20.00", kShortGgf) + "\n" +                                        // 4: RE does not match
-      ggf_game("+13", "B[d3]W[c3]B[a1]") + "\n" +                                   // 5: illegal
-      ggf_game("+13", "B[d3]B[c3]") + "\n" +                                        // 6: black twice
-      "(;GM[Chess]RE[1-0]B[e4];)\n" +                                               // 7: not Othello
-      ggf_game("+13", kShortGgf, "10") + "\n" +                                     // 8: TY size
-      "this is no game\n" +                                                         // 9: garbage
-      "(;GM[Othello]TY[8]" + kStartBo + "B[d3]\n" +                                 // 10: not closed ...
-      ggf_game("+13", kShortGgf) + "\n" +                                           // 11: ... the good game
-      ggf_game("+13", "B[d3]W[PA]") + "\n" +                                        // 12: white can move
-      ggf_game("+1.5", kShortGgf) + "\n" +                                          // 13: fraction
-      ggf_game("+13", kShortGgf, "8a");                                             // 14: anti
+  const std::string random_board = "BO[8 -------------------O----**O----*OO----*O--*-------------------------- O]";
+  const std::string text = ggf_game("+64.00:r", "B[f5]W[d6]") + "\n" +                   // 1: resigned, unfinished
+                           ggf_game("+0.00", kShortGgf, "s8r20", random_board) + "\n" +  // 2: random start
+                           ggf_game("+0.00", kShortGgf, "8", "BO[10 " + std::string(100, '-') + " *]") +
+                           "\n" +                                         // 3: BO 10x10
+                           ggf_game("+20.00", kShortGgf) + "\n" +         // 4: RE does not match
+                           ggf_game("+13", "B[d3]W[c3]B[a1]") + "\n" +    // 5: illegal
+                           ggf_game("+13", "B[d3]B[c3]") + "\n" +         // 6: black twice
+                           "(;GM[Chess]RE[1-0]B[e4];)\n" +                // 7: not Othello
+                           ggf_game("+13", kShortGgf, "10") + "\n" +      // 8: TY size
+                           "this is no game\n" +                          // 9: garbage
+                           "(;GM[Othello]TY[8]" + kStartBo + "B[d3]\n" +  // 10: not closed ...
+                           ggf_game("+13", kShortGgf) + "\n" +            // 11: ... the good game
+                           ggf_game("+13", "B[d3]W[PA]") + "\n" +         // 12: white can move
+                           ggf_game("+1.5", kShortGgf) + "\n" +           // 13: fraction
+                           ggf_game("+13", kShortGgf, "8a");              // 14: anti
   const fs::path file = write("bad.ggf", text);
   const GameDatabase db = load_games({file}, no_cache());
   ASSERT_EQ(db.games.size(), 1u) << joined(db);
@@ -251,7 +261,8 @@ TEST_F(PgnGgfFiles, GgfProblemsCarryTheirLinesAndAreSkipped) {
   ASSERT_EQ(problems.size(), 13u) << joined(db);
   const std::string f = file.string();
   const std::vector<std::string> expected = {
-      f + ":1: game not finished after 2 moves (black to move, 58 empty squares): RE[+64.00:r] says it ended by a resignation",
+      f + ":1: game not finished after 2 moves (black to move, 58 empty squares): RE[+64.00:r] says it ended by a "
+          "resignation",
       f + ":2: TY[s8r20]: a random start position",
       f + ":3: BO['10'...]: not an 8x8 board",
       f + ":4: RE[+20.00] does not match the final board (disc difference +13, +64 with empties to the winner)",
@@ -280,7 +291,8 @@ TEST_F(PgnGgfFiles, MutatedPgnAndGgfNeverCrash) {
   const std::string pgn = "[Event \"x\"]\n[Result \"30-34\"]\n{c} " + kGame1Pgn + " $2 30-34\n\n" + kGame2Pgn +
                           " (30... a1) 32-32\n" + kShortPgn + " 64-0 ; end\n";
   const std::string ggf = "(" + ggf_game("-4.00", kGame1Ggf, "s8") + ggf_game("+0.00", kGame2Ggf) + ")\n" +
-                          ggf_game("+13:r", kShortGgf) + "\n(;GM[Othello]PB[a\\]b]" + kStartBo + "\n" + kShortGgf + ";)";
+                          ggf_game("+13:r", kShortGgf) + "\n(;GM[Othello]PB[a\\]b]" + kStartBo + "\n" + kShortGgf +
+                          ";)";
   Rng rng(16, Purpose::kGame, 7);
   std::size_t loads = 0, games = 0;
   for (int trial = 0; trial < 400; ++trial) {
@@ -288,7 +300,8 @@ TEST_F(PgnGgfFiles, MutatedPgnAndGgfNeverCrash) {
     for (u32 changes = 1 + rng.below(6); changes > 0; --changes) {
       const u32 at = rng.below(static_cast<u32>(bytes.size()));
       const std::string_view specials = "[]();{}$\"\\\n -./:*0123456789PAB";
-      bytes[at] = rng.below(2) ? specials[rng.below(static_cast<u32>(specials.size()))] : static_cast<char>(rng.next_u32());
+      bytes[at] =
+          rng.below(2) ? specials[rng.below(static_cast<u32>(specials.size()))] : static_cast<char>(rng.next_u32());
     }
     if (rng.below(4) == 0) bytes.resize(rng.below(static_cast<u32>(bytes.size())));
     const fs::path file = write(trial % 2 ? "m.ggf" : "m.pgn", bytes);
@@ -431,8 +444,10 @@ TEST(PgnGgfRealData, LogbookRoundTripsThroughPgnAndGgf) {
   ReadOptions options;
   options.use_cache = false;
   for (const char* name : {"book.pgn", "book.ggf"}) {
-    if (std::string(name) == "book.pgn") write_pgn(dir / name, games);
-    else write_ggf(dir / name, games);
+    if (std::string(name) == "book.pgn")
+      write_pgn(dir / name, games);
+    else
+      write_ggf(dir / name, games);
     const GameDatabase back = load_games({dir / name}, options);
     EXPECT_TRUE(back.problems.empty()) << describe(back.problems.front());
     ASSERT_EQ(back.games.size(), games.size()) << name;
@@ -447,8 +462,8 @@ TEST(PgnGgfRealData, LogbookRoundTripsThroughPgnAndGgf) {
 
 TEST_F(PgnGgfFiles, ConvertCommandWritesEachFormatAndRefusesBadOutput) {
   const std::string bin = EF_EVALFORGE_BIN;
-  const fs::path pgn = write("in.pgn", "[Result \"30-34\"]\n" + kGame1Pgn + " 30-34\n\n" + kShortPgn +
-                                           " 64-0\n\n1. d3 c3 2. a1 *\n");
+  const fs::path pgn =
+      write("in.pgn", "[Result \"30-34\"]\n" + kGame1Pgn + " 30-34\n\n" + kShortPgn + " 64-0\n\n1. d3 c3 2. a1 *\n");
   const auto run = [&](const std::string& args) {
     return test::run_command(fmt::format("'{}' data convert {} --no-cache 2>&1", bin, args));
   };

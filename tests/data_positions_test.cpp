@@ -7,13 +7,13 @@
 #include <map>
 #include <memory>
 #include <set>
-#include "test_support.hpp"
-#include "data/games.hpp"
-#include "data/positions.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "data/games.hpp"
+#include "data/positions.hpp"
 #include "games/othello/bitboard.hpp"
 #include "games/othello/squares.hpp"
+#include "test_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace ef;
@@ -76,11 +76,11 @@ const std::string kTransposeB = "d3c3e6d6b3";
 const std::string kOther = "f5d6c3d3c4";
 
 std::vector<Game> hand_games() {
-  return {game_of(kShort),                  // 0: label 13
-          game_of(kTransposeA, 10),         // 1
-          game_of(kOther, -6),              // 2
-          game_of(kTransposeB, 4),          // 3
-          game_of(kTransposeA, -2)};        // 4: same moves as game 1
+  return {game_of(kShort),            // 0: label 13
+          game_of(kTransposeA, 10),   // 1
+          game_of(kOther, -6),        // 2
+          game_of(kTransposeB, 4),    // 3
+          game_of(kTransposeA, -2)};  // 4: same moves as game 1
 }
 
 PositionSet make_set(std::vector<std::pair<u64, u64>> boards, std::vector<double> labels) {
@@ -194,7 +194,8 @@ TEST(Positions, ManyMovesInOnePassMatchOneAtATime) {
   auto repeated = games;
   for (int copy = 0; copy < 3; ++copy) repeated.insert(repeated.end(), games.begin(), games.begin() + 50 + 40 * copy);
   const auto at_end = distinct_positions_at_moves(repeated, moves, repeated.size() * 60);
-  for (const std::size_t every : {1u, 2u, 7u, 64u}) EXPECT_EQ(distinct_positions_at_moves(repeated, moves, every), at_end) << every;
+  for (const std::size_t every : {1u, 2u, 7u, 64u})
+    EXPECT_EQ(distinct_positions_at_moves(repeated, moves, every), at_end) << every;
   EXPECT_EQ(at_end, distinct);
 }
 
@@ -223,8 +224,10 @@ TEST(Splits, ExactSizesAndInputOrder) {
     set.label.push_back(i);
     set.count.push_back(1);
   }
-  const struct { double fraction; std::size_t second; } cases[] = {
-      {0.2, 20}, {0.29, 29}, {0.0, 0}, {1.0, 100}, {0.555, 55}, {0.001, 0}};
+  const struct {
+    double fraction;
+    std::size_t second;
+  } cases[] = {{0.2, 20}, {0.29, 29}, {0.0, 0}, {1.0, 100}, {0.555, 55}, {0.001, 0}};
   for (const auto& c : cases) {
     const Split split = split_positions(set, c.fraction, 42, 0);
     EXPECT_EQ(split.second.size(), c.second) << c.fraction;
@@ -237,10 +240,11 @@ TEST(Splits, ExactSizesAndInputOrder) {
     std::sort(all.begin(), all.end());
     EXPECT_EQ(all, set.label);
   }
-  EXPECT_EQ(split_positions(make_set({{1, 2}, {3, 4}, {5, 6}, {7, 8}, {9, 10}, {11, 12}, {13, 14}}, {1, 2, 3, 4, 5, 6, 7}),
-                            0.5, 1, 0)
-                .second.size(),
-            3u);  // 3.5 rounded down
+  EXPECT_EQ(
+      split_positions(make_set({{1, 2}, {3, 4}, {5, 6}, {7, 8}, {9, 10}, {11, 12}, {13, 14}}, {1, 2, 3, 4, 5, 6, 7}),
+                      0.5, 1, 0)
+          .second.size(),
+      3u);  // 3.5 rounded down
   EXPECT_THROW(split_positions(set, 1.5, 1, 0), Error);
   EXPECT_THROW(split_positions(set, -0.1, 1, 0), Error);
   EXPECT_THROW(split_positions(set, std::nan(""), 1, 0), Error);

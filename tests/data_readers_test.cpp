@@ -1,22 +1,22 @@
 // Game-record readers: logbook, transcripts, WTHOR, obf; problems with their line/record
 // numbers; fatal mode; the binary cache; robustness against garbage; the real data files.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
-#include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include "test_support.hpp"
-#include "data/games.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "data/games.hpp"
 #include "games/othello/bitboard.hpp"
 #include "games/othello/squares.hpp"
+#include "test_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace ef;
@@ -202,15 +202,15 @@ TEST_F(DataFiles, LogbookProblemsCarryTheirLineNumbers) {
   std::string bad_score = kLogbookLine1;
   bad_score.replace(bad_score.find(": -04"), 5, ": +06");
   const std::string lines[] = {
-      kLogbookLine1,                                        // 1 ok
-      "",                                                   // 2 blank: not a record
-      "+d3-c3+a1" + kLogbookLine1.substr(9),                // 3 illegal move (a1 is not legal)
-      bad_score,                                            // 4 score does not match the board
-      "+d3-c3+c4-e3xx" + kLogbookLine1.substr(12),          // 5 garbage token
-      "+d3+c3" + kLogbookLine1.substr(6),                   // 6 wrong colour: white is to move
-      kLogbookLine1.substr(0, kLogbookLine1.find(':')),     // 7 no score
-      "+d3-c3+c4: -04 10",                                  // 8 game not finished
-      kLogbookLine2,                                        // 9 ok
+      kLogbookLine1,                                     // 1 ok
+      "",                                                // 2 blank: not a record
+      "+d3-c3+a1" + kLogbookLine1.substr(9),             // 3 illegal move (a1 is not legal)
+      bad_score,                                         // 4 score does not match the board
+      "+d3-c3+c4-e3xx" + kLogbookLine1.substr(12),       // 5 garbage token
+      "+d3+c3" + kLogbookLine1.substr(6),                // 6 wrong colour: white is to move
+      kLogbookLine1.substr(0, kLogbookLine1.find(':')),  // 7 no score
+      "+d3-c3+c4: -04 10",                               // 8 game not finished
+      kLogbookLine2,                                     // 9 ok
   };
   std::string content;
   for (const auto& line : lines) content += line + "\n";
@@ -220,8 +220,8 @@ TEST_F(DataFiles, LogbookProblemsCarryTheirLineNumbers) {
   EXPECT_EQ(db.records_read, 8u);
   ASSERT_EQ(db.problems.size(), 6u);
   const std::size_t expected_lines[] = {3, 4, 5, 6, 7, 8};
-  const char* expected_words[] = {"illegal", "does not match", "unexpected", "white is to move", "missing score",
-                                  "not finished"};
+  const char* expected_words[] = {"illegal",          "does not match", "unexpected",
+                                  "white is to move", "missing score",  "not finished"};
   for (std::size_t i = 0; i < 6; ++i) {
     EXPECT_EQ(db.problems[i].record, expected_lines[i]) << db.problems[i].what;
     EXPECT_EQ(db.problems[i].file, file.string());
@@ -285,8 +285,10 @@ TEST_F(DataFiles, DamagedGzipStopsTheLoadUnlessAccepted) {
       const GameDatabase db = load_games({file}, accept);
       EXPECT_EQ(db.files_from_cache, 0u) << file << ": a damaged read must not be cached";
       // A lost trailer (size field) may keep every game; the other damage loses some.
-      if (file.filename() == "trailer.gam.gz") EXPECT_LE(db.games.size(), 400u) << file;
-      else EXPECT_LT(db.games.size(), 400u) << file;
+      if (file.filename() == "trailer.gam.gz")
+        EXPECT_LE(db.games.size(), 400u) << file;
+      else
+        EXPECT_LT(db.games.size(), 400u) << file;
       ASSERT_EQ(db.read_errors.size(), 1u) << file;
       EXPECT_NE(db.read_errors[0].find(file.string()), std::string::npos) << db.read_errors[0];
       EXPECT_NE(db.read_errors[0].find("gzip"), std::string::npos) << db.read_errors[0];
@@ -305,13 +307,13 @@ TEST_F(DataFiles, TranscriptsWithAndWithoutScores) {
   std::string spaced;
   for (const int square : full.moves) spaced += square_name(square) + " ";
   const auto file = write("games.txt", "# transcripts\n" + kShortGame + " +13\n" +  // line 2
-                                           kShortGame + "\n" +                       // 3: score from the board
+                                           kShortGame + "\n" +                      // 3: score from the board
                                            spaced + fmt::format("{:+d}", full.score) + "  # spaced\n" +  // 4
-                                           "F5D6C3\n" +                              // 5: not finished, no score
-                                           "f5d6c3 +2\n" +                           // 6: not finished
-                                           "f5 d6 zz\n" +                            // 7: garbage
-                                           kShortGame + " +13 extra\n" +             // 8: text after the score
-                                           kShortGame + " -13\n");                   // 9: wrong score
+                                           "F5D6C3\n" +                   // 5: not finished, no score
+                                           "f5d6c3 +2\n" +                // 6: not finished
+                                           "f5 d6 zz\n" +                 // 7: garbage
+                                           kShortGame + " +13 extra\n" +  // 8: text after the score
+                                           kShortGame + " -13\n");        // 9: wrong score
   EXPECT_EQ(detect_format(file), FileFormat::kTranscript);
   const GameDatabase db = load_games({file}, no_cache());
   ASSERT_EQ(db.games.size(), 3u);
@@ -351,9 +353,9 @@ TEST_F(DataFiles, WthorReadsGamesScoresAndNames) {
   const Game full = random_game(3);
   Game short_game;
   for (const int square : squares_of(kShortGame)) short_game.moves.push_back(static_cast<std::uint8_t>(square));
-  const auto file = write_bytes("WTH_2001.wtb", concat({wthor_header(2, 2001),
-                                                        wthor_record(full.moves, wthor_real_byte(full), 30, 1, 0, 1),
-                                                        wthor_record(short_game.moves, 64, 40, 0, 1, 0)}));
+  const auto file = write_bytes(
+      "WTH_2001.wtb", concat({wthor_header(2, 2001), wthor_record(full.moves, wthor_real_byte(full), 30, 1, 0, 1),
+                              wthor_record(short_game.moves, 64, 40, 0, 1, 0)}));
   write_bytes("WTHOR.JOU", name_file({"Nobody", "Dupont Ren\xe9"}, 20));
   write_bytes("WTHOR.TRN", name_file({"Divers", "Championnat"}, 26));
   const GameDatabase db = load_games({file}, no_cache());
@@ -383,13 +385,13 @@ TEST_F(DataFiles, WthorRecordProblemsCarryRecordNumbers) {
   std::vector<std::uint8_t> after_end = wthor_record(good.moves, wthor_real_byte(good), 32);
   after_end[8 + 30] = 0;  // end marker in the middle, moves after it
   const int wrong_real = wthor_real_byte(good) == 40 ? 41 : 40;
-  const auto file = write_bytes("WTH_1990.wtb", concat({wthor_header(6),
-                                                        wthor_record(good.moves, wthor_real_byte(good), 32),  // 1
-                                                        wthor_record(illegal, 32, 32),                        // 2
-                                                        bad_square,                                           // 3
-                                                        after_end,                                            // 4
-                                                        wthor_record(good.moves, wrong_real, 32),             // 5
-                                                        wthor_record(good.moves, 70, 32)}));                  // 6
+  const auto file =
+      write_bytes("WTH_1990.wtb", concat({wthor_header(6), wthor_record(good.moves, wthor_real_byte(good), 32),  // 1
+                                          wthor_record(illegal, 32, 32),                                         // 2
+                                          bad_square,                                                            // 3
+                                          after_end,                                                             // 4
+                                          wthor_record(good.moves, wrong_real, 32),                              // 5
+                                          wthor_record(good.moves, 70, 32)}));                                   // 6
   const GameDatabase db = load_games({file}, no_cache());
   EXPECT_EQ(db.games.size(), 1u);
   EXPECT_EQ(db.records_read, 6u);
@@ -414,7 +416,8 @@ TEST_F(DataFiles, WthorTruncatedFileAndTrailingBytes) {
   EXPECT_EQ(cut.problems[0].record, 3u);
   EXPECT_NE(cut.problems[0].what.find("38 bytes into record 3"), std::string::npos) << cut.problems[0].what;
 
-  const GameDatabase extra = load_games({write_bytes("extra.wtb", concat({wthor_header(1), record, record}))}, no_cache());
+  const GameDatabase extra =
+      load_games({write_bytes("extra.wtb", concat({wthor_header(1), record, record}))}, no_cache());
   EXPECT_EQ(extra.games.size(), 1u);
   ASSERT_EQ(extra.problems.size(), 1u);
   EXPECT_EQ(extra.problems[0].record, 2u);
@@ -427,10 +430,10 @@ TEST_F(DataFiles, WthorUnfinishedGames) {
   ASSERT_FALSE(at_20.game_over());
   const int board_real = (at_20.disc_diff_empties_to_winner() + 64) / 2;
   const int adjudicated_real = board_real == 50 ? 51 : 50;
-  const auto file = write_bytes("WTH_1985.wtb", concat({wthor_header(3),
-                                                        wthor_record(game.moves, wthor_real_byte(game), 32),
-                                                        wthor_record(first_20, adjudicated_real, 32),   // 2
-                                                        wthor_record(first_20, board_real, 32)}));      // 3
+  const auto file =
+      write_bytes("WTH_1985.wtb", concat({wthor_header(3), wthor_record(game.moves, wthor_real_byte(game), 32),
+                                          wthor_record(first_20, adjudicated_real, 32),  // 2
+                                          wthor_record(first_20, board_real, 32)}));     // 3
   // Default: the adjudicated game is skipped; the one whose score is the board's is kept, flagged.
   const GameDatabase skipped = load_games({file}, no_cache());
   ASSERT_EQ(skipped.games.size(), 2u);
@@ -488,8 +491,8 @@ TEST_F(DataFiles, ObfPositionsAndProblems) {
   const auto file = write("test.obf", "% comment\n" + board + " X; F5:+2; D3:-4; C4:+6;\n" +  // line 2
                                           board + " O; E6:+0;\n" +                            // 3: d3 etc are black's
                                           board + " X; A1:+2;\n" +                            // 4: illegal move
-                                          board.substr(0, 60) + "\n" +                       // 5: short board
-                                          board + " X;\n");                                  // 6: no moves
+                                          board.substr(0, 60) + "\n" +                        // 5: short board
+                                          board + " X;\n");                                   // 6: no moves
   std::vector<Problem> problems;
   const auto positions = read_obf(file, &problems, false);
   ASSERT_EQ(positions.size(), 2u);
@@ -505,7 +508,7 @@ TEST_F(DataFiles, ObfPositionsAndProblems) {
   EXPECT_EQ(problems[0].record, 3u);
   EXPECT_EQ(problems[1].record, 4u);
   EXPECT_EQ(problems[2].record, 5u);
-  EXPECT_THROW(read_obf(file), Error);  // fatal by default
+  EXPECT_THROW(read_obf(file), Error);                  // fatal by default
   EXPECT_THROW(load_games({file}, no_cache()), Error);  // positions, not games
 }
 
@@ -561,8 +564,8 @@ TEST_F(DataFiles, CacheRoundTripInvalidationAndCorruption) {
   // the source is parsed again (same result) and the cache rewritten.
   std::string flipped = cache_bytes;
   flipped[flipped.size() - 40] ^= 0x5A;
-  for (const std::string& corrupt : {flipped, cache_bytes.substr(0, cache_bytes.size() / 2), std::string(),
-                                     std::string(5000, '\x7f')}) {
+  for (const std::string& corrupt :
+       {flipped, cache_bytes.substr(0, cache_bytes.size() / 2), std::string(), std::string(5000, '\x7f')}) {
     rewrite_cache(corrupt);
     const GameDatabase reparsed = load_games({file}, options);
     EXPECT_EQ(reparsed.files_from_cache, 0u);
@@ -667,7 +670,6 @@ namespace {
 
 const fs::path kSharedData = EF_SHARED_DATA_DIR;
 
-
 }  // namespace
 
 TEST(RealData, LogbookReplaysAndMatchesEveryScore) {
@@ -721,7 +723,8 @@ TEST(RealData, WthorAllYearsReport382TruncatedGames) {
   options.use_cache = false;
   const GameDatabase db = load_games(files, options);
   EXPECT_EQ(db.records_read, 117386u);
-  const auto skipped = std::count_if(db.problems.begin(), db.problems.end(), [](const Problem& p) { return p.skipped; });
+  const auto skipped =
+      std::count_if(db.problems.begin(), db.problems.end(), [](const Problem& p) { return p.skipped; });
   EXPECT_EQ(skipped, 382);
   EXPECT_EQ(db.games.size(), 117386u - 382u);
 }

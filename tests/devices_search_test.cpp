@@ -1,8 +1,8 @@
 // `evalforge search --devices LIST`: the islands over one thread and backend per device in one
 // process (docs/scale-out.md). Without a GPU here, --backend cpu stands in for the devices:
 // the files must be the plain run's bits; bad lists and an absent CUDA device are clear errors.
-#include <gtest/gtest.h>
 #include <fmt/core.h>
+#include <gtest/gtest.h>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -31,7 +31,8 @@ TEST(DevicesSearch, ThreeCpuRanksInOneProcessWriteThePlainRunsBits) {
   std::tie(status, out) = run_command(search + "--devices x --out " + (dir / "x").string() + " 2>&1");
   EXPECT_NE(status, 0) << out;
 #ifndef EF_HAVE_CUDA
-  std::tie(status, out) = run_command(search + "--backend cuda --devices 0,1 --out " + (dir / "cuda").string() + " 2>&1");
+  std::tie(status, out) =
+      run_command(search + "--backend cuda --devices 0,1 --out " + (dir / "cuda").string() + " 2>&1");
   EXPECT_EQ(status, 2) << out;
   EXPECT_NE(out.find("no CUDA"), std::string::npos) << out;
 #endif

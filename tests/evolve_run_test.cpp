@@ -1,13 +1,13 @@
 // `evalforge evolve` runs of the Elo GA (runs/evolve_run.hpp): the run directory, bit-identity
 // across thread counts and across an interruption + resume, the stall criterion, hall-of-fame
 // agents that play, and clear errors for bad configs, checkpoints and metrics rows.
+#include "runs/evolve_run.hpp"
 #include <gtest/gtest.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include "backends/backend.hpp"
 #include "core/error.hpp"
-#include "runs/evolve_run.hpp"
 #include "core/run_dir.hpp"
 #include "games/othello/agent_file.hpp"
 #include "test_support.hpp"
@@ -71,7 +71,6 @@ std::string metrics_without_time(const fs::path& dir) {
   }
   return out.str();
 }
-
 
 }  // namespace
 

@@ -8,8 +8,8 @@
 #include "backends/backend.hpp"
 #include "core/error.hpp"
 #include "engine/alphabeta.hpp"
-#include "runs/evolve_run.hpp"
 #include "games/tictactoe/fitness_matches.hpp"
+#include "runs/evolve_run.hpp"
 #include "test_support.hpp"
 
 using namespace ef;
@@ -171,8 +171,8 @@ TEST(TicTacToeCommand, RoundRobinOfEvolvedNetworksAndStaticPlayers) {
   std::ofstream(f) << "[evolve]\nkind = \"tictactoe\"\ngenerations = 1\ntrials = 2\n[population]\nsize = 8\n";
   const fs::path dir = temp_dir("cmd") / "r";
   ga::run_evolve(ga::load_evolve_config(f.string()), dir, threads(2));
-  const auto [rc, out] = test::run_command(std::string(EF_EVALFORGE_BIN) + " tictactoe --run " + dir.string() +
-                                           " --static 1,9 2>&1");
+  const auto [rc, out] =
+      test::run_command(std::string(EF_EVALFORGE_BIN) + " tictactoe --run " + dir.string() + " --static 1,9 2>&1");
   ASSERT_EQ(rc, 0) << out;
   EXPECT_NE(out.find("r:t0a"), std::string::npos) << out;
   EXPECT_NE(out.find("r:t1a"), std::string::npos) << out;

@@ -9,11 +9,11 @@
 #include "backends/backend.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
-#include "games/othello/bitboard.hpp"
 #include "ga/brkga.hpp"
+#include "ga/islands.hpp"
+#include "games/othello/bitboard.hpp"
 #include "runs/shape_decoder.hpp"
 #include "runs/shape_fitness.hpp"
-#include "ga/islands.hpp"
 
 using namespace ef;
 using namespace ef::ga;
@@ -56,7 +56,7 @@ TEST(Decoder, PicksTheSmallestKeysOfEachTuple) {
   const Decoder decoder(default_search_region(), {3, 2});
   ASSERT_EQ(decoder.num_keys(), 48);
   std::vector<double> keys(48, 0.5);
-  keys[5] = 0.1;        // tuple 0: region positions 5, 17, 2 are the smallest
+  keys[5] = 0.1;  // tuple 0: region positions 5, 17, 2 are the smallest
   keys[17] = 0.2;
   keys[2] = 0.3;
   keys[24 + 23] = 0.0;  // tuple 1: positions 23 and 0
@@ -124,7 +124,7 @@ TEST(Decoder, RejectsBadRegionsSizesAndKeys) {
   EXPECT_THROW(Decoder({1, 64}, {1}), Error);
   EXPECT_THROW(Decoder({3, 3}, {1}), Error);
   EXPECT_THROW(Decoder({1, 2}, {}), Error);
-  EXPECT_THROW(Decoder({1, 2}, {3}), Error);           // larger than the region
+  EXPECT_THROW(Decoder({1, 2}, {3}), Error);                    // larger than the region
   EXPECT_THROW(Decoder(default_search_region(), {13}), Error);  // larger than kMaxTupleSize
   EXPECT_THROW(Decoder({1, 2}, {0}), Error);
   const Decoder decoder({1, 2, 3}, {2});
@@ -204,7 +204,8 @@ TEST(Brkga, GenerationKeepsEliteAddsMutantsAndOffspring) {
     for (int e = 0; e < 3 && !found; ++e)
       for (int o = 3; o < 10 && !found; ++o) {
         bool all = true;
-        for (int k = 0; k < 40; ++k) all = all && (keys[k] == prev.keys[e * 40 + k] || keys[k] == prev.keys[o * 40 + k]);
+        for (int k = 0; k < 40; ++k)
+          all = all && (keys[k] == prev.keys[e * 40 + k] || keys[k] == prev.keys[o * 40 + k]);
         found = all;
       }
     EXPECT_TRUE(found) << "offspring in slot " << slot << " has keys from neither an elite nor a non-elite parent";
@@ -306,9 +307,18 @@ TEST(Island, RoutesOfRingAndAll) {
   using R = MigrationRoute;
   EXPECT_EQ(migration_routes(Topology::kRing, 3, 4), (std::vector<R>{{2, 0, 4}, {0, 1, 4}, {1, 2, 4}}));
   // size/(N-1) = 10/3 rounds down to 3 from each of the other three islands.
-  EXPECT_EQ(migration_routes(Topology::kAll, 4, 10),
-            (std::vector<R>{{1, 0, 3}, {2, 0, 3}, {3, 0, 3}, {0, 1, 3}, {2, 1, 3}, {3, 1, 3}, {0, 2, 3}, {1, 2, 3},
-                            {3, 2, 3}, {0, 3, 3}, {1, 3, 3}, {2, 3, 3}}));
+  EXPECT_EQ(migration_routes(Topology::kAll, 4, 10), (std::vector<R>{{1, 0, 3},
+                                                                     {2, 0, 3},
+                                                                     {3, 0, 3},
+                                                                     {0, 1, 3},
+                                                                     {2, 1, 3},
+                                                                     {3, 1, 3},
+                                                                     {0, 2, 3},
+                                                                     {1, 2, 3},
+                                                                     {3, 2, 3},
+                                                                     {0, 3, 3},
+                                                                     {1, 3, 3},
+                                                                     {2, 3, 3}}));
   EXPECT_THROW(migration_routes(Topology::kAll, 4, 2), Error);
   EXPECT_THROW(migration_routes(Topology::kRing, 4, -1), Error);
 }
@@ -526,7 +536,7 @@ TEST(IslandFitness, SplitIsSeededPerIslandAndGeneration) {
   EXPECT_NE(train_validation_split(103, 0.2, 7, 2, 3).validation, ids.validation);  // other island
   EXPECT_NE(train_validation_split(103, 0.2, 7, 1, 4).validation, ids.validation);  // other generation
   EXPECT_NE(train_validation_split(103, 0.2, 8, 1, 3).validation, ids.validation);  // other seed
-  EXPECT_EQ(train_validation_split(35, 0.2, 7, 0, 0).validation.size(), 7u);  // 0.2 * 35 is 7, not 6
+  EXPECT_EQ(train_validation_split(35, 0.2, 7, 0, 0).validation.size(), 7u);        // 0.2 * 35 is 7, not 6
   EXPECT_THROW(train_validation_split(10, 1.5, 7, 0, 0), Error);
 }
 
@@ -534,9 +544,8 @@ TEST(IslandFitness, OneBatchPerGenerationMatchingDirectTraining) {
   auto cpu = make_backend("cpu", 2);
   CountingBackend backend(*cpu);
   const Decoder decoder(default_search_region(), {3, 3});
-  const std::vector<IslandFitnessData> data = {
-      {backend.add_positions(synthetic_positions(200, 14, 1)), 200},
-      {backend.add_positions(synthetic_positions(150, 20, 2)), 150}};
+  const std::vector<IslandFitnessData> data = {{backend.add_positions(synthetic_positions(200, 14, 1)), 200},
+                                               {backend.add_positions(synthetic_positions(150, 20, 2)), 150}};
   std::vector<Population> islands = {random_population(4, decoder.num_keys(), 3, 0),
                                      random_population(5, decoder.num_keys(), 3, 1)};
   // A twin of individual 0 on island 0: the same split and sample order give the same fitness.

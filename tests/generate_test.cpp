@@ -2,6 +2,7 @@
 // legal games with the recorded scores; for the swh1 player SWH-greedy moves where no
 // randomness applies and the bits of earlier versions; for a searching player the agent's
 // moves, perfect play in the endgame, and a game that is a function of its opening.
+#include "data/generate.hpp"
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <algorithm>
@@ -11,12 +12,11 @@
 #include <fstream>
 #include <iterator>
 #include <string>
-#include "data/generate.hpp"
 #include "core/error.hpp"
-#include "games/othello/swh.hpp"
+#include "games/othello/agent_file.hpp"
 #include "games/othello/bitboard.hpp"
 #include "games/othello/endgame.hpp"
-#include "games/othello/agent_file.hpp"
+#include "games/othello/swh.hpp"
 
 using namespace ef;
 using namespace ef::data;
@@ -264,8 +264,9 @@ TEST(Generate, CommandWritesTranscriptsThatReadBack) {
   const auto dir = std::filesystem::temp_directory_path() / ("ef_generate_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto file = dir / "games.txt";
-  const std::string cmd = std::string(EF_EVALFORGE_BIN) + " data generate --player swh1 --games 200 --seed 31 --threads 2 --out " +
-                          file.string() + " > " + (dir / "stdout.txt").string();
+  const std::string cmd = std::string(EF_EVALFORGE_BIN) +
+                          " data generate --player swh1 --games 200 --seed 31 --threads 2 --out " + file.string() +
+                          " > " + (dir / "stdout.txt").string();
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   std::ifstream log(dir / "stdout.txt");
   const std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());

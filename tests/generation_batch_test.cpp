@@ -1,11 +1,11 @@
 // The generation batch of `evalforge verify` and bench/gpu_bench: the same jobs as the
 // search's evaluate_generation, field by field.
 #include <gtest/gtest.h>
-#include "data/generate.hpp"
 #include "backends/backend.hpp"
 #include "core/error.hpp"
-#include "runs/shape_generation_batch.hpp"
+#include "data/generate.hpp"
 #include "ga/islands.hpp"
+#include "runs/shape_generation_batch.hpp"
 
 using namespace ef;
 using namespace ef::ga;
@@ -29,8 +29,13 @@ class RecordingBackend final : private OwnsCpuBackend, public ForwardingBackend 
   std::string name() const override { return "recording"; }
   void train(std::span<const TrainJob> jobs, std::span<TrainResult> results) override {
     for (const TrainJob& j : jobs)
-      recorded.push_back({*j.geometry, j.positions, {j.train_ids.begin(), j.train_ids.end()},
-                          {j.eval_ids.begin(), j.eval_ids.end()}, j.params, j.stream[0], j.stream[1]});
+      recorded.push_back({*j.geometry,
+                          j.positions,
+                          {j.train_ids.begin(), j.train_ids.end()},
+                          {j.eval_ids.begin(), j.eval_ids.end()},
+                          j.params,
+                          j.stream[0],
+                          j.stream[1]});
     inner_.train(jobs, results);
   }
   std::vector<Job> recorded;

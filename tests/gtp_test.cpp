@@ -1,9 +1,8 @@
 // GTP: the engine (`evalforge gtp`) answering through string streams, the client running
 // engines as child processes (our own binary, and fake engines written as shell scripts that
 // hang, die or cheat), and whole external matches with forfeits and restarts.
-#include <gtest/gtest.h>
-#include "test_support.hpp"
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -17,13 +16,14 @@
 #include <vector>
 #include "core/error.hpp"
 #include "core/rng.hpp"
-#include "games/othello/swh.hpp"
-#include "games/othello/game.hpp"
 #include "engine/alphabeta.hpp"
-#include "games/othello/squares.hpp"
 #include "games/othello/external_match.hpp"
-#include "gtp/client.hpp"
+#include "games/othello/game.hpp"
 #include "games/othello/gtp_engine.hpp"
+#include "games/othello/squares.hpp"
+#include "games/othello/swh.hpp"
+#include "gtp/client.hpp"
+#include "test_support.hpp"
 
 using namespace ef;
 using namespace ef::play;
@@ -112,8 +112,8 @@ TEST(GtpEngine, ProtocolRoundTripThroughStreams) {
   EXPECT_EQ(text.substr(0, 30), "= 2\n\n=5 evalforge\n\n= true\n\n= f");
   EXPECT_NE(text.find("= false\n\n"), std::string::npos);
   EXPECT_NE(text.find("=12 protocol_version\nname\nversion\n"), std::string::npos);
-  for (const char* command : {"boardsize", "clear_board", "komi", "play", "genmove", "undo", "showboard",
-                              "final_score", "quit", "known_command"})
+  for (const char* command : {"boardsize", "clear_board", "komi", "play", "genmove", "undo", "showboard", "final_score",
+                              "quit", "known_command"})
     EXPECT_NE(text.find(fmt::format("\n{}\n", command)), std::string::npos) << command;
   EXPECT_TRUE(text.ends_with("=3 \n\n")) << text;
   // Each response ends with exactly one blank line: 7 responses.
@@ -277,7 +277,7 @@ TEST(GtpEngine, TimeSettingsAndTimeLeft) {
   EXPECT_EQ(ask(engine, "time_left b 12.5 0"), "= \n\n");
   EXPECT_EQ(ask(engine, "time_settings 0 1 10"), "= \n\n");  // byo-yomi only: 0.1 s a move
   EXPECT_EQ(ask(engine, "genmove b").substr(0, 2), "= ");
-  EXPECT_EQ(ask(engine, "time_settings 0 0 0"), "= \n\n");    // no limit: fixed depth again
+  EXPECT_EQ(ask(engine, "time_settings 0 0 0"), "= \n\n");  // no limit: fixed depth again
   EXPECT_EQ(ask(engine, "genmove w").substr(0, 2), "= ");
   EXPECT_EQ(engine.last_depth(), 2);
   for (const char* bad : {"time_settings 30", "time_settings a 0 0", "time_settings -1 0 0", "time_left x 3 0",
@@ -371,14 +371,19 @@ class GtpProcess : public ::testing::Test {
   std::string fake_engine(const std::string& name, const std::string& on_genmove, const std::string& prologue = "",
                           const std::string& on_play = "printf '= \\n\\n'") {
     const fs::path p = dir_ / name;
-    std::ofstream(p) << "#!/bin/sh\n" << prologue
+    std::ofstream(p) << "#!/bin/sh\n"
+                     << prologue
                      << "while IFS= read -r line; do\n"
                         "  set -- $line\n"
                         "  id=\n"
                         "  case \"$1\" in [0-9]*) id=$1; shift ;; esac\n"
                         "  case \"$1\" in\n"
-                        "    play) " << on_play << " ;;\n"
-                        "    genmove) " << on_genmove << " ;;\n"
+                        "    play) "
+                     << on_play
+                     << " ;;\n"
+                        "    genmove) "
+                     << on_genmove
+                     << " ;;\n"
                         "    quit) printf '= \\n\\n'; exit 0 ;;\n"
                         "    *) printf '= \\n\\n' ;;\n"
                         "  esac\n"
@@ -433,8 +438,8 @@ TEST_F(GtpProcess, ClientTalksToEvalforgeGtp) {
 // got "played" back and every later answer was one command late.
 TEST_F(GtpProcess, ClientSkipsADoubleAnswerByItsId) {
   {
-    GtpClient client(fake_engine("twice.sh", "printf \"=$id e6\\n\\n\"", "",
-                                 "printf \"=$id played\\n\\n=$id played\\n\\n\""));
+    GtpClient client(
+        fake_engine("twice.sh", "printf \"=$id e6\\n\\n\"", "", "printf \"=$id played\\n\\n=$id played\\n\\n\""));
     client.start();
     EXPECT_EQ(client.send("play b d3", 5).text, "played");
     const GtpResponse r = client.send("genmove w", 5);
@@ -552,9 +557,9 @@ TEST_F(GtpProcess, DyingEngineIsRestartedUpToTheLimit) {
 
   // The command writes their transcript before it reports the error (it used to write none).
   const fs::path out = dir_ / "partial.txt";
-  const auto [status, output] = test::run_command(fmt::format(
-      "'{}' match --agent swh --opponent-cmd \"{}\" --games 3 --max-restarts 1 --out '{}' 2>&1", EF_EVALFORGE_BIN,
-      engine, out.string()));
+  const auto [status, output] = test::run_command(
+      fmt::format("'{}' match --agent swh --opponent-cmd \"{}\" --games 3 --max-restarts 1 --out '{}' 2>&1",
+                  EF_EVALFORGE_BIN, engine, out.string()));
   EXPECT_NE(status, 0) << output;
   EXPECT_NE(output.find("failed again after 1 restarts"), std::string::npos) << output;
   const std::string transcript = test::file_bytes(out);
@@ -566,9 +571,9 @@ TEST_F(GtpProcess, DyingEngineIsRestartedUpToTheLimit) {
 TEST_F(GtpProcess, EngineThatRecoversAfterARestartCompletesLaterGames) {
   // Dies at its first genmove, once; every later start is a real engine.
   const fs::path marker = dir_ / "died-once";
-  const std::string engine = fake_engine(
-      "flaky.sh", fmt::format("touch '{}'; exit 1", marker.string()),
-      fmt::format("[ -e '{}' ] && exec {}\n", marker.string(), evalforge_gtp("random")));
+  const std::string engine =
+      fake_engine("flaky.sh", fmt::format("touch '{}'; exit 1", marker.string()),
+                  fmt::format("[ -e '{}' ] && exec {}\n", marker.string(), evalforge_gtp("random")));
   std::ostringstream log;
   const std::vector<ExternalGame> games = play_external_match(swh_agent(), options(engine, 3), &log);
   ASSERT_EQ(games.size(), 3u);
@@ -623,7 +628,8 @@ TEST_F(GtpProcess, EnginesThatCannotPlayAreErrors) {
   std::string e = error_of("exec /nonexistent/engine --gtp");
   EXPECT_NE(e.find("did not start"), std::string::npos) << e;
   EXPECT_NE(e.find("/nonexistent/engine"), std::string::npos) << e;
-  e = error_of(fake_engine("go.sh", "true", "read -r line; printf '= 2\\n\\n'; read -r line; printf '? unacceptable size\\n\\n'\n"));
+  e = error_of(fake_engine("go.sh", "true",
+                           "read -r line; printf '= 2\\n\\n'; read -r line; printf '? unacceptable size\\n\\n'\n"));
   EXPECT_NE(e.find("cannot play: it answered 'boardsize 8' with '? unacceptable size'"), std::string::npos) << e;
   ExternalMatchOptions bad = options("true", 2);
   bad.openings = {{19, 19}};

@@ -1,8 +1,8 @@
 // Hex GTP: the engine (`evalforge gtp --game hex`) answering through string streams, the shared
 // protocol loop (ids, line cap), and external Hex matches against our own binary and against
 // fake engines written as shell scripts that cheat, hang or die.
-#include <gtest/gtest.h>
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cerrno>
@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 #include "core/error.hpp"
-#include "games/hex/game.hpp"
-#include "games/othello/gtp_engine.hpp"
-#include "gtp/protocol.hpp"
 #include "games/hex/external_match.hpp"
+#include "games/hex/game.hpp"
 #include "games/hex/gtp_engine.hpp"
 #include "games/hex/player_spec.hpp"
+#include "games/othello/gtp_engine.hpp"
+#include "gtp/protocol.hpp"
 
 using namespace ef;
 using namespace ef::play;
@@ -63,7 +63,8 @@ TEST(HexGtpEngine, ProtocolCommandsAndIds) {
   EXPECT_EQ(ask(engine, "7 known_command genmove"), "=7 true\n\n");
   EXPECT_EQ(ask(engine, "known_command komi"), "= false\n\n");
   const std::string commands = ok_text(engine, "list_commands");
-  for (const char* c : {"boardsize", "clear_board", "play", "genmove", "undo", "showboard", "final_score", "param_game", "quit"})
+  for (const char* c :
+       {"boardsize", "clear_board", "play", "genmove", "undo", "showboard", "final_score", "param_game", "quit"})
     EXPECT_NE(("\n" + commands + "\n").find(fmt::format("\n{}\n", c)), std::string::npos) << c;
   EXPECT_EQ(ask(engine, "# comment"), "");
   EXPECT_EQ(ask(engine, "   "), "");
@@ -79,7 +80,7 @@ TEST(HexGtpEngine, BoardsizePlayUndoShowboardFinalScore) {
   EXPECT_EQ(ask(engine, "boardsize 5"), "= \n\n");
   EXPECT_EQ(engine.size(), 5);
   EXPECT_EQ(ask(engine, "1 boardsize 5 5"), "=1 \n\n");  // benzene's WIDTH HEIGHT form
-  EXPECT_EQ(ask(engine, "play b C1"), "= \n\n");       // case-insensitive
+  EXPECT_EQ(ask(engine, "play b C1"), "= \n\n");         // case-insensitive
   EXPECT_EQ(ask(engine, "play WHITE a1"), "= \n\n");
   EXPECT_TRUE(engine.board().stones[hex::kBlack].has(cell("c1")));
   EXPECT_TRUE(engine.board().stones[hex::kWhite].has(cell("a1")));
@@ -89,7 +90,7 @@ TEST(HexGtpEngine, BoardsizePlayUndoShowboardFinalScore) {
   const std::string board = ok_text(engine, "showboard");
   EXPECT_NE(board.find("   a b c d e"), std::string::npos) << board;
   EXPECT_NE(board.find("\n 1 W . B . . 1"), std::string::npos) << board;
-  EXPECT_NE(board.find("\n  2 . . . . . 2"), std::string::npos) << board;    // each row one place further right
+  EXPECT_NE(board.find("\n  2 . . . . . 2"), std::string::npos) << board;  // each row one place further right
   EXPECT_NE(board.find("\n     5 . . . . . 5"), std::string::npos) << board;
   EXPECT_NE(board.find("2 moves, the last a1; black to move"), std::string::npos) << board;
 
@@ -182,7 +183,8 @@ TEST(HexGtpEngine, SwapPieces) {
   EXPECT_TRUE(refused(plain, "param_game komi 1", "unknown parameter"));
   EXPECT_TRUE(refused(plain, "param_game allow_swap maybe", "syntax error"));
 
-  // genmove answers swap-pieces when the player swaps: a random White on 2x2 after a1 has 4 moves, the swap one of them.
+  // genmove answers swap-pieces when the player swaps: a random White on 2x2 after a1 has 4 moves, the swap one of
+  // them.
   int swaps = 0;
   for (u64 seed = 1; seed <= 40; ++seed) {
     HexGtpEngine e = random_engine(2, true, seed);
@@ -241,7 +243,8 @@ TEST(HexGtpEngine, SameSeedAndCommandsGiveTheSameMoves) {
     for (int game = 0; game < 3; ++game) {
       ask(engine, "clear_board");
       ask(engine, "play b d4");
-      for (int k = 0; !engine.board().terminal() && k < 60; ++k) moves += ok_text(engine, k % 2 ? "genmove b" : "genmove w") + " ";
+      for (int k = 0; !engine.board().terminal() && k < 60; ++k)
+        moves += ok_text(engine, k % 2 ? "genmove b" : "genmove w") + " ";
       moves += "| ";
     }
     return moves;
@@ -257,7 +260,8 @@ TEST(HexGtpEngine, SameSeedAndCommandsGiveTheSameMoves) {
 
 TEST(HexGtpProtocol, OverlongLinesAreRefusedAndDroppedByBothEngines) {
   const std::string huge(5 * 1024 * 1024, 'x');  // no engine keeps this
-  const std::string input = "1 name\n2 play b " + huge + "\n" + huge + "\n3 boardsize 5\n4 name\n" + huge;  // last: no '\n'
+  const std::string input =
+      "1 name\n2 play b " + huge + "\n" + huge + "\n3 boardsize 5\n4 name\n" + huge;  // last: no '\n'
   HexGtpEngine hex_engine = random_engine(11);
   std::istringstream in(input);
   std::ostringstream out;
@@ -317,7 +321,9 @@ class HexGtpProcess : public ::testing::Test {
                         "  set -- $line\n"
                         "  case \"$1\" in [0-9]*) shift ;; esac\n"  // the id the client sends
                         "  case \"$1\" in\n"
-                        "    genmove) " << on_genmove << " ;;\n"
+                        "    genmove) "
+                     << on_genmove
+                     << " ;;\n"
                         "    quit) printf '= \\n\\n'; exit 0 ;;\n"
                         "    *) printf '= \\n\\n' ;;\n"
                         "  esac\n"
@@ -365,8 +371,8 @@ TEST_F(HexGtpProcess, MatchAgainstEvalforgeGtpCompletesWithLegalGames) {
 TEST_F(HexGtpProcess, CheatingHangingAndDyingEnginesForfeit) {
   {
     std::vector<HexExternalGame> games;
-    play_hex_external_match(parse_hex_player("random"), options(fake_engine("z99.sh", "printf '= Z99\\n\\n'"), 2), games,
-                            nullptr);
+    play_hex_external_match(parse_hex_player("random"), options(fake_engine("z99.sh", "printf '= Z99\\n\\n'"), 2),
+                            games, nullptr);
     ASSERT_EQ(games.size(), 2u);
     EXPECT_EQ(games[0].error, "engine played illegal move 'z99' at ply 2 (not a cell of the 5x5 board)");
     EXPECT_EQ(games[1].error, "engine played illegal move 'z99' at ply 1 (not a cell of the 5x5 board)");
@@ -378,7 +384,8 @@ TEST_F(HexGtpProcess, CheatingHangingAndDyingEnginesForfeit) {
   {
     // Always a1: legal once at most, then occupied.
     std::vector<HexExternalGame> games;
-    play_hex_external_match(parse_hex_player("random"), options(fake_engine("a1.sh", "printf '= a1\\n\\n'"), 2), games, nullptr);
+    play_hex_external_match(parse_hex_player("random"), options(fake_engine("a1.sh", "printf '= a1\\n\\n'"), 2), games,
+                            nullptr);
     ASSERT_EQ(games.size(), 2u);
     for (const auto& g : games) {
       EXPECT_FALSE(g.completed);
@@ -387,8 +394,8 @@ TEST_F(HexGtpProcess, CheatingHangingAndDyingEnginesForfeit) {
       EXPECT_TRUE(g.agent_won());
     }
     std::vector<HexExternalGame> swaps;
-    play_hex_external_match(parse_hex_player("random"), options(fake_engine("sw.sh", "printf '= swap-pieces\\n\\n'"), 1),
-                            swaps, nullptr);
+    play_hex_external_match(parse_hex_player("random"),
+                            options(fake_engine("sw.sh", "printf '= swap-pieces\\n\\n'"), 1), swaps, nullptr);
     ASSERT_EQ(swaps.size(), 1u);
     EXPECT_EQ(swaps[0].error, "engine played illegal move 'swap-pieces' at ply 2 (the swap rule is off)");
   }
@@ -414,8 +421,9 @@ TEST_F(HexGtpProcess, CheatingHangingAndDyingEnginesForfeit) {
   {
     // Refuses our moves: a forfeit too.
     const fs::path p = dir_ / "refuser.sh";
-    std::ofstream(p) << "#!/bin/sh\nwhile IFS= read -r line; do\n  case \"$line\" in\n"
-                        "    play*|[0-9]*\" play \"*) printf '? illegal move\\n\\n' ;;\n    *) printf '= \\n\\n' ;;\n  esac\ndone\n";
+    std::ofstream(p)
+        << "#!/bin/sh\nwhile IFS= read -r line; do\n  case \"$line\" in\n"
+           "    play*|[0-9]*\" play \"*) printf '? illegal move\\n\\n' ;;\n    *) printf '= \\n\\n' ;;\n  esac\ndone\n";
     fs::permissions(p, fs::perms::owner_all);
     std::vector<HexExternalGame> games;
     play_hex_external_match(parse_hex_player("random"), options(fmt::format("'{}'", p.string()), 1), games, nullptr);
@@ -451,15 +459,17 @@ TEST_F(HexGtpProcess, EnginesThatCannotPlayAreErrors) {
                             options(fmt::format("'{}' gtp --agent random", EF_EVALFORGE_BIN), 1), games, nullptr);
     ADD_FAILURE() << "no error";
   } catch (const ef::Error& e) {
-    EXPECT_NE(std::string(e.what()).find("answered 'boardsize 5' with '? unacceptable size'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("answered 'boardsize 5' with '? unacceptable size'"), std::string::npos)
+        << e.what();
   }
   EXPECT_TRUE(no_children());
 }
 
 TEST_F(HexGtpProcess, CommandLinePrintsTheScoreAndWritesTranscripts) {
   const fs::path out = dir_ / "games.txt", log = dir_ / "log.txt";
-  const std::string cmd = fmt::format("'{}' hex external --a uct:playouts=50 --opponent-cmd \"{}\" --games 4 --size 5 --out '{}' > '{}' 2>&1",
-                                      EF_EVALFORGE_BIN, evalforge_hex_gtp("random", "--size 5"), out.string(), log.string());
+  const std::string cmd = fmt::format(
+      "'{}' hex external --a uct:playouts=50 --opponent-cmd \"{}\" --games 4 --size 5 --out '{}' > '{}' 2>&1",
+      EF_EVALFORGE_BIN, evalforge_hex_gtp("random", "--size 5"), out.string(), log.string());
   const int status = std::system(cmd.c_str());
   std::stringstream printed;
   printed << std::ifstream(log).rdbuf();
@@ -472,13 +482,15 @@ TEST_F(HexGtpProcess, CommandLinePrintsTheScoreAndWritesTranscripts) {
   ASSERT_EQ(lines.size(), 4u);
   for (std::size_t g = 0; g < lines.size(); ++g) {
     EXPECT_NE(lines[g].find(g % 2 ? "# ours white" : "# ours black"), std::string::npos) << lines[g];
-    EXPECT_TRUE(lines[g].find(" B+  #") != std::string::npos || lines[g].find(" W+  #") != std::string::npos) << lines[g];
+    EXPECT_TRUE(lines[g].find(" B+  #") != std::string::npos || lines[g].find(" W+  #") != std::string::npos)
+        << lines[g];
   }
 
   // Too many restarts: exit status 2, and the transcript of the games played before.
   const std::string dier = fake_engine("dier.sh", "exit 3");
-  const std::string bad = fmt::format("'{}' hex external --a random --opponent-cmd \"{}\" --games 5 --size 5 --max-restarts 2 --out '{}' > '{}' 2>&1",
-                                      EF_EVALFORGE_BIN, dier, out.string(), log.string());
+  const std::string bad = fmt::format(
+      "'{}' hex external --a random --opponent-cmd \"{}\" --games 5 --size 5 --max-restarts 2 --out '{}' > '{}' 2>&1",
+      EF_EVALFORGE_BIN, dier, out.string(), log.string());
   const int bad_status = std::system(bad.c_str());
   std::stringstream printed2;
   printed2 << std::ifstream(log).rdbuf();
@@ -490,7 +502,8 @@ TEST_F(HexGtpProcess, CommandLinePrintsTheScoreAndWritesTranscripts) {
   EXPECT_EQ(forfeits, 3);
 
   // `gtp --game hex` refuses Othello-only settings the other way round: --size for Othello.
-  const int mixed = std::system(fmt::format("'{}' gtp --agent random --size 5 < /dev/null > /dev/null 2>&1", EF_EVALFORGE_BIN).c_str());
+  const int mixed = std::system(
+      fmt::format("'{}' gtp --agent random --size 5 < /dev/null > /dev/null 2>&1", EF_EVALFORGE_BIN).c_str());
   EXPECT_TRUE(WIFEXITED(mixed) && WEXITSTATUS(mixed) == 2);
   EXPECT_TRUE(no_children());
 }

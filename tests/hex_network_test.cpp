@@ -3,10 +3,10 @@
 // the edge rules from their definitions, Floyd-Warshall distances, path counts by a separate
 // DP, explicit enumeration of shortest edge-to-edge paths, and a dense Kirchhoff solve.
 #include <gtest/gtest.h>
-#include <set>
 #include <cmath>
 #include <functional>
 #include <random>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -436,7 +436,7 @@ TEST(HexNetwork, ArcCapacityOnTheLargestBoard) {
     for (int c = 0; c < n; ++c) {
       for (auto& o : nb) cell_arcs += inside(c + o[0], r + o[1]);
       for (auto& o : br) cell_arcs += inside(c + o[0], r + o[1]);
-      if (r == 0 || r == n - 1) ++edge_arcs;                    // Black: rows 1 and n
+      if (r == 0 || r == n - 1) ++edge_arcs;                            // Black: rows 1 and n
       if ((r == 1 && c < n - 1) || (r == n - 2 && c > 0)) ++edge_arcs;  // edge bridges
     }
   EXPECT_EQ(g.arcs, cell_arcs + 2 * edge_arcs);

@@ -8,8 +8,8 @@
 #include "backends/backend.hpp"
 #include "games/hex/game.hpp"
 #include "games/hex/player_spec.hpp"
-#include "runs/hex_match_run.hpp"
 #include "games/hex/uct.hpp"
+#include "runs/hex_match_run.hpp"
 #include "runs/hex_tune_run.hpp"
 #include "test_support.hpp"
 
@@ -77,11 +77,13 @@ TEST(HexRules, NeighboursFollowTheConventionOnEveryCell) {
     EXPECT_EQ(b.empty().count(), n * n);
     for (int r = 0; r < n; ++r)
       for (int c = 0; c < n; ++c)
-        EXPECT_EQ(members(hex::neighbours(hex::Cells::bit(hex::square_of(c, r)), b.on_board)), neighbours_by_offsets(c, r, n))
+        EXPECT_EQ(members(hex::neighbours(hex::Cells::bit(hex::square_of(c, r)), b.on_board)),
+                  neighbours_by_offsets(c, r, n))
             << n << "x" << n << " cell " << c << "," << r;
   }
   const Board b = hex::empty_board(11);
-  EXPECT_EQ(members(hex::neighbours(hex::Cells::bit(sq("a1")), b.on_board)), (std::set<int>{sq("b1"), sq("a2")}));  // acute
+  EXPECT_EQ(members(hex::neighbours(hex::Cells::bit(sq("a1")), b.on_board)),
+            (std::set<int>{sq("b1"), sq("a2")}));                                // acute
   EXPECT_EQ(hex::neighbours(hex::Cells::bit(sq("k1")), b.on_board).count(), 3);  // obtuse
   EXPECT_EQ(hex::neighbours(hex::Cells::bit(sq("k11")), b.on_board).count(), 2);
   EXPECT_EQ(members(hex::neighbours(hex::Cells::bit(sq("f6")), b.on_board)),
@@ -174,7 +176,7 @@ TEST(HexRules, SwapMirrorsTheFirstStoneAndHandsTheMoveBack) {
   EXPECT_FALSE(s.stones[hex::kBlack].any());
   EXPECT_EQ(members(s.stones[hex::kWhite]), (std::set<int>{sq("c2")}));
   EXPECT_FALSE(s.moves().has(hex::kSwapSquare));
-  EXPECT_FALSE(b.play(sq("c3")).moves().has(hex::kSwapSquare));  // only as White's first move
+  EXPECT_FALSE(b.play(sq("c3")).moves().has(hex::kSwapSquare));                     // only as White's first move
   EXPECT_FALSE(hex::empty_board(11).play(sq("b3")).moves().has(hex::kSwapSquare));  // rule off
 }
 
@@ -210,7 +212,8 @@ bool wins_in_two(const Board& b, int move) {
 
 TEST(HexUct, FindsTheWinInOne) {
   // 7x7, Black to move: column c is Black's but for c4; White has a wall elsewhere.
-  const Board b = with_stones(7, {"c1", "c2", "c3", "c5", "c6", "c7"}, {"e1", "e2", "e3", "e4", "e5", "f6"}, hex::kBlack);
+  const Board b =
+      with_stones(7, {"c1", "c2", "c3", "c5", "c6", "c7"}, {"e1", "e2", "e3", "e4", "e5", "f6"}, hex::kBlack);
   ASSERT_FALSE(b.terminal());
   play::InlinePlayouts playouts;
   play::UctParams p;
@@ -302,12 +305,16 @@ TEST(HexPlayers, SpecsParseToCanonicalFormsAndBadOnesNameTheProblem) {
   EXPECT_EQ(play::parse_hex_player(play::parse_hex_player("ev:gamma=0.5,depth=2").spec).spec,
             play::parse_hex_player("ev:gamma=0.5,depth=2").spec);
   EXPECT_EQ(play::parse_hex_player("random").agent.params.kind, play::HexEvaluator::kRandom);
-  const std::pair<const char*, const char*> bad[] = {
-      {"mohex", "unknown kind 'mohex'"},          {"uct:playouts=0", "playouts=0"},
-      {"ev:gamma=-1", "gamma -1"},                {"ev:depth=9", "depth=9"},
-      {"ev:speed=3", "unknown key 'speed'"},      {"uct:c=x", "c=x is not a number"},
-      {"resistance:gamma=1", "unknown key 'gamma'"}, {"ev:gamma", "'gamma' is not key=value"},
-      {"ev:sign=0", "sign=0"},                    {"random:depth=1", "unknown key 'depth'"}};
+  const std::pair<const char*, const char*> bad[] = {{"mohex", "unknown kind 'mohex'"},
+                                                     {"uct:playouts=0", "playouts=0"},
+                                                     {"ev:gamma=-1", "gamma -1"},
+                                                     {"ev:depth=9", "depth=9"},
+                                                     {"ev:speed=3", "unknown key 'speed'"},
+                                                     {"uct:c=x", "c=x is not a number"},
+                                                     {"resistance:gamma=1", "unknown key 'gamma'"},
+                                                     {"ev:gamma", "'gamma' is not key=value"},
+                                                     {"ev:sign=0", "sign=0"},
+                                                     {"random:depth=1", "unknown key 'depth'"}};
   for (const auto& case_ : bad) {
     const char* spec = case_.first;  // plain variables: clang < 16 cannot capture structured bindings
     const char* message = case_.second;
@@ -396,7 +403,8 @@ TEST(HexTune, AStoppedRunResumesToTheSameGenerations) {
 
 TEST(HexCommands, TournamentRatesTheStrongerPlayerHigherAndBadSpecsExit2) {
   const std::string bin = EF_EVALFORGE_BIN;
-  const auto [rc, out] = test::run_command(bin + " hex tournament --player random --player resistance --games 6 --size 5 2>&1");
+  const auto [rc, out] =
+      test::run_command(bin + " hex tournament --player random --player resistance --games 6 --size 5 2>&1");
   ASSERT_EQ(rc, 0) << out;
   // The resistance player should win every game against random on 5x5 (the games are fixed by
   // the seed, so this is a deterministic check that the cross table counts the right side).
@@ -404,7 +412,8 @@ TEST(HexCommands, TournamentRatesTheStrongerPlayerHigherAndBadSpecsExit2) {
   const std::size_t row = out.find("  2 resistance");
   ASSERT_NE(row, std::string::npos) << out;
   EXPECT_NE(out.substr(row, out.find('\n', row) - row).find("    6    -"), std::string::npos) << out;
-  const auto [rc2, out2] = test::run_command(bin + " hex match --a mohex --b random --games 2 --out /tmp/ef_hex_bad_spec 2>&1");
+  const auto [rc2, out2] =
+      test::run_command(bin + " hex match --a mohex --b random --games 2 --out /tmp/ef_hex_bad_spec 2>&1");
   EXPECT_EQ(rc2, 2) << out2;
   EXPECT_NE(out2.find("unknown kind 'mohex'"), std::string::npos) << out2;
   EXPECT_FALSE(std::filesystem::exists("/tmp/ef_hex_bad_spec/config.toml"));

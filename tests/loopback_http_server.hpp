@@ -107,7 +107,8 @@ class LoopbackHttpServer {
     std::string range;
     for (const char* header : {"\r\nRange: ", "\r\nrange: "}) {
       const auto at = request.find(header);
-      if (at != std::string::npos) range = request.substr(at + std::strlen(header), request.find("\r\n", at + 2) - at - std::strlen(header));
+      if (at != std::string::npos)
+        range = request.substr(at + std::strlen(header), request.find("\r\n", at + 2) - at - std::strlen(header));
     }
     Route r;
     bool found = false;
@@ -121,8 +122,9 @@ class LoopbackHttpServer {
     }
     if (!found) r = Route{"not found\n", 404};
     const auto reply = [&](int status, const std::string& extra, const std::string& body, std::size_t declared) {
-      const std::string head = "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Length: " +
-                               std::to_string(declared) + "\r\nConnection: close\r\n" + extra + "\r\n";
+      const std::string head = "HTTP/1.1 " + std::to_string(status) +
+                               " X\r\nContent-Length: " + std::to_string(declared) + "\r\nConnection: close\r\n" +
+                               extra + "\r\n";
       return send_all(fd, head.data(), head.size()) && send_all(fd, body.data(), body.size());
     };
     if (r.status != 200) {
@@ -136,10 +138,10 @@ class LoopbackHttpServer {
       return;
     }
     const int status = from > 0 ? 206 : 200;
-    const std::string extra =
-        from > 0 ? "Content-Range: bytes " + std::to_string(from) + "-" + std::to_string(r.body.size() - 1) + "/" +
-                       std::to_string(r.body.size()) + "\r\n"
-                 : "";
+    const std::string extra = from > 0
+                                  ? "Content-Range: bytes " + std::to_string(from) + "-" +
+                                        std::to_string(r.body.size() - 1) + "/" + std::to_string(r.body.size()) + "\r\n"
+                                  : "";
     const std::string rest = r.body.substr(from);
     if (r.mode == Route::Mode::kCutShort) {
       const std::size_t keep = r.at > from ? r.at - from : 0;

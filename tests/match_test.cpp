@@ -5,11 +5,11 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include "core/error.hpp"
 #include "core/files.hpp"
 #include "data/generate.hpp"
-#include "games/othello/shape.hpp"
-#include "core/error.hpp"
 #include "games/othello/agent_file.hpp"
+#include "games/othello/shape.hpp"
 #include "runs/match_experiment.hpp"
 
 using namespace ef;
@@ -33,7 +33,8 @@ class MatchTest : public ::testing::Test {
     std::ofstream(dir_ / "shapes.json")
         << R"({"shapes": [{"name": "a", "move": 40, "tuples": [["a1","b1","c1","d1"], ["a1","b2","c3"]]},
                           {"name": "b", "move": 50, "tuples": [["a1","a2","b1","b2"], ["c1","d1","e1"]]}]})";
-    std::ofstream(dir_ / "small.json") << R"({"name": "small", "tuples": [["a1","b1","c1","d1","e1"], ["b2","c3","d4"]]})";
+    std::ofstream(dir_ / "small.json")
+        << R"({"name": "small", "tuples": [["a1","b1","c1","d1","e1"], ["b2","c3","d4"]]})";
   }
   void TearDown() override { fs::remove_all(dir_); }
 
@@ -43,7 +44,8 @@ class MatchTest : public ::testing::Test {
                         << extra_match << "\n[data]\nfiles = [\"" << (dir_ / "games.txt").string() << "\"]\n"
                         << "[agent1]\nname = \"phased\"\nshapes = \"" << (dir_ / "shapes.json").string()
                         << "\"\nphases = [[45, 40], [60, 50]]\ndepth = 2\nexact_empties = 8\nepsilon = 0.05\n"
-                        << agent1_extra << "[agent2]\nname = \"small\"\nshapes = \"" << (dir_ / "small.json").string() << "\"\ndepth = 1\nexact_empties = 8\n"
+                        << agent1_extra << "[agent2]\nname = \"small\"\nshapes = \"" << (dir_ / "small.json").string()
+                        << "\"\ndepth = 1\nexact_empties = 8\n"
                         << "[training]\nlearning_rate = 0.05\nepochs = 2\n[run]\ncheckpoint_every = 2\n";
     return file.string();
   }
@@ -156,8 +158,7 @@ TEST_F(MatchTest, ImpossibleRoundsRowsAreErrorsWithFileAndLine) {
   EXPECT_NE(message_with_line_4("0,1,16,4,0,4,inf,0.003").find(where + "score 'inf'"), std::string::npos);
   EXPECT_NE(message_with_line_4("0,1,16,4,0,4,0.9,0.003").find(where + "score 0.9 does not match"), std::string::npos);
   EXPECT_NE(message_with_line_4("0,1,16,-1,5,4,0.5,0.003").find(where + "wins '-1'"), std::string::npos);
-  EXPECT_NE(message_with_line_4("0,1,16,4,0,3,0.5,0.003").find(where + "wins + draws + losses = 7"),
-            std::string::npos);
+  EXPECT_NE(message_with_line_4("0,1,16,4,0,3,0.5,0.003").find(where + "wins + draws + losses = 7"), std::string::npos);
   EXPECT_NE(message_with_line_4("0,1,99,4,0,4,0.5,0.003").find(where + "games_played 99"), std::string::npos);
   EXPECT_NE(message_with_line_4("0,0,8,4,0,4,0.5,0.003").find(where + "replicate 0 round 0 is already recorded"),
             std::string::npos);

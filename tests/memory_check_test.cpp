@@ -2,21 +2,21 @@
 // creates its directory, a config that needs more memory than the machine holds. These configs
 // are all accepted by the loaders (the values are within their ranges); before the check they
 // ended in std::bad_alloc, an OOM kill or swapping.
+#include "core/memory_check.hpp"
 #include <gtest/gtest.h>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <optional>
 #include <string>
-#include "core/memory_check.hpp"
-#include "runs/shape_decoder.hpp"
 #include "runs/evolve_config.hpp"
 #include "runs/evolve_run.hpp"
+#include "runs/hex_match_run.hpp"
 #include "runs/hex_tune_run.hpp"
+#include "runs/match_experiment.hpp"
+#include "runs/shape_decoder.hpp"
 #include "runs/shape_search_config.hpp"
 #include "runs/shape_search_run.hpp"
-#include "runs/hex_match_run.hpp"
-#include "runs/match_experiment.hpp"
 #include "runs/tournament.hpp"
 #include "test_support.hpp"
 
@@ -30,12 +30,16 @@ class MemoryLimit {
  public:
   explicit MemoryLimit(std::optional<std::string> mb) {
     if (const char* old = std::getenv("EF_MEMORY_LIMIT_MB")) old_ = old;
-    if (mb) setenv("EF_MEMORY_LIMIT_MB", mb->c_str(), 1);
-    else unsetenv("EF_MEMORY_LIMIT_MB");
+    if (mb)
+      setenv("EF_MEMORY_LIMIT_MB", mb->c_str(), 1);
+    else
+      unsetenv("EF_MEMORY_LIMIT_MB");
   }
   ~MemoryLimit() {
-    if (old_) setenv("EF_MEMORY_LIMIT_MB", old_->c_str(), 1);
-    else unsetenv("EF_MEMORY_LIMIT_MB");
+    if (old_)
+      setenv("EF_MEMORY_LIMIT_MB", old_->c_str(), 1);
+    else
+      unsetenv("EF_MEMORY_LIMIT_MB");
   }
 
  private:
@@ -71,7 +75,8 @@ TEST(MemoryCheck, FormatsBytesWithThreeDigits) {
 
 TEST(MemoryCheck, RefusesAboveTheLimitNamingTheLargestPartsFirst) {
   const std::vector<MemoryPart> parts = {{"small", 1e3}, {"keys", 3e12}, {"jobs", 5e9}};
-  EXPECT_EQ(check_memory("search", parts, 1e13, "of the test", "advice"), "memory estimate: 3.01 TB (limit 10.0 TB of the test)");
+  EXPECT_EQ(check_memory("search", parts, 1e13, "of the test", "advice"),
+            "memory estimate: 3.01 TB (limit 10.0 TB of the test)");
   const std::string e = test::error_of([&] { check_memory("search", parts, 1e12, "of the test", "use less"); });
   EXPECT_NE(e.find("search: needs about 3.01 TB of memory (keys: 3.00 TB; jobs: 5.00 GB)"), std::string::npos) << e;
   EXPECT_EQ(e.find("small"), std::string::npos) << e;  // below a thousandth of the total: left out
@@ -158,10 +163,10 @@ TEST(MemoryCheck, TournamentMatchAndHexRunsAreRefusedAboveTheLimit) {
 
   // 4096 replicates of two Edax-shape agents: 36 networks of 905 kB each per agent.
   const std::string games = write(dir / "games.txt", "f5 d6 c3 d3 c4 f4 f6 f3 e6 e7 +0\n");
-  const std::string match = write(dir / "m.toml",
-                                  "[match]\nreplicates = 4096\ngames_per_round = 64\n[data]\nfiles = [\"" +
-                                      games + "\"]\n[agent1]\nshapes = \"edax\"\n[agent2]\n"
-                                      "shapes = \"edax\"\n");
+  const std::string match =
+      write(dir / "m.toml", "[match]\nreplicates = 4096\ngames_per_round = 64\n[data]\nfiles = [\"" + games +
+                                "\"]\n[agent1]\nshapes = \"edax\"\n[agent2]\n"
+                                "shapes = \"edax\"\n");
   e = test::error_of([&] { play::run_match(dir / "m", match, {}); });
   EXPECT_NE(e.find("match: needs about"), std::string::npos) << e;
   EXPECT_NE(e.find("agents (4096 replicates x"), std::string::npos) << e;

@@ -3,8 +3,8 @@
 // (metrics without the wall-time column, best shapes, checkpoint) for every topology, a run
 // must resume with another rank count, and a rank that dies must end the run quickly with a
 // message and a resumable run directory. Skipped when the build has no MPI.
-#include <gtest/gtest.h>
 #include <fmt/core.h>
+#include <gtest/gtest.h>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -52,9 +52,10 @@ class MpiSearch : public ::testing::Test {
     // start at once (ctest -j) race to create the shared default one ("/tmp/ompi.HOST.UID:
     // File exists") and one fails. plm=isolated: ranks on this machine only, so the launcher
     // does not look for ssh/rsh, which a CI image may lack.
-    return run_command(fmt::format("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm=isolated "
-                                   "OMPI_MCA_orte_tmpdir_base={} {} timeout 120 {} --oversubscribe -np {} {} 2>&1",
-                                   dir_.string(), env, kMpiexec, ranks, evalforge));
+    return run_command(
+        fmt::format("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm=isolated "
+                    "OMPI_MCA_orte_tmpdir_base={} {} timeout 120 {} --oversubscribe -np {} {} 2>&1",
+                    dir_.string(), env, kMpiexec, ranks, evalforge));
   }
   static fs::path dir_;
 };
@@ -63,7 +64,8 @@ fs::path MpiSearch::dir_;
 TEST_F(MpiSearch, OneTwoAndThreeRanksGiveThePlainRunsBitsForEveryTopology) {
   for (const std::string topology : {"paper", "ring", "all"}) {
     const fs::path plain = dir_ / ("plain-" + topology);
-    const auto [status, out] = search(0, fmt::format("--config {} --out {}", config(topology).string(), plain.string()));
+    const auto [status, out] =
+        search(0, fmt::format("--config {} --out {}", config(topology).string(), plain.string()));
     ASSERT_EQ(status, 0) << out;
     for (int ranks : {1, 2, 3}) {
       const fs::path run = dir_ / fmt::format("np{}-{}", ranks, topology);
@@ -86,7 +88,7 @@ TEST_F(MpiSearch, ARunResumesWithAnotherRankCount) {
   // The same steps (2 generations, extended to 4, then to 5: a finished run's last generation
   // has a test score) in one process, and with 2, then 3, then 1 ranks.
   const std::vector<std::pair<fs::path, std::vector<int>>> runs = {{dir_ / "resume-plain", {0, 0, 0}},
-                                                                    {dir_ / "resume-mpi", {2, 3, 1}}};
+                                                                   {dir_ / "resume-mpi", {2, 3, 1}}};
   for (const auto& [run, ranks] : runs) {
     auto [status, out] =
         search(ranks[0], fmt::format("--config {} --out {} --generations 2", config("paper").string(), run.string()));
@@ -103,16 +105,17 @@ TEST_F(MpiSearch, ARunResumesWithAnotherRankCount) {
 // generations; the run must end within `limit` seconds, not at `timeout`'s 120, with a non-zero
 // status and `message` in the output; generations 0-2 are behind the last checkpoint, and 3
 // ranks continue from it to the plain run's bits.
-void expect_failure_ends_the_run(const std::string& how, const std::string& extra_args,
-                                 double limit, const std::vector<std::string>& messages) {
+void expect_failure_ends_the_run(const std::string& how, const std::string& extra_args, double limit,
+                                 const std::vector<std::string>& messages) {
   const fs::path plain = MpiSearch::dir_ / ("fail-plain-" + how), run = MpiSearch::dir_ / ("fail-" + how);
-  auto [status, out] = MpiSearch::search(0, fmt::format("--config {} --out {} --generations 5", MpiSearch::config("ring").string(),
-                                               plain.string()));
+  auto [status, out] = MpiSearch::search(
+      0, fmt::format("--config {} --out {} --generations 5", MpiSearch::config("ring").string(), plain.string()));
   ASSERT_EQ(status, 0) << out;
   const auto start = std::chrono::steady_clock::now();
-  std::tie(status, out) = MpiSearch::search(2, fmt::format("--config {} --out {} --generations 5 {}", MpiSearch::config("ring").string(),
-                                                  run.string(), extra_args),
-                                   "EF_TEST_FAIL_AT=1:3:" + how);
+  std::tie(status, out) = MpiSearch::search(2,
+                                            fmt::format("--config {} --out {} --generations 5 {}",
+                                                        MpiSearch::config("ring").string(), run.string(), extra_args),
+                                            "EF_TEST_FAIL_AT=1:3:" + how);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_NE(status, 0) << out;
   EXPECT_NE(status, 124) << "timed out: " << out;  // `timeout` ended it: a hang

@@ -2,15 +2,15 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include "backends/backend.hpp"
 #include "backends/cpu/network_eval.hpp"
 #include "backends/cpu/train_body.hpp"
-#include "test_support.hpp"
-#include "games/othello/shape.hpp"
-#include "backends/backend.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
 #include "games/othello/ntuple_evaluator.hpp"
+#include "games/othello/shape.hpp"
 #include "games/othello/squares.hpp"
+#include "test_support.hpp"
 
 using namespace ef;
 using namespace ef::ntuple;
@@ -27,7 +27,10 @@ std::vector<othello::Board> random_positions(int n, int plies, u64 seed) {
     othello::Board b;
     for (int p = 0; p < plies && !b.game_over(); ++p) {
       u64 m = b.moves();
-      if (!m) { b.pass(); continue; }
+      if (!m) {
+        b.pass();
+        continue;
+      }
       b.play(rng.random_bit(m));
     }
     out.push_back(b);
@@ -139,9 +142,9 @@ TEST(NTupleShape, FilesRoundTripAndErrors) {
 }
 
 TEST(NTupleTraining, StepRoundsSymmetrically) {
-  EXPECT_EQ(weight_step(1000, 1u << 23), 500);   // rate 1/2
+  EXPECT_EQ(weight_step(1000, 1u << 23), 500);  // rate 1/2
   EXPECT_EQ(weight_step(-1000, 1u << 23), -500);
-  EXPECT_EQ(weight_step(3, 1u << 23), 2);        // 1.5 rounds away from zero
+  EXPECT_EQ(weight_step(3, 1u << 23), 2);  // 1.5 rounds away from zero
   EXPECT_EQ(weight_step(-3, 1u << 23), -2);
   i32 w = 5;
   add_weight(w, -7);
@@ -239,9 +242,7 @@ TEST(NTupleTraining, ShuffleIsAPermutationKeyedByEpoch) {
   for (u32 i = 0; i < 100; ++i) EXPECT_EQ(a[i], i);
 }
 
-TEST(Backend, UnknownKindIsAnError) {
-  EXPECT_THROW(make_backend("tpu", 1), Error);
-}
+TEST(Backend, UnknownKindIsAnError) { EXPECT_THROW(make_backend("tpu", 1), Error); }
 
 namespace {
 
@@ -292,7 +293,7 @@ TEST(NTupleTraining, ResultsPinnedToTheReferenceImplementation) {
   };
   const Case cases[] = {
       {&edax, 1, 3962305714964865251ull}, {&edax, 16, 17232471666596888471ull}, {&g13, 1, 1319402293025304148ull},
-      {&g13, 7, 9662633339188579647ull}, {&g64, 1, 14732157137490896535ull},
+      {&g13, 7, 9662633339188579647ull},  {&g64, 1, 14732157137490896535ull},
   };
   // The backend (its default path, two threads), then each path on its own.
   auto backend = make_backend("cpu", 2);
@@ -306,8 +307,7 @@ TEST(NTupleTraining, ResultsPinnedToTheReferenceImplementation) {
     for (const Case& c : cases) {
       std::vector<TrainResult> rs(3);
       cpu::TrainScratch scratch;
-      for (int k = 0; k < 3; ++k)
-        cpu::train_job(p.data, job_of(p, *c.g, k, c.batch), rs[k], scratch, path);
+      for (int k = 0; k < 3; ++k) cpu::train_job(p.data, job_of(p, *c.g, k, c.batch), rs[k], scratch, path);
       EXPECT_EQ(result_digest(rs), c.digest)
           << cpu::path_name(path) << ", tuples " << c.g->num_tuples << " batch " << c.batch;
     }
@@ -349,7 +349,8 @@ TEST(NTupleTraining, NetworkEvalMatchesEvaluateOnEveryPath) {
       const u64 occupied = rng.next_u64() | rng.next_u64(), black = occupied & rng.next_u64();
       const i64 want = evaluate(g, weights.data(), black, occupied & ~black);
       for (const cpu::NetworkEval& e : evals)
-        ASSERT_EQ(e(weights.data(), black, occupied & ~black), want) << cpu::path_name(e.path()) << ", " << tuples << " tuples";
+        ASSERT_EQ(e(weights.data(), black, occupied & ~black), want)
+            << cpu::path_name(e.path()) << ", " << tuples << " tuples";
     }
   }
   const Geometry g = random_geometry(12, 77);

@@ -7,13 +7,13 @@
 #include <iterator>
 #include <string>
 #include <vector>
-#include "games/othello/shape.hpp"
 #include "backends/backend.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
-#include "games/othello/game.hpp"
-#include "games/othello/feature_weights.hpp"
 #include "games/othello/agent_file.hpp"
+#include "games/othello/feature_weights.hpp"
+#include "games/othello/game.hpp"
+#include "games/othello/shape.hpp"
 #include "test_support.hpp"
 
 using namespace ef;
@@ -39,14 +39,16 @@ play::Agent small_ntuple_agent(int networks, u64 seed, search::OthelloLimits lim
   a.geometries.push_back(
       ntuple::make_shape("small", {{"a1", "b1", "c1", "d1", "a2", "b2"}, {"a1", "b2", "c3", "d4", "e5"}}, "test")
           .geometry());
-  a.geometries.push_back(ntuple::make_shape("corners", {{"a1", "h1", "a8", "h8"}, {"c3", "d3", "c4"}}, "test").geometry());
+  a.geometries.push_back(
+      ntuple::make_shape("corners", {{"a1", "h1", "a8", "h8"}, {"c3", "d3", "c4"}}, "test").geometry());
   a.geometry_names = {"small", "corners"};
   Rng rng(seed, Purpose::kPopulation, 77);
   for (int k = 0; k < networks; ++k) {
     play::Network n;
     n.geometry = k % 2;
     n.weights.resize(a.geometries[n.geometry].num_weights());
-    for (i32& w : n.weights) w = static_cast<i32>(rng.below(2 * static_cast<u32>(ntuple::kOne))) - static_cast<i32>(ntuple::kOne);
+    for (i32& w : n.weights)
+      w = static_cast<i32>(rng.below(2 * static_cast<u32>(ntuple::kOne))) - static_cast<i32>(ntuple::kOne);
     a.networks.push_back(std::move(n));
   }
   for (int t = 0; t < ntuple::kMoveNumbers; ++t) a.network_of_move[t] = t * networks / ntuple::kMoveNumbers;
@@ -116,7 +118,7 @@ void expect_legal_replay(const othello::Position& start, const play::OthelloReco
 // legal move it is played; otherwise an agent with epsilon (epsilon_draws) draws below(10^6)
 // first, then every such agent picks random_bit(moves).
 play::OthelloRecord expected_random_game(const othello::Position& start, u64 seed, u32 game, bool black_draws_epsilon,
-                                      bool white_draws_epsilon) {
+                                         bool white_draws_epsilon) {
   Rng rng = play::game_rng(seed, game);
   othello::Position p = start;
   play::OthelloRecord r;
@@ -172,11 +174,8 @@ void write_bytes(const fs::path& f, const std::string& b) { std::ofstream(f, std
 TEST(PlayCpu, SameRecordsForOneAndTwoThreads) {
   auto one = make_backend("cpu", 1);
   auto two = make_backend("cpu", 2);
-  const std::vector<play::Agent> agents{play::swh_agent({1, -1}),
-                                        play::swh_agent({2, 14}),
-                                        play::random_agent(),
-                                        features_agent({2, 12}, 0.1),
-                                        small_ntuple_agent(61, 3, {2, 12})};
+  const std::vector<play::Agent> agents{play::swh_agent({1, -1}), play::swh_agent({2, 14}), play::random_agent(),
+                                        features_agent({2, 12}, 0.1), small_ntuple_agent(61, 3, {2, 12})};
   for (const auto& a : agents) ASSERT_EQ(one->add_agent(a), two->add_agent(a));
   std::vector<OthelloJob> jobs;
   u32 game = 0;
@@ -470,10 +469,10 @@ TEST(PlayAgentFile, CorruptTruncatedAndBadFilesAreErrorsNamingTheFile) {
 // changed. Node counts are not hashed (they depend on transposition tables).
 TEST(PlaySignature, OthelloMoveListsOfAFixedBatchAreThoseFromBeforeTheGenericEngine) {
   auto cpu = make_backend("cpu", 2);
-  const std::vector<play::Agent> agents{play::swh_agent({1, -1}),     play::swh_agent({3, 12}),
-                                        play::random_agent(),         features_agent({1, -1}),
-                                        features_agent({2, 14}, 0.2), small_ntuple_agent(61, 3, {2, 12}),
-                                        small_ntuple_agent(3, 9, {1, -1})};
+  const std::vector<play::Agent> agents{
+      play::swh_agent({1, -1}),         play::swh_agent({3, 12}),     play::random_agent(),
+      features_agent({1, -1}),          features_agent({2, 14}, 0.2), small_ntuple_agent(61, 3, {2, 12}),
+      small_ntuple_agent(3, 9, {1, -1})};
   for (const auto& a : agents) cpu->add_agent(a);
   std::vector<OthelloJob> jobs;
   u32 game = 0;

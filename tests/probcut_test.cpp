@@ -1,15 +1,15 @@
 // ProbCut (engine/pvs.hpp, games/othello/probcut.hpp): fitting, the parameter file, the selective search,
 // and agents that use it.
-#include <gtest/gtest.h>
+#include "games/othello/probcut.hpp"
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <filesystem>
 #include <fstream>
 #include "backends/backend.hpp"
-#include "games/othello/swh.hpp"
 #include "games/othello/agent.hpp"
-#include "games/othello/tree_search.hpp"
 #include "games/othello/agent_file.hpp"
-#include "games/othello/probcut.hpp"
+#include "games/othello/swh.hpp"
+#include "games/othello/tree_search.hpp"
 #include "test_support.hpp"
 
 using namespace ef;
@@ -73,13 +73,14 @@ TEST(ProbCut, BadParameterFilesNameFileAndKey) {
     return dir / name;
   };
   EXPECT_NE(test::error_of([&] { play::load_probcut(dir / "missing.toml"); }).find("missing.toml"), std::string::npos);
-  const std::string unknown = test::error_of([&] { play::load_probcut(write("u.toml", "threshold = 1.5\nspeed = 3\n")); });
+  const std::string unknown =
+      test::error_of([&] { play::load_probcut(write("u.toml", "threshold = 1.5\nspeed = 3\n")); });
   EXPECT_NE(unknown.find("speed"), std::string::npos) << unknown;
   const std::string depth = test::error_of(
       [&] { play::load_probcut(write("d.toml", "[[cut]]\ndepth = 40\nphase = 0\na = 1.0\nb = 0.0\nsigma = 1.0\n")); });
   EXPECT_NE(depth.find("depth"), std::string::npos) << depth;
-  const std::string missing = test::error_of(
-      [&] { play::load_probcut(write("m.toml", "[[cut]]\ndepth = 4\nphase = 0\na = 1.0\nb = 0.0\n")); });
+  const std::string missing =
+      test::error_of([&] { play::load_probcut(write("m.toml", "[[cut]]\ndepth = 4\nphase = 0\na = 1.0\nb = 0.0\n")); });
   EXPECT_NE(missing.find("sigma"), std::string::npos) << missing;
   const std::string slope = test::error_of(
       [&] { play::load_probcut(write("s.toml", "[[cut]]\ndepth = 4\nphase = 0\na = -1.0\nb = 0.0\nsigma = 3.0\n")); });
@@ -161,7 +162,8 @@ TEST(ProbCut, AgentFileKeyRoundTripAndDeterministicGames) {
     EXPECT_EQ(r1[k].nodes, r2[k].nodes) << k;
   }
 
-  std::ofstream(dir / "c.toml") << "evaluator = \"swh\"\ndepth = 5\nsearch = \"alphabeta\"\nprobcut = \"params.toml\"\n";
+  std::ofstream(dir / "c.toml")
+      << "evaluator = \"swh\"\ndepth = 5\nsearch = \"alphabeta\"\nprobcut = \"params.toml\"\n";
   const std::string err = test::error_of([&] { play::load_agent((dir / "c.toml").string()); });
   EXPECT_NE(err.find("pvs"), std::string::npos) << err;
   std::ofstream(dir / "d.toml") << "evaluator = \"swh\"\nprobcut = \"nope.toml\"\n";

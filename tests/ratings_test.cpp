@@ -1,5 +1,6 @@
 // Tournament ratings: sequential Elo, the Bradley-Terry fit with intervals and LOS, and one
 // player's expected score with a 95% interval.
+#include "ratings/ratings.hpp"
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <cmath>
@@ -10,7 +11,6 @@
 #include <vector>
 #include "core/error.hpp"
 #include "core/rng.hpp"
-#include "ratings/ratings.hpp"
 
 using namespace ef;
 using namespace ef::ratings;
@@ -24,8 +24,7 @@ constexpr double kZ95 = 1.959963984540054;
 // the expected score of the first player is exactly E = expected_score(its Elo, the other's):
 // the Bradley-Terry model with draws as half points is then the true model. Each game has its
 // own random stream (tournament, pair, game), so adding games does not change the earlier ones.
-std::vector<GameResult> simulate_round_robin(const std::vector<double>& true_elo, int games_per_pair,
-                                             u32 tournament) {
+std::vector<GameResult> simulate_round_robin(const std::vector<double>& true_elo, int games_per_pair, u32 tournament) {
   std::vector<GameResult> games;
   const int n = static_cast<int>(true_elo.size());
   u32 pair = 0;
@@ -92,8 +91,8 @@ TEST(EloSequential, HandComputedTwoGames) {
 TEST(EloSequential, DefaultsAreK16FromZero) {
   const std::vector<GameResult> games = {{2, 0, 0.0}};  // player 0 wins as second player
   const std::vector<double> r = sequential_elo(games, 3);
-  EXPECT_DOUBLE_EQ(r[0], 8.0);   // 16 * (1 - 0.5)
-  EXPECT_DOUBLE_EQ(r[1], 0.0);   // did not play
+  EXPECT_DOUBLE_EQ(r[0], 8.0);  // 16 * (1 - 0.5)
+  EXPECT_DOUBLE_EQ(r[1], 0.0);  // did not play
   EXPECT_DOUBLE_EQ(r[2], -8.0);
 }
 
@@ -334,7 +333,8 @@ TEST(BradleyTerry, LikelihoodOfSuperiority) {
 TEST(BradleyTerry, AnchorChoiceKeepsDifferences) {
   const std::vector<GameResult> games = simulate_round_robin({-100, 20, 80}, 30, 9);
   const BradleyTerryFit mean_zero = fit_bradley_terry(games, 3);
-  const BradleyTerryFit anchored = fit_bradley_terry(games, 3, {.anchor = RatingAnchor::kPlayerZero, .anchor_player = 2});
+  const BradleyTerryFit anchored =
+      fit_bradley_terry(games, 3, {.anchor = RatingAnchor::kPlayerZero, .anchor_player = 2});
   EXPECT_EQ(anchored.ratings[2], 0.0);
   EXPECT_NEAR(anchored.margins95[2], 0.0, 1e-9);
   for (int i = 0; i < 3; ++i) {

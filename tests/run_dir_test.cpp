@@ -1,17 +1,17 @@
 // The run directory (core/run_dir.hpp) and the binary payload helpers (core/bytes.hpp): the
 // commit point, kinds, table resume rules, checkpoint framing, atomic writes, stop requests,
 // progress lines.
+#include "core/run_dir.hpp"
 #include <gtest/gtest.h>
 #include <unistd.h>
-#include <csignal>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include "core/bytes.hpp"
-#include "core/files.hpp"
-#include "core/run_dir.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 
 using namespace ef;
 namespace fs = std::filesystem;
@@ -112,7 +112,8 @@ TEST_F(RunDirTest, OpenRefusesAnotherKindAndADirectoryWithoutConfig) {
   const std::string m = error_of([&] { RunDir::open(dir_, "match"); });
   EXPECT_NE(m.find(dir_.string()), std::string::npos) << m;
   EXPECT_NE(m.find("holds a test run, not a match run"), std::string::npos) << m;
-  EXPECT_NE(error_of([&] { RunDir::open(root_ / "nowhere", "test"); }).find("no such run directory"), std::string::npos);
+  EXPECT_NE(error_of([&] { RunDir::open(root_ / "nowhere", "test"); }).find("no such run directory"),
+            std::string::npos);
   fs::create_directories(root_ / "plain");
   EXPECT_NE(error_of([&] { RunDir::open(root_ / "plain", "test"); }).find("no config.toml"), std::string::npos);
 }
@@ -211,7 +212,8 @@ TEST_F(RunDirTest, CorruptOrTruncatedCheckpointIsRejectedNamingTheFile) {
   EXPECT_NE(message_for(good.substr(0, good.size() - 10)).find(file + ": truncated"), std::string::npos);
   EXPECT_NE(message_for(good.substr(0, 12)).find(file + ": truncated"), std::string::npos);
   EXPECT_NE(message_for(good + "x").find(file), std::string::npos);
-  EXPECT_NE(message_for("EFNET001" + good.substr(8)).find(file + ": not an evalforge run checkpoint"), std::string::npos);
+  EXPECT_NE(message_for("EFNET001" + good.substr(8)).find(file + ": not an evalforge run checkpoint"),
+            std::string::npos);
   // A checkpoint of another kind of run (a well-formed one) is named as such.
   const std::string other = frame_checkpoint("match", std::string(100, 'p'));
   EXPECT_NE(message_for(other).find("a checkpoint of a match run, not of a test run"), std::string::npos);
@@ -223,8 +225,7 @@ TEST_F(RunDirTest, AtomicWriteReplacesTheFileAndLeavesNoTmp) {
   run.write_file("state.toml", "a = 1\n");
   run.write_file("state.toml", "a = 2\n");
   EXPECT_EQ(run.read_file("state.toml"), "a = 2\n");
-  for (const auto& entry : fs::directory_iterator(dir_))
-    EXPECT_NE(entry.path().extension(), ".tmp") << entry.path();
+  for (const auto& entry : fs::directory_iterator(dir_)) EXPECT_NE(entry.path().extension(), ".tmp") << entry.path();
   // Subdirectories of the run work too (a match's checkpoint/state.toml).
   fs::create_directories(run.file("sub"));
   run.write_file("sub/x", "y");

@@ -9,19 +9,19 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
-#include "test_support.hpp"
-#include "data/generate.hpp"
-#include "data/positions.hpp"
-#include "runs/score_table.hpp"
-#include "games/othello/shape.hpp"
 #include "backends/backend.hpp"
 #include "core/error.hpp"
-#include "games/othello/bitboard.hpp"
-#include "runs/shape_search_run.hpp"
+#include "data/generate.hpp"
+#include "data/positions.hpp"
 #include "games/othello/agent_file.hpp"
+#include "games/othello/bitboard.hpp"
+#include "games/othello/shape.hpp"
+#include "runs/score_table.hpp"
+#include "runs/shape_search_run.hpp"
+#include "test_support.hpp"
 
 namespace fs = std::filesystem;
 using namespace ef;
@@ -96,7 +96,8 @@ const GameSets& game_sets() {
 const std::vector<int> kMoves = {4, 12, 20, 30};
 
 // How many boards of `test` (a board -> labels map; each key once) are, up to symmetry, boards of `train`.
-std::size_t count_seen(const std::map<BoardKey, std::vector<int>>& train, const std::map<BoardKey, std::vector<int>>& test) {
+std::size_t count_seen(const std::map<BoardKey, std::vector<int>>& train,
+                       const std::map<BoardKey, std::vector<int>>& test) {
   std::set<BoardKey> known;
   for (const auto& [b, labels] : train) known.insert(canonical(b));
   std::size_t seen = 0;
@@ -206,7 +207,8 @@ TEST(ScoreHeldOut, ExcludeSeenDropsExactlyTheSeenPositions) {
       if (!known.count(canonical(b))) unseen.insert(b);
     const MoveSplit m = score_positions_at_move(g.train, move, o);
     std::set<BoardKey> kept;
-    for (std::size_t i = 0; i < m.split.second.size(); ++i) kept.insert({m.split.second.black[i], m.split.second.white[i]});
+    for (std::size_t i = 0; i < m.split.second.size(); ++i)
+      kept.insert({m.split.second.black[i], m.split.second.white[i]});
     EXPECT_EQ(kept, unseen) << "move " << move;
     EXPECT_EQ(m.test_excluded, test.size() - unseen.size());
     EXPECT_EQ(m.test_seen, m.test_excluded);
@@ -306,8 +308,8 @@ std::pair<int, std::string> run_score_command(const std::string& args) {
 
 TEST(ScoreHeldOutCommand, JsonAndTableReportTheOverlap) {
   const Files& f = files();
-  const auto [rc, out] = run_score_command("--data " + f.train.string() + " --test-data " + f.test.string() +
-                               " --moves 4,12 --json");
+  const auto [rc, out] =
+      run_score_command("--data " + f.train.string() + " --test-data " + f.test.string() + " --moves 4,12 --json");
   ASSERT_EQ(rc, 0) << out;
   const auto j = nlohmann::json::parse(out);
   EXPECT_EQ(j["test_games"], game_sets().test.size());
@@ -321,7 +323,7 @@ TEST(ScoreHeldOutCommand, JsonAndTableReportTheOverlap) {
     EXPECT_NEAR(j["rows"][r]["test_seen_share"].get<double>(), static_cast<double>(seen) / test.size(), 1e-12);
   }
   const auto [rc2, table] = run_score_command("--data " + f.train.string() + " --test-data " + f.test.string() +
-                                  " --moves 12 --exclude-seen");
+                                              " --moves 12 --exclude-seen");
   ASSERT_EQ(rc2, 0) << table;
   EXPECT_NE(table.find("seen (dropped)"), std::string::npos) << table;
   EXPECT_NE(table.find("held out"), std::string::npos) << table;
@@ -336,8 +338,8 @@ TEST(ScoreHeldOutCommand, BadTestDataIsAnErrorNamingIt) {
     EXPECT_NE(out.find("nope.wtb"), std::string::npos) << out;
   }
   {
-    const auto [rc, out] = run_score_command(data + " --test-data " + f.test.string() + " " + f.short_test.string() +
-                                 " --moves 4,12");
+    const auto [rc, out] =
+        run_score_command(data + " --test-data " + f.test.string() + " " + f.short_test.string() + " --moves 4,12");
     EXPECT_NE(rc, 0);
     EXPECT_NE(out.find(f.short_test.string()), std::string::npos) << out;
     EXPECT_NE(out.find("move 12"), std::string::npos) << out;
@@ -348,7 +350,8 @@ TEST(ScoreHeldOutCommand, BadTestDataIsAnErrorNamingIt) {
     EXPECT_NE(out.find("--test-data"), std::string::npos) << out;
   }
   {
-    const auto [rc, out] = run_score_command(data + " --test-data " + f.test.string() + " --test-fraction 0.3 --moves 12");
+    const auto [rc, out] =
+        run_score_command(data + " --test-data " + f.test.string() + " --test-fraction 0.3 --moves 12");
     EXPECT_NE(rc, 0);
     EXPECT_NE(out.find("--test-fraction"), std::string::npos) << out;
   }
@@ -450,7 +453,8 @@ TEST(SearchHeldOut, TestFilesRunResumeAndAreValidated) {
   EXPECT_NE(message.find("gone.txt"), std::string::npos) << message;
 
   // Config errors name the file and key; a test file that does not exist is named at the start.
-  message = test::error_of([] { ga::load_search_config(search_config("key", "[data]\ntest_file = [\"x\"]\n").string()); });
+  message =
+      test::error_of([] { ga::load_search_config(search_config("key", "[data]\ntest_file = [\"x\"]\n").string()); });
   EXPECT_NE(message.find("data.test_file"), std::string::npos) << message;
   message = test::error_of([] { ga::load_search_config(search_config("type", "[data]\ntest_files = 7\n").string()); });
   EXPECT_NE(message.find("data.test_files"), std::string::npos) << message;
@@ -542,17 +546,19 @@ TEST(ScorePhases, WritesOneAgentThatUsesThePapersShapeAtEachMoveAndPlays) {
   const auto [rc2, out2] = run_score_command(common + " --save-agents " + (dir / "each").string());
   ASSERT_EQ(rc2, 0) << out2;
   for (int move : {18, 30, 34, 46}) {
-    const play::Agent own = play::load_agent(
-        (dir / "each" / fmt::format("island-{}.toml", paper_island_of_move(move))).string());
+    const play::Agent own =
+        play::load_agent((dir / "each" / fmt::format("island-{}.toml", paper_island_of_move(move))).string());
     EXPECT_EQ(agent.networks[static_cast<std::size_t>(agent.network_of_move[move])].weights,
               own.networks[static_cast<std::size_t>(own.network_of_move[move])].weights)
         << "move " << move;
   }
   // It plays: league games against the benchmark player.
-  const auto [rc3, out3] = test::run_command(bin() + " league --threads 2 --games 4 --agent " + agent_file.string() + " 2>&1");
+  const auto [rc3, out3] =
+      test::run_command(bin() + " league --threads 2 --games 4 --agent " + agent_file.string() + " 2>&1");
   EXPECT_EQ(rc3, 0) << out3;
   // --json records the phases used.
-  const auto [rc5, out5] = run_score_command(common + " --phases paper --json --save-agents " + (dir / "json").string());
+  const auto [rc5, out5] =
+      run_score_command(common + " --phases paper --json --save-agents " + (dir / "json").string());
   ASSERT_EQ(rc5, 0) << out5;
   EXPECT_EQ(nlohmann::json::parse(out5)["phases"].dump(), "[[32,30],[36,34],[40,38],[44,42],[60,46]]");
   // An explicit list that differs from the paper's maps differently.
@@ -581,7 +587,8 @@ TEST(ScorePhases, ErrorsNameTheProblem) {
     EXPECT_NE(out.find(shapes.string()), std::string::npos) << out;
   }
   {
-    const auto [rc, out] = run_score_command(common + " --phases 32:30,60:42 --moves 30 --save-agents " + (dir / "b").string());
+    const auto [rc, out] =
+        run_score_command(common + " --phases 32:30,60:42 --moves 30 --save-agents " + (dir / "b").string());
     EXPECT_NE(rc, 0);
     EXPECT_NE(out.find("33..60"), std::string::npos) << out;
   }

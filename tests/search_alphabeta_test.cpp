@@ -4,15 +4,15 @@
 #include <gtest/gtest.h>
 #include <vector>
 #include "core/rng.hpp"
-#include "games/othello/features.hpp"
-#include "games/othello/ntuple_evaluator.hpp"
-#include "games/othello/swh.hpp"
-#include "games/othello/game.hpp"
-#include "games/othello/squares.hpp"
-#include "games/tictactoe/game.hpp"
 #include "engine/alphabeta.hpp"
-#include "games/othello/tree_search.hpp"
 #include "engine/pvs.hpp"
+#include "games/othello/features.hpp"
+#include "games/othello/game.hpp"
+#include "games/othello/ntuple_evaluator.hpp"
+#include "games/othello/squares.hpp"
+#include "games/othello/swh.hpp"
+#include "games/othello/tree_search.hpp"
+#include "games/tictactoe/game.hpp"
 
 using namespace ef;
 using search::kInfinity;
@@ -186,7 +186,8 @@ TEST(AlphaBeta, DeterministicAndDepthIsClamped) {
   }
   const search::SearchResult clamped = search::alphabeta<games::TicTacToe, tictactoe::StaticEvaluator, 4>(
       tictactoe::Board{}, 9, tictactoe::StaticEvaluator{});
-  const search::SearchResult four = search::alphabeta<games::TicTacToe>(tictactoe::Board{}, 4, tictactoe::StaticEvaluator{});
+  const search::SearchResult four =
+      search::alphabeta<games::TicTacToe>(tictactoe::Board{}, 4, tictactoe::StaticEvaluator{});
   EXPECT_EQ(clamped.value, four.value);
   EXPECT_EQ(clamped.nodes, four.nodes);
 }
@@ -206,8 +207,8 @@ struct PvsVariant {
 // collides all the time), the aspiration window (1 unit: nearly every iteration fails and is
 // re-searched) or the first iteration. Returns the nodes of both, summed over the last depth.
 template <class G, class E, class Make>
-std::pair<u64, u64> compare_pvs(const E& evaluator, Make make, int positions, int max_plies, int max_depth,
-                                u64 seed, const PvsVariant& v) {
+std::pair<u64, u64> compare_pvs(const E& evaluator, Make make, int positions, int max_plies, int max_depth, u64 seed,
+                                const PvsVariant& v) {
   using State = typename G::State;
   using Table = search::TableOf<G>;
   std::vector<search::TranspositionEntry<typename search::TableKeyOf<G>::type>> entries(
@@ -244,7 +245,8 @@ constexpr PvsVariant kPvsVariants[] = {{0, 0, 1}, {12, 0, 1}, {4, 0, 1}, {12, 1,
 }  // namespace
 
 TEST(Pvs, EqualsAlphaBetaOnOthelloWithSwh) {
-  for (const PvsVariant& v : kPvsVariants) compare_pvs<games::Othello>(swh::Evaluator{}, random_othello, 40, 56, 5, 11, v);
+  for (const PvsVariant& v : kPvsVariants)
+    compare_pvs<games::Othello>(swh::Evaluator{}, random_othello, 40, 56, 5, 11, v);
 }
 
 TEST(Pvs, EqualsAlphaBetaOnOthelloWithFeatureWeights) {
@@ -379,8 +381,8 @@ TEST(Pvs, StoppedSearchAnswersWithTheLastCompletedIteration) {
   for (int i = 0; i < 20; ++i) {
     const othello::Position p = random_othello(rng, 12 + static_cast<int>(rng.below(20)));
     for (u64 budget : {u64{1}, u64{200}, u64{3000}}) {
-      const search::PvsResult r =
-          search::pvs<games::Othello, swh::Evaluator, 16, NodeBudget>(p, 8, swh::Evaluator{}, &table, {}, NodeBudget{budget});
+      const search::PvsResult r = search::pvs<games::Othello, swh::Evaluator, 16, NodeBudget>(
+          p, 8, swh::Evaluator{}, &table, {}, NodeBudget{budget});
       if (!games::Othello::moves(p)) continue;
       ASSERT_GE(r.depth, 1);
       ASSERT_LE(r.depth, 8);

@@ -1,21 +1,21 @@
 // The exact endgame solver against brute-force minimax, and against the FFO test positions.
-#include <gtest/gtest.h>
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <chrono>
 #include <filesystem>
 #include <set>
 #include <vector>
-#include "data/games.hpp"
-#include "core/rng.hpp"
-#include "games/othello/game.hpp"
-#include "games/othello/squares.hpp"
-#include "engine/alphabeta.hpp"
-#include "games/othello/endgame.hpp"
-#include "games/othello/tree_search.hpp"
-#include "games/othello/swh.hpp"
-#include "games/othello/shape.hpp"
 #include "backends/cpu/network_eval.hpp"
+#include "core/rng.hpp"
+#include "data/games.hpp"
+#include "engine/alphabeta.hpp"
 #include "games/othello/agent_file.hpp"
+#include "games/othello/endgame.hpp"
+#include "games/othello/game.hpp"
+#include "games/othello/shape.hpp"
+#include "games/othello/squares.hpp"
+#include "games/othello/swh.hpp"
+#include "games/othello/tree_search.hpp"
 #include "test_support.hpp"
 
 using namespace ef;
@@ -205,7 +205,8 @@ TEST(Endgame, FforumPositionsExactScores) {
   const std::set<int> quick = {20, 21, 22, 23, 24, 25, 27, 29, 31};  // FFO numbers = line + 19
   std::vector<search::endgame::HashEntry> entries(std::size_t{1} << 20);
   search::endgame::HashTable table{entries.data(), entries.size() - 1, 0};
-  const play::Agent builtin = play::load_agent((std::filesystem::path(EF_SOURCE_DIR) / "networks/ordering/edax.toml").string());
+  const play::Agent builtin =
+      play::load_agent((std::filesystem::path(EF_SOURCE_DIR) / "networks/ordering/edax.toml").string());
   const cpu::SolverOrdering order(builtin.ntuple_evaluator());
   for (const data::ObfPosition& pos : positions) {
     const int number = static_cast<int>(pos.line) + 19;
@@ -274,7 +275,9 @@ struct RandomNetwork {
   ntuple::Evaluator evaluator() const { return ntuple::Evaluator::per_move(&geometry, weights.data()); }
 };
 
-std::filesystem::path builtin_ordering_file() { return std::filesystem::path(EF_SOURCE_DIR) / "networks/ordering/edax.toml"; }
+std::filesystem::path builtin_ordering_file() {
+  return std::filesystem::path(EF_SOURCE_DIR) / "networks/ordering/edax.toml";
+}
 
 }  // namespace
 
@@ -311,7 +314,8 @@ TEST(EndgameOrdering, ScoresAndMovesDoNotDependOnTheOrdering) {
         }
       }
       // A window: exact inside it, a bound outside, as without ordering.
-      const search::SolveResult narrow = search::solve_endgame(P, O, plain.score - 1, plain.score + 1, &table, &builtin_order);
+      const search::SolveResult narrow =
+          search::solve_endgame(P, O, plain.score - 1, plain.score + 1, &table, &builtin_order);
       EXPECT_EQ(narrow.score, plain.score);
       plain_nodes += plain.nodes;
       ordered_nodes += ordered.nodes;
@@ -392,9 +396,11 @@ TEST(EndgameOrdering, BuiltinNetworkIsReproducible) {
   const std::filesystem::path wthor = std::filesystem::path(EF_SHARED_DATA_DIR) / "othello/wthor";
   if (!std::filesystem::exists(wthor / "WTH_2015.wtb")) GTEST_SKIP() << wthor << " not found";
   const auto out = test::scratch_dir("ordering", "network");
-  const auto [status, text] = test::run_command(fmt::format("EVALFORGE='{}' '{}/scripts/make-ordering-network.sh' '{}' '{}' 2>&1",
-                                                            EF_EVALFORGE_BIN, EF_SOURCE_DIR, wthor.string(), out.string()));
+  const auto [status, text] =
+      test::run_command(fmt::format("EVALFORGE='{}' '{}/scripts/make-ordering-network.sh' '{}' '{}' 2>&1",
+                                    EF_EVALFORGE_BIN, EF_SOURCE_DIR, wthor.string(), out.string()));
   ASSERT_EQ(status, 0) << text;
-  EXPECT_EQ(test::file_bytes(out / "edax.efnet"), test::file_bytes(std::filesystem::path(EF_SOURCE_DIR) / "networks/ordering/edax.efnet"));
+  EXPECT_EQ(test::file_bytes(out / "edax.efnet"),
+            test::file_bytes(std::filesystem::path(EF_SOURCE_DIR) / "networks/ordering/edax.efnet"));
   EXPECT_EQ(test::file_bytes(out / "edax.toml"), test::file_bytes(builtin_ordering_file()));
 }

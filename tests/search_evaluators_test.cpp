@@ -2,13 +2,13 @@
 #include <gtest/gtest.h>
 #include <string>
 #include <vector>
-#include "games/othello/feature_weights.hpp"
 #include "core/error.hpp"
+#include "games/othello/feature_weights.hpp"
 #include "games/othello/features.hpp"
-#include "games/othello/ntuple_evaluator.hpp"
-#include "games/othello/swh.hpp"
 #include "games/othello/game.hpp"
+#include "games/othello/ntuple_evaluator.hpp"
 #include "games/othello/squares.hpp"
+#include "games/othello/swh.hpp"
 
 using namespace ef;
 
@@ -90,7 +90,8 @@ TEST(SearchEvaluators, ChromosomeTextRoundTripAndErrors) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(message("14:42:0").find("players.txt:3: chromosome \"14:42:0\" has 3 fields, 11 expected"), std::string::npos)
+  EXPECT_NE(message("14:42:0").find("players.txt:3: chromosome \"14:42:0\" has 3 fields, 11 expected"),
+            std::string::npos)
       << message("14:42:0");
   EXPECT_NE(message("21:42:0:0:4:0:4:10:2:7:9").find("field 1 (o) is 21, expected 1..20"), std::string::npos);
   EXPECT_NE(message("14:40:0:0:4:0:4:10:2:7:9").find("field 2 (e) is 40, expected 41..60"), std::string::npos);

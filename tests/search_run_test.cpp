@@ -4,10 +4,10 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include "data/generate.hpp"
 #include "core/error.hpp"
-#include "runs/shape_search_run.hpp"
+#include "data/generate.hpp"
 #include "ga/thread_team.hpp"
+#include "runs/shape_search_run.hpp"
 
 using namespace ef;
 namespace fs = std::filesystem;
@@ -299,7 +299,8 @@ TEST(SearchRun, ResumeRefusesAMissingMetricsTable) {
 TEST(SearchRun, ACheckpointOfTheOlderFormatIsNamedAsSuch) {
   const fs::path dir = temp_dir("oldckpt");
   ga::run_search(tiny_config(), dir / "r", stopping_after(1, 1));
-  std::ofstream(dir / "r" / "checkpoint.bin", std::ios::binary | std::ios::trunc) << "EFCKPT01" << std::string(40, '\0');
+  std::ofstream(dir / "r" / "checkpoint.bin", std::ios::binary | std::ios::trunc)
+      << "EFCKPT01" << std::string(40, '\0');
   try {
     ga::resume_search(dir / "r", quiet(1));
     ADD_FAILURE() << "resumed from an EFCKPT01 checkpoint";

@@ -39,8 +39,8 @@ checkpoint_every = 1
 
 // 300 games of the swh1 players into `file` (status 0 and "" on success, else the output).
 inline std::string generate_search_games(const std::filesystem::path& file) {
-  const auto [status, out] = run_command(
-      fmt::format("{} data generate --games 300 --seed 5 --player swh1 --out {} 2>&1", EF_EVALFORGE_BIN, file.string()));
+  const auto [status, out] = run_command(fmt::format(
+      "{} data generate --games 300 --seed 5 --player swh1 --out {} 2>&1", EF_EVALFORGE_BIN, file.string()));
   return status == 0 ? std::string() : out;
 }
 

@@ -1,18 +1,18 @@
 // `evalforge solve` end to end: scores checked against the file, identical output for any
 // thread count, skipped positions, mismatches and bad files reported with a non-zero exit.
-#include <gtest/gtest.h>
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include "test_support.hpp"
 #include "core/rng.hpp"
+#include "games/othello/endgame.hpp"
 #include "games/othello/game.hpp"
 #include "games/othello/squares.hpp"
-#include "games/othello/endgame.hpp"
+#include "test_support.hpp"
 
 using namespace ef;
 namespace fs = std::filesystem;
@@ -74,9 +74,11 @@ class SolveCommand : public ::testing::Test {
 TEST_F(SolveCommand, ChecksScoresAndIsIdenticalForAnyThreadCount) {
   const fs::path file = write("mixed.obf", "% a comment line\n" + random_positions(12));
   const std::string bin = EF_EVALFORGE_BIN;
-  const auto [status1, out1] = test::run_command(fmt::format("'{}' solve '{}' --threads 1 --no-timing 2>&1", bin, file.string()));
+  const auto [status1, out1] =
+      test::run_command(fmt::format("'{}' solve '{}' --threads 1 --no-timing 2>&1", bin, file.string()));
   ASSERT_EQ(status1, 0) << out1;
-  const auto [status3, out3] = test::run_command(fmt::format("'{}' solve '{}' --threads 3 --no-timing 2>&1", bin, file.string()));
+  const auto [status3, out3] =
+      test::run_command(fmt::format("'{}' solve '{}' --threads 3 --no-timing 2>&1", bin, file.string()));
   ASSERT_EQ(status3, 0) << out3;
   EXPECT_EQ(out1, out3);
   EXPECT_NE(out1.find("solved 12 of 12 positions (0 skipped)"), std::string::npos) << out1;
@@ -95,18 +97,21 @@ TEST_F(SolveCommand, OrderingNetworkChangesNodesOnly) {
   const std::string bin = EF_EVALFORGE_BIN;
   const auto [s1, with] = test::run_command(fmt::format("'{}' solve '{}' --no-timing 2>&1", bin, file.string()));
   ASSERT_EQ(s1, 0) << with;
-  const auto [s2, without] = test::run_command(fmt::format("'{}' solve '{}' --no-timing --ordering none 2>&1", bin, file.string()));
+  const auto [s2, without] =
+      test::run_command(fmt::format("'{}' solve '{}' --no-timing --ordering none 2>&1", bin, file.string()));
   ASSERT_EQ(s2, 0) << without;
   EXPECT_NE(with.find("ordering: built-in network"), std::string::npos) << with;
   EXPECT_NE(without.find("ordering: none"), std::string::npos) << without;
   EXPECT_EQ(with.find("BAD"), std::string::npos) << with;
   EXPECT_EQ(without.find("BAD"), std::string::npos) << without;
   const std::string agent = (fs::path(EF_SOURCE_DIR) / "networks/ordering/edax.toml").string();
-  const auto [s3, named] = test::run_command(fmt::format("'{}' solve '{}' --no-timing --ordering '{}' 2>&1", bin, file.string(), agent));
+  const auto [s3, named] =
+      test::run_command(fmt::format("'{}' solve '{}' --no-timing --ordering '{}' 2>&1", bin, file.string(), agent));
   ASSERT_EQ(s3, 0) << named;
   EXPECT_EQ(named.substr(0, named.find("ordering:")), with.substr(0, with.find("ordering:")));  // same nodes too
   const fs::path swh = write("swh.toml", "evaluator = \"swh\"\n");
-  const auto [s4, refused] = test::run_command(fmt::format("'{}' solve '{}' --ordering '{}' 2>&1", bin, file.string(), swh.string()));
+  const auto [s4, refused] =
+      test::run_command(fmt::format("'{}' solve '{}' --ordering '{}' 2>&1", bin, file.string(), swh.string()));
   EXPECT_EQ(s4, 2) << refused;
   EXPECT_NE(refused.find("is not an n-tuple network"), std::string::npos) << refused;
   const auto [s5, typo] = test::run_command(fmt::format("'{}' solve '{}' --ordering buitlin 2>&1", bin, file.string()));
@@ -118,16 +123,18 @@ TEST_F(SolveCommand, OrderingNetworkChangesNodesOnly) {
 // Tables that cannot fit are refused with the estimate before any is allocated.
 TEST_F(SolveCommand, TablesBeyondTheMemoryLimitAreRefused) {
   const fs::path file = write("few.obf", random_positions(2));
-  const auto [status, out] = test::run_command(
-      fmt::format("EF_MEMORY_LIMIT_MB=50 '{}' solve '{}' --table-bits 22 --threads 2 2>&1", EF_EVALFORGE_BIN, file.string()));
+  const auto [status, out] = test::run_command(fmt::format(
+      "EF_MEMORY_LIMIT_MB=50 '{}' solve '{}' --table-bits 22 --threads 2 2>&1", EF_EVALFORGE_BIN, file.string()));
   EXPECT_EQ(status, 2) << out;
-  EXPECT_NE(out.find("solve: needs about 201 MB of memory (transposition tables (2 threads x 101 MB)"), std::string::npos) << out;
+  EXPECT_NE(out.find("solve: needs about 201 MB of memory (transposition tables (2 threads x 101 MB)"),
+            std::string::npos)
+      << out;
 }
 
 TEST_F(SolveCommand, SkipsPositionsBeyondTheEmptiesLimit) {
   const fs::path file = write("few.obf", random_positions(4));
-  const auto [status, out] =
-      test::run_command(fmt::format("'{}' solve '{}' --empties-limit 5 --no-timing 2>&1", EF_EVALFORGE_BIN, file.string()));
+  const auto [status, out] = test::run_command(
+      fmt::format("'{}' solve '{}' --empties-limit 5 --no-timing 2>&1", EF_EVALFORGE_BIN, file.string()));
   EXPECT_EQ(status, 0) << out;
   EXPECT_NE(out.find("solved 0 of 4 positions (4 skipped)"), std::string::npos) << out;
   EXPECT_NE(out.find("skipped: more than 5 empties"), std::string::npos) << out;
@@ -141,7 +148,8 @@ TEST_F(SolveCommand, WrongListedScoreIsAMismatch) {
   const int listed = std::stoi(text.substr(colon + 1));
   text = text.substr(0, colon + 1) + fmt::format("{:+d};\n", listed + 2);
   const fs::path file = write("wrong.obf", text);
-  const auto [status, out] = test::run_command(fmt::format("'{}' solve '{}' --no-timing 2>&1", EF_EVALFORGE_BIN, file.string()));
+  const auto [status, out] =
+      test::run_command(fmt::format("'{}' solve '{}' --no-timing 2>&1", EF_EVALFORGE_BIN, file.string()));
   EXPECT_EQ(status, 2) << out;
   EXPECT_NE(out.find("BAD"), std::string::npos) << out;
   EXPECT_NE(out.find("1 of 1 solved positions disagree"), std::string::npos) << out;
@@ -158,7 +166,8 @@ TEST_F(SolveCommand, BadFileNamesFileAndLine) {
   EXPECT_EQ(missing, 2) << missing_out;
   EXPECT_NE(missing_out.find("absent.obf"), std::string::npos) << missing_out;
   const fs::path empty = write("empty.obf", "% nothing here\n");
-  const auto [none, none_out] = test::run_command(fmt::format("'{}' solve '{}' 2>&1", EF_EVALFORGE_BIN, empty.string()));
+  const auto [none, none_out] =
+      test::run_command(fmt::format("'{}' solve '{}' 2>&1", EF_EVALFORGE_BIN, empty.string()));
   EXPECT_EQ(none, 2) << none_out;
   EXPECT_NE(none_out.find("no positions"), std::string::npos) << none_out;
 }

@@ -1,6 +1,6 @@
+#include "games/othello/swh.hpp"
 #include <gtest/gtest.h>
 #include "core/rng.hpp"
-#include "games/othello/swh.hpp"
 #include "games/othello/bitboard.hpp"
 #include "games/othello/squares.hpp"
 

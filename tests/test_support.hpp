@@ -1,19 +1,19 @@
 // Helpers shared by several test files: running the evalforge binary, and the real logbook
 // from ../shared/data (loaded once per test binary; null when the file is absent).
 #pragma once
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <utility>
-#include <gtest/gtest.h>
-#include "data/games.hpp"
 #include "core/error.hpp"
+#include "data/games.hpp"
 
 namespace ef::test {
 

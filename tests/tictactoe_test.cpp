@@ -1,8 +1,8 @@
 // Tic-Tac-Toe rules against the facts of docs/method.md section 3.
 #include <gtest/gtest.h>
 #include <set>
-#include "games/tictactoe/game.hpp"
 #include "engine/alphabeta.hpp"
+#include "games/tictactoe/game.hpp"
 
 using namespace ef;
 using tictactoe::Board;
@@ -121,8 +121,8 @@ TEST(TicTacToe, SymmetriesFormTheDihedralGroup) {
 
 TEST(TicTacToe, StaticEvaluatorByHand) {
   EXPECT_EQ(tictactoe::static_value_for_x(Board{}), 0);
-  EXPECT_EQ(tictactoe::static_value_for_x(from_text("XX-------")), 20);    // open two
-  EXPECT_EQ(tictactoe::static_value_for_x(from_text("XXO------")), 10);    // blocked two
+  EXPECT_EQ(tictactoe::static_value_for_x(from_text("XX-------")), 20);       // open two
+  EXPECT_EQ(tictactoe::static_value_for_x(from_text("XXO------")), 10);       // blocked two
   EXPECT_EQ(tictactoe::static_value_for_x(from_text("XXXOO----")), 30 - 20);  // line; O's open two on row 2
   // Row 3 and file c: O's open twos (-20 each); a1-b2-c3: X's two blocked by O (+10);
   // c1-b2-a3: O's two blocked by X (-10).

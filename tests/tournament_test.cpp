@@ -3,20 +3,20 @@
 // only the first agent's pairings, each opening is played twice per pairing with colours
 // swapped, an interrupted-then-resumed run writes the same bytes as an uninterrupted one, a
 // corrupt games.csv row is reported with its line, and config errors name the key.
+#include "runs/tournament.hpp"
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
+#include "core/error.hpp"
 #include "core/files.hpp"
 #include "data/generate.hpp"
-#include "core/error.hpp"
 #include "games/othello/squares.hpp"
-#include "runs/tournament.hpp"
 #include "test_support.hpp"
 
 using namespace ef;
@@ -70,9 +70,9 @@ class TournamentTest : public ::testing::Test {
     return file.string();
   }
   std::string round_robin(const std::string& extra = "") {
-    return write_config("openings = 4\nopening_moves = 6\nseed = 7\n" + extra,
-                        {"file = \"swh\"\nname = \"swh-2\"\ndepth = 2", "file = \"swh\"\nname = \"swh-1\"",
-                         "file = \"random\""});
+    return write_config(
+        "openings = 4\nopening_moves = 6\nseed = 7\n" + extra,
+        {"file = \"swh\"\nname = \"swh-2\"\ndepth = 2", "file = \"swh\"\nname = \"swh-1\"", "file = \"random\""});
   }
 
   play::TournamentOutcome run(const fs::path& out, const std::string& config, int chunk = 4096, int stop_after = -1) {
@@ -247,30 +247,36 @@ TEST_F(TournamentTest, CorruptRowsAreReportedWithTheirLine) {
   };
   const std::string where = csv.string() + ":4: ";
   // A wrong score (the moves end elsewhere).
-  EXPECT_NE(with_line(4, [](std::string l) {
-              const auto p = l.rfind(',');
-              return l.substr(0, p + 3);  // only the first move
-            }).find(where + "the game is not finished"),
+  EXPECT_NE(with_line(4,
+                      [](std::string l) {
+                        const auto p = l.rfind(',');
+                        return l.substr(0, p + 3);  // only the first move
+                      })
+                .find(where + "the game is not finished"),
             std::string::npos);
   EXPECT_NE(with_line(4, [](std::string l) { return l + ",extra"; }).find(where + "expected 7"), std::string::npos);
   EXPECT_NE(with_line(4, [](std::string l) { return l.replace(0, l.find(','), "999"); }).find(where + "game id"),
             std::string::npos);
   EXPECT_NE(with_line(4, [](std::string) { return "1,swh-1,swh-2,0,0,0.5,"; }).find(where), std::string::npos);
   // An illegal move: a1 is never legal right after the opening.
-  EXPECT_NE(with_line(4, [](std::string l) {
-              auto f = l.rfind(',');
-              return l.substr(0, f + 1) + "a1" + l.substr(f + 3);
-            }).find("is illegal"),
+  EXPECT_NE(with_line(4,
+                      [](std::string l) {
+                        auto f = l.rfind(',');
+                        return l.substr(0, f + 1) + "a1" + l.substr(f + 3);
+                      })
+                .find("is illegal"),
             std::string::npos);
   // A duplicate row.
-  EXPECT_NE(with_line(4, [&](std::string) {
-              std::istringstream in(good);
-              std::string l;
-              std::getline(in, l);
-              std::getline(in, l);
-              std::getline(in, l);
-              return l;
-            }).find("already recorded on line 3"),
+  EXPECT_NE(with_line(4,
+                      [&](std::string) {
+                        std::istringstream in(good);
+                        std::string l;
+                        std::getline(in, l);
+                        std::getline(in, l);
+                        std::getline(in, l);
+                        return l;
+                      })
+                .find("already recorded on line 3"),
             std::string::npos);
   // A changed agent is refused rather than mixed into the results.
   write_atomically(csv, good);

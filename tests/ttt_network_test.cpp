@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 #include <vector>
 #include "backends/backend.hpp"
-#include "games/tictactoe/network.hpp"
 #include "games/registry.hpp"
+#include "games/tictactoe/network.hpp"
 
 using namespace ef;
 using namespace ef::tictactoe;
@@ -42,13 +42,13 @@ TEST(TttNetwork, GeneAndBitCountsOfBothTopologies) {
 
 TEST(TttNetwork, DecodingReadsFiveBitGenesInLayerOrder) {
   std::vector<int> genes(281, 0);
-  genes[0] = -16;         // w1[0][0]: gene 0, value -8
-  genes[9 * 3 + 4] = 15;  // w1[3][4]: gene 31, value 7.5
-  genes[162 + 2] = 7;     // t1[2]
+  genes[0] = -16;            // w1[0][0]: gene 0, value -8
+  genes[9 * 3 + 4] = 15;     // w1[3][4]: gene 31, value 7.5
+  genes[162 + 2] = 7;        // t1[2]
   genes[180 + 18 + 5] = -1;  // w2[1][5]
-  genes[270 + 4] = 3;     // t2[4]
-  genes[275 + 1] = -9;    // w3[1]
-  genes[280] = 12;        // t3
+  genes[270 + 4] = 3;        // t2[4]
+  genes[275 + 1] = -9;       // w3[1]
+  genes[280] = 12;           // t3
   const Network n = decode_network(bits_of(genes).data(), Topology::kFull);
   EXPECT_EQ(n.w1[0][0], -16);
   EXPECT_EQ(n.w1[3][4], 15);

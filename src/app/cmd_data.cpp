@@ -10,10 +10,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include "app/commands.hpp"
+#include "core/error.hpp"
 #include "data/datasets.hpp"
 #include "data/games.hpp"
 #include "data/positions.hpp"
-#include "core/error.hpp"
 #include "games/othello/bitboard.hpp"
 
 namespace ef::app {
@@ -52,15 +52,18 @@ json score_statistics(const std::vector<data::Game>& games, int data::Game::*sco
   double squared = 0;
   for (const data::Game& game : games)
     if (game.*score != data::kNoScore) squared += (game.*score - mean) * (game.*score - mean);
-  return json{{"count", n}, {"mean", mean}, {"variance", squared / static_cast<double>(n)}, {"min", low}, {"max", high}};
+  return json{
+      {"count", n}, {"mean", mean}, {"variance", squared / static_cast<double>(n)}, {"min", low}, {"max", high}};
 }
 
 json problems_summary(const std::vector<data::Problem>& problems) {
   const auto skipped = static_cast<std::size_t>(
       std::count_if(problems.begin(), problems.end(), [](const data::Problem& p) { return p.skipped; }));
   json listed = json::array();
-  for (std::size_t i = 0; i < problems.size() && i < kProblemsListed; ++i) listed.push_back(data::describe(problems[i]));
-  return json{{"total", problems.size()}, {"skipped", skipped}, {"flagged", problems.size() - skipped}, {"first", listed}};
+  for (std::size_t i = 0; i < problems.size() && i < kProblemsListed; ++i)
+    listed.push_back(data::describe(problems[i]));
+  return json{
+      {"total", problems.size()}, {"skipped", skipped}, {"flagged", problems.size() - skipped}, {"first", listed}};
 }
 
 // Everything `inspect` reports about a set of games; positions (one replay of every game) only
@@ -89,7 +92,8 @@ json games_summary(const data::GameDatabase& db, bool with_positions) {
       std::size_t reaching = 0;
       for (const auto& [length, count] : by_length)
         if (length >= static_cast<std::size_t>(k)) reaching += count;
-      positions.push_back({{"move", k}, {"positions", reaching}, {"distinct", distinct[static_cast<std::size_t>(k - 1)]}});
+      positions.push_back(
+          {{"move", k}, {"positions", reaching}, {"distinct", distinct[static_cast<std::size_t>(k - 1)]}});
     }
     summary["positions_by_move"] = positions;
   }
@@ -99,7 +103,9 @@ json games_summary(const data::GameDatabase& db, bool with_positions) {
 json obf_summary(const std::filesystem::path& file, bool fatal, std::vector<data::Problem>& problems) {
   std::vector<data::Problem> found;
   const std::vector<data::ObfPosition> positions = data::read_obf(file, &found, fatal);
-  json summary{{"file", file.string()}, {"format", "obf"}, {"positions", positions.size()},
+  json summary{{"file", file.string()},
+               {"format", "obf"},
+               {"positions", positions.size()},
                {"problems", problems_summary(found)}};
   std::size_t n = 0;
   double sum = 0;
@@ -115,8 +121,8 @@ json obf_summary(const std::filesystem::path& file, bool fatal, std::vector<data
     sum += best;
     ++n;
   }
-  summary["best_score"] = n ? json{{"count", n}, {"mean", sum / static_cast<double>(n)}, {"min", low}, {"max", high}}
-                            : json{{"count", 0}};
+  summary["best_score"] =
+      n ? json{{"count", n}, {"mean", sum / static_cast<double>(n)}, {"min", low}, {"max", high}} : json{{"count", 0}};
   if (!positions.empty()) summary["empties"] = {{"min", fewest_empties}, {"max", most_empties}};
   problems.insert(problems.end(), found.begin(), found.end());
   return summary;
@@ -301,7 +307,8 @@ void run_convert(const ConvertArgs& args) {
   std::error_code ec;
   if (std::filesystem::is_directory(out, ec)) fail("--out {} is a directory", args.out);
   const std::filesystem::path parent = out.parent_path().empty() ? std::filesystem::path(".") : out.parent_path();
-  if (!std::filesystem::is_directory(parent, ec)) fail("--out {}: directory {} does not exist", args.out, parent.string());
+  if (!std::filesystem::is_directory(parent, ec))
+    fail("--out {}: directory {} does not exist", args.out, parent.string());
   const std::vector<std::filesystem::path> inputs = data::resolve_data_specs(args.files);  // names too
   for (const std::filesystem::path& input : inputs)
     if (std::filesystem::exists(out, ec) && std::filesystem::equivalent(input, out, ec))
@@ -314,8 +321,8 @@ void run_convert(const ConvertArgs& args) {
   const data::GameDatabase db = data::load_games(inputs, options);
 
   const json problems = problems_summary(db.problems);
-  fmt::print("read {} records from {} file(s): {} games, {} problems ({} skipped)\n", db.records_read,
-             db.files.size(), db.games.size(), db.problems.size(), problems["skipped"].get<std::size_t>());
+  fmt::print("read {} records from {} file(s): {} games, {} problems ({} skipped)\n", db.records_read, db.files.size(),
+             db.games.size(), db.problems.size(), problems["skipped"].get<std::size_t>());
   for (const json& line : problems["first"]) fmt::print("    {}\n", line.get<std::string>());
   if (db.problems.size() > kProblemsListed) fmt::print("    ... and {} more\n", db.problems.size() - kProblemsListed);
 
@@ -358,8 +365,9 @@ void register_data(CLI::App& app) {
   inspect->add_flag("--keep-truncated", args->keep_truncated,
                     "Keep WTHOR games that stop early with an adjudicated score (flagged, not skipped)");
   inspect->add_flag("--all-moves", args->all_moves, "List distinct positions for every move 1..60");
-  inspect->add_flag("--accept-damaged", args->accept_damaged,
-                    "Exit 0 even when a file is damaged (gzip CRC error, truncation); the damage is still reported first");
+  inspect->add_flag(
+      "--accept-damaged", args->accept_damaged,
+      "Exit 0 even when a file is damaged (gzip CRC error, truncation); the damage is still reported first");
   inspect->add_option("--cache-dir", args->cache_dir, "Cache directory (default $XDG_CACHE_HOME/evalforge)");
   inspect->callback([args] { run_inspect(*args); });
 

@@ -6,8 +6,8 @@
 #include <ctime>
 #include <filesystem>
 #include "app/commands.hpp"
-#include "core/run_dir.hpp"
 #include "core/error.hpp"
+#include "core/run_dir.hpp"
 #include "runs/evolve_run.hpp"
 
 namespace ef::app {
@@ -51,19 +51,22 @@ void run(const EvolveArgs& a) {
   }
   if (outcome.interrupted) throw ExitStatus{kStoppedExitStatus};
   if (std::filesystem::exists(std::filesystem::path(dir) / "best_networks.csv"))
-    fmt::print("{}: evolve complete, {} generations; metrics in {}/metrics.csv, best networks in {}/best_networks.csv\n",
-               dir, outcome.generations_done, dir, dir);
+    fmt::print(
+        "{}: evolve complete, {} generations; metrics in {}/metrics.csv, best networks in {}/best_networks.csv\n", dir,
+        outcome.generations_done, dir, dir);
   else
-    fmt::print("{}: evolve complete, {} generations{}; champion in {}/champion.toml, metrics in {}/metrics.csv, "
-               "champions in {}/hall_of_fame/\n",
-               dir, outcome.generations_done, outcome.stalled ? " (the champion stopped changing)" : "", dir, dir, dir);
+    fmt::print(
+        "{}: evolve complete, {} generations{}; champion in {}/champion.toml, metrics in {}/metrics.csv, "
+        "champions in {}/hall_of_fame/\n",
+        dir, outcome.generations_done, outcome.stalled ? " (the champion stopped changing)" : "", dir, dir, dir);
 }
 
 }  // namespace
 
 void register_evolve(CLI::App& app) {
   auto a = std::make_shared<EvolveArgs>();
-  auto* cmd = app.add_subcommand("evolve", "Run a GA whose fitness is played out (Elo round-robin GA; resumable run directory)");
+  auto* cmd = app.add_subcommand("evolve",
+                                 "Run a GA whose fitness is played out (Elo round-robin GA; resumable run directory)");
   cmd->add_option("--config", a->config, "Evolve config (TOML), e.g. configs/elo-oe_fmc.toml");
   cmd->add_option("--out", a->out, "Run directory (default runs/evolve-DATE-TIME)");
   cmd->add_option("--resume", a->resume, "Continue the run in this directory");

@@ -9,9 +9,9 @@
 #include <system_error>
 #include <vector>
 #include "app/commands.hpp"
+#include "core/error.hpp"
 #include "core/run_dir.hpp"
 #include "data/datasets.hpp"
-#include "core/error.hpp"
 
 namespace ef::app {
 namespace {
@@ -60,9 +60,10 @@ void run_fetch(const FetchArgs& a) {
     if (files.size() != 1) {
       std::vector<std::string> keys;
       for (const auto& f : files) keys.push_back(f.name);
-      fail("--url names one file, but {} is {} files ({}): fetch them one by one (e.g. data fetch {} --url URL), "
-           "or give --mirror BASE",
-           fmt::join(a.names, " "), files.size(), fmt::join(keys, ", "), keys.back());
+      fail(
+          "--url names one file, but {} is {} files ({}): fetch them one by one (e.g. data fetch {} --url URL), "
+          "or give --mirror BASE",
+          fmt::join(a.names, " "), files.size(), fmt::join(keys, ", "), keys.back());
     }
     s.urls[files[0].name] = a.url;
   }
@@ -94,13 +95,15 @@ void run_fetch(const FetchArgs& a) {
     if (f.game_file) game_paths.push_back(data::stored_path(f, s).string());
     if (tty) fmt::print(stderr, "\r{:<70}\r", "");
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const char* what = outcome == data::FetchOutcome::kFetched    ? "fetched, SHA-256 checked"
-                       : outcome == data::FetchOutcome::kCached   ? "in the cache, SHA-256 checked"
-                                                                  : "kept WITHOUT a matching SHA-256 (--no-verify)";
+    const char* what = outcome == data::FetchOutcome::kFetched  ? "fetched, SHA-256 checked"
+                       : outcome == data::FetchOutcome::kCached ? "in the cache, SHA-256 checked"
+                                                                : "kept WITHOUT a matching SHA-256 (--no-verify)";
     fmt::print("{:<22} {} ({:.1f} s): {}\n", f.key(), what, seconds, data::stored_path(f, s).string());
   }
-  if (all_sets) fmt::print("use it with --data {}\n", fmt::join(a.names, " "));
-  else if (!game_paths.empty()) fmt::print("use it with --data {}\n", fmt::join(game_paths, " "));
+  if (all_sets)
+    fmt::print("use it with --data {}\n", fmt::join(a.names, " "));
+  else if (!game_paths.empty())
+    fmt::print("use it with --data {}\n", fmt::join(game_paths, " "));
 }
 
 }  // namespace
@@ -115,7 +118,8 @@ void register_data_fetch(CLI::App& app) {
   cmd->add_option("--mirror", a->mirror, "Base URL of a mirror: each file is fetched from BASE/<served file name>");
   cmd->add_option("--cache", a->cache, "Cache folder (default $XDG_CACHE_HOME/evalforge; data sets in its datasets/)");
   cmd->add_flag("--offline", a->offline, "Never download: only check what is in the cache, say where missing files go");
-  cmd->add_flag("--no-verify", a->no_verify, "Keep a file whose SHA-256 differs from the checksum list (with a warning)");
+  cmd->add_flag("--no-verify", a->no_verify,
+                "Keep a file whose SHA-256 differs from the checksum list (with a warning)");
   cmd->add_option("--stall-seconds", a->stall_seconds, "Give up a download after this long without data (resumable)")
       ->check(CLI::Range(1, 86400));
   cmd->add_flag("--list", a->list, "List the known files, their sources and whether they are cached");

@@ -4,16 +4,16 @@
 // read back.
 #include <fmt/core.h>
 #include <chrono>
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <memory>
-#include <string>
 #include <optional>
+#include <string>
 #include "app/commands.hpp"
 #include "app/options.hpp"
-#include "data/generate.hpp"
 #include "core/error.hpp"
+#include "data/generate.hpp"
 #include "games/othello/agent_file.hpp"
 
 namespace ef::app {
@@ -39,11 +39,13 @@ struct GenerateArgs {
 // its search limits.
 void resolve_player(GenerateArgs& args) {
   if (args.player == "swh1") {
-    if (args.depth || args.exact_empties) fail("--depth and --exact-empties apply to a searching player, not --player swh1");
+    if (args.depth || args.exact_empties)
+      fail("--depth and --exact-empties apply to a searching player, not --player swh1");
     if (args.epsilon) args.options.epsilon = *args.epsilon;
     return;
   }
-  if (args.epsilon) fail("--epsilon applies to --player swh1 only (a searching player makes no random moves after the opening)");
+  if (args.epsilon)
+    fail("--epsilon applies to --player swh1 only (a searching player makes no random moves after the opening)");
   const std::string file = args.player == "builtin" ? builtin_ordering_network().string() : args.player;
   play::Agent agent;
   try {
@@ -76,13 +78,13 @@ void run_generate(GenerateArgs& args) {
   data::write_transcripts(args.out, games);
 
   const data::GameSummary s = data::summarize(games);
-  fmt::print("generated {} games (seed {}, player {}, {} random opening moves) in {:.3f} s: {:.0f} games/s\n",
-             s.games, args.options.seed, player_name(args.options), args.options.random_opening_plies, seconds,
+  fmt::print("generated {} games (seed {}, player {}, {} random opening moves) in {:.3f} s: {:.0f} games/s\n", s.games,
+             args.options.seed, player_name(args.options), args.options.random_opening_plies, seconds,
              seconds > 0 ? static_cast<double>(s.games) / seconds : 0.0);
   fmt::print("final disc difference black - white: mean {:+.3f}, variance {:.3f} (sd {:.3f})\n", s.mean_score,
              s.score_variance, std::sqrt(s.score_variance));
-  fmt::print("black wins {:.1f}%, white wins {:.1f}%, draws {:.1f}%; mean length {:.2f} moves\n",
-             100 * s.black_wins, 100 * s.white_wins, 100 * s.draws, s.mean_length);
+  fmt::print("black wins {:.1f}%, white wins {:.1f}%, draws {:.1f}%; mean length {:.2f} moves\n", 100 * s.black_wins,
+             100 * s.white_wins, 100 * s.draws, s.mean_length);
   fmt::print("wrote {}\n", args.out);
 }
 
@@ -92,9 +94,12 @@ void register_data_generate(CLI::App& app) {
   CLI::App* data = app.get_subcommand("data");
   auto args = std::make_shared<GenerateArgs>();
   CLI::App* cmd = data->add_subcommand(
-      "generate", "Generate self-play games after random openings: by default the built-in n-tuple network searching "
-                  "2 plies with perfect play from 12 empties; --player swh1 for the original 1-ply SWH players");
-  cmd->add_option("--games", args->options.games, "Number of games")->required()->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 48));
+      "generate",
+      "Generate self-play games after random openings: by default the built-in n-tuple network searching "
+      "2 plies with perfect play from 12 empties; --player swh1 for the original 1-ply SWH players");
+  cmd->add_option("--games", args->options.games, "Number of games")
+      ->required()
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 48));
   cmd->add_option("--seed", args->options.seed, "Seed: the games are a function of (seed, game number) only")
       ->required();
   cmd->add_option("--out", args->out, "Transcript file to write (one game a line, moves then score)")->required();
@@ -102,10 +107,12 @@ void register_data_generate(CLI::App& app) {
                   "builtin (networks/ordering/edax.toml, depth 2, exact from 12 empties), swh1 (1-ply SWH with "
                   "epsilon-random moves: the generator of earlier versions) or an agent file")
       ->capture_default_str();
-  cmd->add_option("--depth", args->depth, "Alpha-beta plies of a searching player (default: builtin 2, else the agent file's)")
+  cmd->add_option("--depth", args->depth,
+                  "Alpha-beta plies of a searching player (default: builtin 2, else the agent file's)")
       ->check(CLI::Range(1, play::kMaxDepth));
   cmd->add_option("--exact-empties", args->exact_empties,
-                  "A searching player plays perfectly from this many empties (-1: never; default: builtin 12, else the agent file's)")
+                  "A searching player plays perfectly from this many empties (-1: never; default: builtin 12, else the "
+                  "agent file's)")
       ->check(CLI::Range(-1, play::kMaxExactEmpties));
   cmd->add_option("--epsilon", args->epsilon, "--player swh1: probability of a uniformly random move (default 0.1)")
       ->check(CLI::Range(0.0, 1.0));

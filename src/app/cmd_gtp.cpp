@@ -11,12 +11,12 @@
 #include <memory>
 #include <string>
 #include "app/commands.hpp"
-#include "core/rng.hpp"
-#include "games/othello/agent_file.hpp"
 #include "core/error.hpp"
-#include "games/othello/gtp_engine.hpp"
+#include "core/rng.hpp"
 #include "games/hex/gtp_engine.hpp"
 #include "games/hex/player_spec.hpp"
+#include "games/othello/agent_file.hpp"
+#include "games/othello/gtp_engine.hpp"
 
 namespace ef::app {
 
@@ -57,19 +57,22 @@ void register_gtp(CLI::App& app) {
   auto args = std::make_shared<GtpArgs>();
   CLI::App* cmd = app.add_subcommand(
       "gtp", "Play an agent as a GTP engine on stdin/stdout (8x8 Othello, vertices a1..h8; or Hex with --game hex)");
-  cmd->add_option("--game", args->game, "othello or hex")->check(CLI::IsMember({"othello", "hex"}))->capture_default_str();
-  cmd->add_option("--agent", args->agent,
-                  "Othello: agent file (.toml), or a built-in: swh, random. Hex: a player spec, e.g. uct:playouts=1000, "
-                  "ev, resistance:depth=1, random")
+  cmd->add_option("--game", args->game, "othello or hex")
+      ->check(CLI::IsMember({"othello", "hex"}))
+      ->capture_default_str();
+  cmd->add_option(
+         "--agent", args->agent,
+         "Othello: agent file (.toml), or a built-in: swh, random. Hex: a player spec, e.g. uct:playouts=1000, "
+         "ev, resistance:depth=1, random")
       ->required();
   auto* size = cmd->add_option("--size", args->size, "Hex: the board side at the start (boardsize changes it)")
                    ->check(CLI::Range(1, 13))
                    ->capture_default_str();
   cmd->add_flag("--swap", args->swap, "Hex: play with the swap (pie) rule (param_game allow_swap changes it)");
-  cmd->add_option("--seed", args->seed, "Seed of the agent's random draws (the same seed and commands give the same moves)")
+  cmd->add_option("--seed", args->seed,
+                  "Seed of the agent's random draws (the same seed and commands give the same moves)")
       ->capture_default_str();
-  cmd->add_option("--table-bits", args->table_bits,
-                  "Endgame transposition table of 2^B entries (24 bytes each)")
+  cmd->add_option("--table-bits", args->table_bits, "Endgame transposition table of 2^B entries (24 bytes each)")
       ->check(CLI::Range(1, 30))
       ->capture_default_str();
   cmd->add_option("--move-time", args->time.move_seconds,

@@ -5,21 +5,21 @@
 //                match run, split by who won: the data that fixes the evaluation's sign
 #include <fmt/chrono.h>
 #include <fmt/core.h>
-#include <cmath>
 #include <atomic>
+#include <cmath>
 #include <ctime>
-#include <thread>
-#include "core/parallel.hpp"
 #include <memory>
 #include <sstream>
+#include <thread>
 #include "app/commands.hpp"
-#include "core/run_dir.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
+#include "core/run_dir.hpp"
 #include "games/hex/characteristics.hpp"
-#include "runs/hex_tune_run.hpp"
-#include "ratings/ratings.hpp"
 #include "games/hex/player_spec.hpp"
+#include "ratings/ratings.hpp"
 #include "runs/hex_match_run.hpp"
+#include "runs/hex_tune_run.hpp"
 
 namespace ef::app {
 
@@ -64,8 +64,10 @@ RunTarget run_target(const char* command, const std::string& resume, const std::
   RunTarget t;
   t.resume = !resume.empty();
   if (t.resume && !out.empty()) fail("hex {}: --resume DIR takes its settings from DIR; drop --out", command);
-  t.dir = t.resume ? resume
-                   : (out.empty() ? fmt::format("runs/hex-{}-{:%Y%m%d-%H%M%S}", command, fmt::localtime(std::time(nullptr))) : out);
+  t.dir = t.resume
+              ? resume
+              : (out.empty() ? fmt::format("runs/hex-{}-{:%Y%m%d-%H%M%S}", command, fmt::localtime(std::time(nullptr)))
+                             : out);
   t.resume_hint = fmt::format("evalforge hex {} --resume {}", command, t.dir);
   return t;
 }
@@ -114,7 +116,7 @@ void run_hex_analyse(const HexAnalyseArgs& a) {
   }
   struct Tally {
     long positions = 0;
-    long smaller[4] = {0, 0, 0, 0};  // winner's d, L, C, C' below the loser's
+    long smaller[4] = {0, 0, 0, 0};      // winner's d, L, C, C' below the loser's
     double log_ratio[4] = {0, 0, 0, 0};  // sum of log(loser / winner)
   };
   std::vector<Tally> buckets;
@@ -129,7 +131,8 @@ void run_hex_analyse(const HexAnalyseArgs& a) {
     int ply = 0;
     for (std::string cell; in >> cell;) {
       const int sq = play::parse_hex_cell(cell, c.size);
-      if (sq < 0 || !b.legal(sq)) fail("{}: game {}: move '{}' is not legal", run.file("games.csv").string(), f[0], cell);
+      if (sq < 0 || !b.legal(sq))
+        fail("{}: game {}: move '{}' is not legal", run.file("games.csv").string(), f[0], cell);
       b = b.play(sq);
       ++ply;
       if (b.terminal()) break;
@@ -151,9 +154,10 @@ void run_hex_analyse(const HexAnalyseArgs& a) {
       }
     }
   }
-  fmt::print("{}: {} games; per ply bucket, the share of positions where the WINNER's value is the smaller one\n"
-             "and the mean log(loser / winner) (virtual connections: {})\n",
-             a.run, rows.size(), a.bridges ? "bridges + edge bridges" : "adjacency only");
+  fmt::print(
+      "{}: {} games; per ply bucket, the share of positions where the WINNER's value is the smaller one\n"
+      "and the mean log(loser / winner) (virtual connections: {})\n",
+      a.run, rows.size(), a.bridges ? "bridges + edge bridges" : "adjacency only");
   fmt::print("(own stones: {})\n", a.groups ? "one node per group" : "one node per stone");
   fmt::print("{:>9} {:>9} | {:>14} {:>14} {:>14} {:>14}\n", "plies", "positions", "d", "L", "C", "C'");
   for (std::size_t k = 0; k < buckets.size(); ++k) {
@@ -191,14 +195,17 @@ void run_hex_tournament(const HexTournamentArgs& a) {
     ++wins[static_cast<std::size_t>(winner) * n + loser];
   }
   const auto fit = ratings::fit_bradley_terry(results, n);
-  fmt::print("Hex round robin on {}x{}{}, {} games a pair (row player's wins)\n", a.size, a.size, a.swap ? " with swap" : "", a.games);
+  fmt::print("Hex round robin on {}x{}{}, {} games a pair (row player's wins)\n", a.size, a.size,
+             a.swap ? " with swap" : "", a.games);
   std::size_t width = 0;
   for (const auto& p : players) width = std::max(width, p.spec.size());
   for (int i = 0; i < n; ++i) {
     fmt::print("{:>3} {:<{}}", i + 1, players[i].spec, width);
     for (int j = 0; j < n; ++j) {
-      if (i == j) fmt::print("    -");
-      else fmt::print(" {:>4}", wins[static_cast<std::size_t>(i) * n + j]);
+      if (i == j)
+        fmt::print("    -");
+      else
+        fmt::print(" {:>4}", wins[static_cast<std::size_t>(i) * n + j]);
     }
     fmt::print("   Elo {:+7.1f} +- {:.1f}\n", fit.ratings[i], fit.margins95[i]);
   }
@@ -221,21 +228,25 @@ void run_hex_tune_command(const HexTuneArgs& a) {
   const RunTarget t = run_target("tune", a.resume, a.out);
   o.resume_hint = t.resume_hint;
   const ga::HexTuneResult r = ga::run_hex_tune(t.dir, t.resume ? nullptr : &a.config, o);
-  fmt::print("{}: {} generation(s); best gamma {:.4f}, winning {:.1f}% of its games (generations.csv, best.csv)\n", t.dir,
-             r.generations_done, r.best_gamma, 100 * (1 - r.best_fitness));
+  fmt::print("{}: {} generation(s); best gamma {:.4f}, winning {:.1f}% of its games (generations.csv, best.csv)\n",
+             t.dir, r.generations_done, r.best_gamma, 100 * (1 - r.best_fitness));
   if (stopped) throw ExitStatus{kStoppedExitStatus};
 }
 
 }  // namespace
 
 void register_hex(CLI::App& app) {
-  auto* hex = app.add_subcommand("hex", "Hex: network-characteristics evaluation (Ev, Ev') against UCT (resumable matches)");
+  auto* hex =
+      app.add_subcommand("hex", "Hex: network-characteristics evaluation (Ev, Ev') against UCT (resumable matches)");
   hex->require_subcommand(1);
   auto m = std::make_shared<HexMatchArgs>();
-  auto* match = hex->add_subcommand("match", "Players A and B over N games, colours alternating (A is Black in even games)");
-  match->add_option("--a", m->config.a, "Player A: random | ev[:gamma=G,depth=D,bridges=0|1,edge_bridges=0|1,groups=0|1,sign=1|-1,"
-                                        "cp_sign=1|-1,epsilon=E] | "
-                                        "resistance[:depth=D] | uct[:playouts=P,c=C,expand=K,batch=B]")
+  auto* match =
+      hex->add_subcommand("match", "Players A and B over N games, colours alternating (A is Black in even games)");
+  match
+      ->add_option("--a", m->config.a,
+                   "Player A: random | ev[:gamma=G,depth=D,bridges=0|1,edge_bridges=0|1,groups=0|1,sign=1|-1,"
+                   "cp_sign=1|-1,epsilon=E] | "
+                   "resistance[:depth=D] | uct[:playouts=P,c=C,expand=K,batch=B]")
       ->capture_default_str();
   match->add_option("--b", m->config.b, "Player B (as --a)")->capture_default_str();
   match->add_option("--games", m->config.games, "Games")->check(CLI::Range(1, 1 << 24))->capture_default_str();
@@ -244,41 +255,61 @@ void register_hex(CLI::App& app) {
   match->add_option("--seed", m->config.seed, "Seed of the games' random streams")->capture_default_str();
   match->add_option("--out", m->out, "Run directory (default runs/hex-match-DATE-TIME)");
   match->add_option("--resume", m->resume, "Continue the match in this directory");
-  match->add_option("--threads", m->threads, "Games played at once (0 = all hardware threads)")->check(CLI::Range(0, 1024));
+  match->add_option("--threads", m->threads, "Games played at once (0 = all hardware threads)")
+      ->check(CLI::Range(0, 1024));
   match->callback([m] { run_hex_match_command(*m); });
 
   auto an = std::make_shared<HexAnalyseArgs>();
-  auto* analyse = hex->add_subcommand("analyse", "Network characteristics of winner and loser along a match run's games");
+  auto* analyse =
+      hex->add_subcommand("analyse", "Network characteristics of winner and loser along a match run's games");
   analyse->add_option("run", an->run, "Hex match run directory")->required();
   analyse->add_option("--bucket", an->bucket, "Plies per row")->check(CLI::Range(1, 200))->capture_default_str();
-  analyse->add_option("--bridges", an->bridges, "Virtual connections (bridges, edge bridges) in the networks")->capture_default_str();
+  analyse->add_option("--bridges", an->bridges, "Virtual connections (bridges, edge bridges) in the networks")
+      ->capture_default_str();
   analyse->add_option("--groups", an->groups, "One node per group of connected own stones")->capture_default_str();
   analyse->callback([an] { run_hex_analyse(*an); });
   auto t = std::make_shared<HexTuneArgs>();
   auto* tune = hex->add_subcommand("tune", "BRKGA over gamma of Ev' (fitness: games lost against an opponent)");
   tune->add_option("--opponent", t->config.opponent, "Opponent player spec (as hex match --b)")->capture_default_str();
-  tune->add_option("--population", t->config.population, "Individuals")->check(CLI::Range(2, 100000))->capture_default_str();
-  tune->add_option("--elite", t->config.elite, "Elite individuals")->check(CLI::Range(1, 100000))->capture_default_str();
-  tune->add_option("--mutants", t->config.mutants, "Mutants per generation")->check(CLI::Range(0, 100000))->capture_default_str();
-  tune->add_option("--generations", t->config.generations, "Generations")->check(CLI::Range(1, 100000))->capture_default_str();
-  tune->add_option("--games", t->config.games, "Games per individual (even)")->check(CLI::Range(2, 100000))->capture_default_str();
-  tune->add_option("--gamma-max", t->config.gamma_max, "gamma = key * gamma_max")->check(CLI::Range(1e-9, 1e6))->capture_default_str();
-  tune->add_option("--player", t->config.player, "The Ev' player whose gamma is tuned (an ev spec; its gamma is ignored)")
+  tune->add_option("--population", t->config.population, "Individuals")
+      ->check(CLI::Range(2, 100000))
+      ->capture_default_str();
+  tune->add_option("--elite", t->config.elite, "Elite individuals")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  tune->add_option("--mutants", t->config.mutants, "Mutants per generation")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
+  tune->add_option("--generations", t->config.generations, "Generations")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  tune->add_option("--games", t->config.games, "Games per individual (even)")
+      ->check(CLI::Range(2, 100000))
+      ->capture_default_str();
+  tune->add_option("--gamma-max", t->config.gamma_max, "gamma = key * gamma_max")
+      ->check(CLI::Range(1e-9, 1e6))
+      ->capture_default_str();
+  tune->add_option("--player", t->config.player,
+                   "The Ev' player whose gamma is tuned (an ev spec; its gamma is ignored)")
       ->capture_default_str();
   tune->add_option("--size", t->config.size, "Board side")->check(CLI::Range(1, hex::kMaxSide))->capture_default_str();
   tune->add_option("--seed", t->config.seed, "Seed of the GA and the games")->capture_default_str();
   tune->add_option("--out", t->out, "Run directory (default runs/hex-tune-DATE-TIME)");
   tune->add_option("--resume", t->resume, "Continue the run in this directory");
-  tune->add_option("--threads", t->threads, "Games played at once (0 = all hardware threads)")->check(CLI::Range(0, 1024));
+  tune->add_option("--threads", t->threads, "Games played at once (0 = all hardware threads)")
+      ->check(CLI::Range(0, 1024));
   tune->callback([t] { run_hex_tune_command(*t); });
   auto tt = std::make_shared<HexTournamentArgs>();
   auto* tour = hex->add_subcommand("tournament", "Round robin of Hex players with Bradley-Terry ratings (95% margins)");
   tour->add_option("--player", tt->players, "A player spec (as hex match --a); give two or more")->required();
-  tour->add_option("--games", tt->games, "Games per pair (colours alternating)")->check(CLI::Range(1, 1000))->capture_default_str();
+  tour->add_option("--games", tt->games, "Games per pair (colours alternating)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
   tour->add_option("--size", tt->size, "Board side")->check(CLI::Range(1, hex::kMaxSide))->capture_default_str();
   tour->add_flag("--swap", tt->swap, "Play with the swap (pie) rule");
   tour->add_option("--seed", tt->seed, "Seed of the games' random streams")->capture_default_str();
-  tour->add_option("--threads", tt->threads, "Games played at once (0 = all hardware threads)")->check(CLI::Range(0, 1024));
+  tour->add_option("--threads", tt->threads, "Games played at once (0 = all hardware threads)")
+      ->check(CLI::Range(0, 1024));
   tour->callback([tt] { run_hex_tournament(*tt); });
   register_hex_external(*hex);
 }

@@ -7,11 +7,11 @@
 #include <iostream>
 #include <memory>
 #include "app/commands.hpp"
-#include "core/files.hpp"
 #include "core/error.hpp"
-#include "ratings/ratings.hpp"
+#include "core/files.hpp"
 #include "games/hex/external_match.hpp"
 #include "games/hex/gtp_engine.hpp"
+#include "ratings/ratings.hpp"
 
 namespace ef::app {
 
@@ -32,8 +32,8 @@ std::string transcript(const std::vector<play::HexExternalGame>& games) {
       if (!moves.empty()) moves += ' ';
       moves += play::hex_gtp_cell(m);
     }
-    t += fmt::format("{} {}  # ours {}{}\n", moves, g.winner == hex::kBlack ? "B+" : "W+", g.agent_black ? "black" : "white",
-                     g.completed ? "" : ", forfeit: " + g.error);
+    t += fmt::format("{} {}  # ours {}{}\n", moves, g.winner == hex::kBlack ? "B+" : "W+",
+                     g.agent_black ? "black" : "white", g.completed ? "" : ", forfeit: " + g.error);
   }
   return t;
 }
@@ -70,8 +70,9 @@ void run_hex_external(const HexExternalArgs& a) {
 
 void register_hex_external(CLI::App& hex) {
   auto a = std::make_shared<HexExternalArgs>();
-  auto* cmd = hex.add_subcommand("external", "Our player against an external Hex GTP engine (colours alternating, "
-                                             "ours Black in even games; forfeits for misbehaving engines)");
+  auto* cmd = hex.add_subcommand("external",
+                                 "Our player against an external Hex GTP engine (colours alternating, "
+                                 "ours Black in even games; forfeits for misbehaving engines)");
   cmd->add_option("--a", a->a, "Our player: random | ev[:...] | resistance[:depth=D] | uct[:playouts=P,...]")
       ->capture_default_str();
   cmd->add_option("--opponent-cmd", a->options.command, "Engine command line (run by /bin/sh -c), speaking Hex GTP")

@@ -9,8 +9,8 @@
 #include "app/commands.hpp"
 #include "backends/backend.hpp"
 #include "core/error.hpp"
-#include "ratings/ratings.hpp"
 #include "games/othello/agent_file.hpp"
+#include "ratings/ratings.hpp"
 
 namespace ef::app {
 
@@ -61,12 +61,11 @@ void run_league(const LeagueArgs& a) {
   const auto si = ratings::expected_score_interval(games, 2, 0);
   const double as_black = black_score_sum / a.double_games, as_white = white_score_sum / a.double_games;
   if (a.json) {
-    nlohmann::json j{{"agent", agent.name},        {"opponent", "swh"},         {"depth", a.depth},
-                     {"epsilon", a.epsilon},       {"games", si.games},         {"wins", si.wins},
-                     {"draws", si.draws},          {"losses", si.losses},       {"expected_score", si.mean},
-                     {"low95", si.low95},          {"high95", si.high95},       {"as_black", as_black},
-                     {"as_white", as_white},       {"seed", a.seed},            {"backend", backend->name()},
-                     {"seconds", seconds}};
+    nlohmann::json j{
+        {"agent", agent.name},       {"opponent", "swh"}, {"depth", a.depth},           {"epsilon", a.epsilon},
+        {"games", si.games},         {"wins", si.wins},   {"draws", si.draws},          {"losses", si.losses},
+        {"expected_score", si.mean}, {"low95", si.low95}, {"high95", si.high95},        {"as_black", as_black},
+        {"as_white", as_white},      {"seed", a.seed},    {"backend", backend->name()}, {"seconds", seconds}};
     fmt::print("{}\n", j.dump(2));
     return;
   }

@@ -5,16 +5,16 @@
 #include <ctime>
 #include <iostream>
 #include "app/commands.hpp"
-#include "core/run_dir.hpp"
 #include "core/error.hpp"
-#include "ratings/ratings.hpp"
-#include "runs/match_experiment.hpp"
 #include "core/files.hpp"
+#include "core/rng.hpp"
+#include "core/run_dir.hpp"
 #include "data/datasets.hpp"
 #include "data/games.hpp"
-#include "core/rng.hpp"
 #include "games/othello/agent_file.hpp"
 #include "games/othello/external_match.hpp"
+#include "ratings/ratings.hpp"
+#include "runs/match_experiment.hpp"
 
 namespace ef::app {
 
@@ -46,7 +46,8 @@ std::string move_text(int m) {
 // Openings: the first opening_moves moves of random dataset games (passes made explicit), each
 // played twice with colours swapped; without --openings-data, the start position.
 void run_external(const MatchArgs& a) {
-  if (!a.config.empty() || !a.resume.empty()) fail("--opponent-cmd plays an agent file against an engine; drop --config/--resume");
+  if (!a.config.empty() || !a.resume.empty())
+    fail("--opponent-cmd plays an agent file against an engine; drop --config/--resume");
   const play::Agent agent = play::load_agent(a.agent);
   play::ExternalMatchOptions o;
   o.command = a.opponent_cmd;
@@ -55,8 +56,7 @@ void run_external(const MatchArgs& a) {
   o.max_restarts = a.max_restarts;
   o.seed = a.seed;
   if (!a.openings_data.empty()) {
-    const data::GameDatabase db =
-        data::load_games(data::resolve_data_specs(a.openings_data));
+    const data::GameDatabase db = data::load_games(data::resolve_data_specs(a.openings_data));
     std::vector<const data::Game*> long_enough;
     for (const auto& g : db.games)
       if (static_cast<int>(g.moves.size()) > a.opening_moves) long_enough.push_back(&g);
@@ -105,15 +105,18 @@ void run_external(const MatchArgs& a) {
   for (const auto& g : games) {
     const int s = g.agent_score();
     results.push_back({0, 1, s > 0 ? 1.0 : (s < 0 ? 0.0 : 0.5)});
-    if (!g.completed) ++forfeits;
-    else disc_sum += s, ++completed;
+    if (!g.completed)
+      ++forfeits;
+    else
+      disc_sum += s, ++completed;
   }
   if (!a.out.empty()) write_transcript();
   const auto si = ratings::expected_score_interval(results, 2, 0);
-  fmt::print("{} vs '{}': {} games, wins {} draws {} losses {} (forfeits by the engine: {})\n", agent.name, a.opponent_cmd,
-             si.games, si.wins, si.draws, si.losses, forfeits);
-  fmt::print("score {:.3f}  95% interval [{:.3f}, {:.3f}] (Wilson); mean disc difference {:+.1f} over {} completed games\n",
-             si.mean, si.low95, si.high95, completed ? disc_sum / completed : 0.0, completed);
+  fmt::print("{} vs '{}': {} games, wins {} draws {} losses {} (forfeits by the engine: {})\n", agent.name,
+             a.opponent_cmd, si.games, si.wins, si.draws, si.losses, forfeits);
+  fmt::print(
+      "score {:.3f}  95% interval [{:.3f}, {:.3f}] (Wilson); mean disc difference {:+.1f} over {} completed games\n",
+      si.mean, si.low95, si.high95, completed ? disc_sum / completed : 0.0, completed);
 }
 
 void run_match_command(const MatchArgs& a) {
@@ -171,18 +174,22 @@ void run_match_command(const MatchArgs& a) {
     }
     fmt::print("\n");
   }
-  fmt::print("{}: rounds.csv, agents/ (play them with league, tournament, gtp); `evalforge report {}` draws the curve\n",
-             dir, dir);
+  fmt::print(
+      "{}: rounds.csv, agents/ (play them with league, tournament, gtp); `evalforge report {}` draws the curve\n", dir,
+      dir);
 }
 
 }  // namespace
 
 void register_match(CLI::App& app) {
   auto a = std::make_shared<MatchArgs>();
-  auto* cmd = app.add_subcommand("match", "The paper's match experiment: two learning n-tuple agents play rounds of "
-                                          "games (resumable run directory)");
-  cmd->add_option("--config", a->config, "Match config (TOML), e.g. configs/paper-match.toml or configs/match-2core.toml");
-  cmd->add_option("--out", a->out, "Run directory (default runs/match-DATE-TIME); with --opponent-cmd: a transcript file");
+  auto* cmd = app.add_subcommand("match",
+                                 "The paper's match experiment: two learning n-tuple agents play rounds of "
+                                 "games (resumable run directory)");
+  cmd->add_option("--config", a->config,
+                  "Match config (TOML), e.g. configs/paper-match.toml or configs/match-2core.toml");
+  cmd->add_option("--out", a->out,
+                  "Run directory (default runs/match-DATE-TIME); with --opponent-cmd: a transcript file");
   cmd->add_option("--resume", a->resume, "Continue the match in this directory");
   cmd->add_option("--threads", a->threads, "CPU worker threads (0 = all)")->check(CLI::Range(0, 1024));
   cmd->add_option("--backend", a->backend, "cpu, cuda or auto");

@@ -18,8 +18,8 @@
 #include <sstream>
 #include "app/commands.hpp"
 #include "app/report.hpp"
-#include "games/othello/shape.hpp"
 #include "core/error.hpp"
+#include "games/othello/shape.hpp"
 
 namespace ef::app {
 
@@ -113,18 +113,20 @@ void report_match(const fs::path& dir, int window_arg) {
     for (std::size_t i = 0; i < rows.size(); ++i) {
       sum += rows[i].second;
       if (static_cast<int>(i) >= window) sum -= rows[i - window].second;
-      gp << rows[i].first << " " << rows[i].second << " "
-         << sum / std::min<int>(window, static_cast<int>(i) + 1) << "\n";
+      gp << rows[i].first << " " << rows[i].second << " " << sum / std::min<int>(window, static_cast<int>(i) + 1)
+         << "\n";
     }
     gp << "EOD\n";
     if (!plots.empty()) plots += ", ";
-    plots += fmt::format("$r{0} using 1:2 with points pt 7 ps 0.3 lc {1} notitle, $r{0} using 1:3 with lines lw 2 lc {1} "
-                         "title 'replicate {0} (moving average {2} rounds)'",
-                         p, p + 1, window);
+    plots += fmt::format(
+        "$r{0} using 1:2 with points pt 7 ps 0.3 lc {1} notitle, $r{0} using 1:3 with lines lw 2 lc {1} "
+        "title 'replicate {0} (moving average {2} rounds)'",
+        p, p + 1, window);
   }
   gp << fmt::format("set output '{}'\n", (dir / "win_rate.png").string());
   gp << "set title 'match: agent 1 vs agent 2, score per round'\n";
-  gp << "plot " << plots << ", 0.5 with lines dt 2 lc 'gray' title 'even', 0.75 with lines dt 3 lc 'black' "
+  gp << "plot " << plots
+     << ", 0.5 with lines dt 2 lc 'gray' title 'even', 0.75 with lines dt 3 lc 'black' "
         "title 'paper, after 300,000 games'\nunset output\n";
   const fs::path script = dir / "report.gp";
   std::ofstream(script) << gp.str();
@@ -136,7 +138,8 @@ void report_match(const fs::path& dir, int window_arg) {
 std::string run_kind(const fs::path& dir) {
   std::ifstream in(dir / "run.toml");
   for (std::string line; std::getline(in, line);)
-    if (line.rfind("kind = \"", 0) == 0 && line.size() > 9 && line.back() == '"') return line.substr(8, line.size() - 9);
+    if (line.rfind("kind = \"", 0) == 0 && line.size() > 9 && line.back() == '"')
+      return line.substr(8, line.size() - 9);
   return "";
 }
 
@@ -175,19 +178,22 @@ void report(const fs::path& dir, int window_arg) {
       const int n = static_cast<int>(shape.tuples.size());
       const int cols = std::min(n, 6), rows = (n + cols - 1) / cols;
       gp << fmt::format("set output '{}'\n", (dir / fmt::format("shapes-move-{}.png", shape.move)).string());
-      gp << fmt::format("set terminal pngcairo size {},{}\nunset key\nunset grid\nunset xlabel\nunset ylabel\n"
-                        "set palette defined (0 'white', 1 'dark-green')\nunset colorbox\nset size ratio 1\n"
-                        "set xrange [-0.5:7.5]\nset yrange [-0.5:7.5]\nset xtics ('a' 0,'b' 1,'c' 2,'d' 3,'e' 4,'f' 5,'g' 6,'h' 7) scale 0\n"
-                        "set ytics ('1' 0,'2' 1,'3' 2,'4' 3,'5' 4,'6' 5,'7' 6,'8' 7) scale 0\n"
-                        "set x2tics 0.5,1,7.5 format '' scale 0\nset y2tics 0.5,1,7.5 format '' scale 0\n"
-                        "set grid front x2tics y2tics lc 'gray'\nset cbrange [0:1]\n"
-                        "set multiplot layout {},{} title '{} (move {})'\n",
-                        220 * cols, 230 * rows + 30, rows, cols, shape.name, shape.move);
+      gp << fmt::format(
+          "set terminal pngcairo size {},{}\nunset key\nunset grid\nunset xlabel\nunset ylabel\n"
+          "set palette defined (0 'white', 1 'dark-green')\nunset colorbox\nset size ratio 1\n"
+          "set xrange [-0.5:7.5]\nset yrange [-0.5:7.5]\nset xtics ('a' 0,'b' 1,'c' 2,'d' 3,'e' 4,'f' 5,'g' 6,'h' 7) "
+          "scale 0\n"
+          "set ytics ('1' 0,'2' 1,'3' 2,'4' 3,'5' 4,'6' 5,'7' 6,'8' 7) scale 0\n"
+          "set x2tics 0.5,1,7.5 format '' scale 0\nset y2tics 0.5,1,7.5 format '' scale 0\n"
+          "set grid front x2tics y2tics lc 'gray'\nset cbrange [0:1]\n"
+          "set multiplot layout {},{} title '{} (move {})'\n",
+          220 * cols, 230 * rows + 30, rows, cols, shape.name, shape.move);
       for (int t = 0; t < n; ++t) {
         gp << fmt::format("set title 'tuple {} ({} squares)'\n$t{} << EOD\n", t + 1, shape.tuples[t].size(), t);
         for (int r = 0; r < 8; ++r) {
           for (int c = 0; c < 8; ++c) {
-            const bool in = std::find(shape.tuples[t].begin(), shape.tuples[t].end(), 8 * r + c) != shape.tuples[t].end();
+            const bool in =
+                std::find(shape.tuples[t].begin(), shape.tuples[t].end(), 8 * r + c) != shape.tuples[t].end();
             gp << (c ? " " : "") << (in ? 1 : 0);
           }
           gp << "\n";
@@ -216,9 +222,12 @@ void run_gnuplot(const fs::path& script) {
 void register_report(CLI::App& app) {
   auto dir = std::make_shared<std::string>();
   auto window = std::make_shared<int>(0);
-  auto* cmd = app.add_subcommand("report", "Draw a search, match or evolve run's figures (PNG, via gnuplot) into its directory");
+  auto* cmd = app.add_subcommand("report",
+                                 "Draw a search, match or evolve run's figures (PNG, via gnuplot) into its directory");
   cmd->add_option("dir", *dir, "Run directory")->required();
-  cmd->add_option("--window", *window, "Moving-average window in generations (default: min(250, generations/10)) or match rounds (rounds/20)")
+  cmd->add_option(
+         "--window", *window,
+         "Moving-average window in generations (default: min(250, generations/10)) or match rounds (rounds/20)")
       ->check(CLI::Range(1, 1000000));
   cmd->callback([dir, window] { report(*dir, *window); });
 }

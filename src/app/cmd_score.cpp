@@ -1,19 +1,19 @@
 // evalforge score: the seed paper's Table 2 procedure for one or more shapes.
 #include <fmt/core.h>
 #include <fmt/ranges.h>
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
-#include <optional>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include "app/commands.hpp"
 #include "app/options.hpp"
+#include "core/error.hpp"
 #include "data/datasets.hpp"
 #include "data/games.hpp"
-#include "runs/score_table.hpp"
-#include "core/error.hpp"
 #include "games/othello/agent_file.hpp"
+#include "runs/score_table.hpp"
 
 namespace ef::app {
 
@@ -24,7 +24,7 @@ struct ScoreArgs {
   std::vector<std::string> data;
   std::vector<std::string> test_data;  // held-out test games (instead of a split of `data`)
   bool exclude_seen = false;
-  std::string phases;                  // one by-phase agent (--save-agents) instead of one per shape
+  std::string phases;  // one by-phase agent (--save-agents) instead of one per shape
   std::string moves = "18,22,26,30,34,38,42,46";
   std::string split = "position";
   std::string dedup = "auto";
@@ -137,14 +137,17 @@ void run_score(const ScoreArgs& a) {
   o.moves = parse_moves(a.moves, "--moves");
   o.split = parse_split(a.split);
   o.positions.duplicates = parse_dedup(a.dedup, o.split);
-  if (a.label == "theoretical") o.positions.label = data::LabelSource::kTheoretical;
-  else if (a.label != "recorded") fail("--label: '{}' is not a label (expected recorded or theoretical)", a.label);
+  if (a.label == "theoretical")
+    o.positions.label = data::LabelSource::kTheoretical;
+  else if (a.label != "recorded")
+    fail("--label: '{}' is not a label (expected recorded or theoretical)", a.label);
   o.seed = a.seed;
   o.test_fraction = a.test_fraction;
   o.train = a.train.resolve();
   o.record_curves = a.curves;
   o.return_weights = !a.save_agents.empty();
-  if (a.exclude_seen && a.test_data.empty()) fail("--exclude-seen needs --test-data (it drops held-out test positions)");
+  if (a.exclude_seen && a.test_data.empty())
+    fail("--exclude-seen needs --test-data (it drops held-out test positions)");
   std::vector<ntuple::Shape> shapes;
   std::optional<ntuple::PhasedShapes> phased;
   if (!a.phases.empty()) {
@@ -164,9 +167,10 @@ void run_score(const ScoreArgs& a) {
           scored = scored || std::find(o.moves.begin(), o.moves.end(), t) != o.moves.end();
         }
       if (!scored)
-        fail("--phases: no move of --moves is in moves {}..{} (the phase of the shape of move {}), so that shape "
-             "would never be trained; score at least one move there (e.g. --moves paper)",
-             first, last, phased->shapes[static_cast<std::size_t>(p)].move);
+        fail(
+            "--phases: no move of --moves is in moves {}..{} (the phase of the shape of move {}), so that shape "
+            "would never be trained; score at least one move there (e.g. --moves paper)",
+            first, last, phased->shapes[static_cast<std::size_t>(p)].move);
     }
     shapes = phased->shapes;  // cell p of each row: phase p's shape
   } else {
@@ -194,8 +198,10 @@ void run_score(const ScoreArgs& a) {
   auto rows = score_table(db.games, shapes, o, *backend);
   const double train_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
   const double load_s = std::chrono::duration<double>(t1 - t0).count();
-  if (phased) save_phase_agent(a, *phased, rows);
-  else if (!a.save_agents.empty()) save_score_agents(a, shapes, rows);
+  if (phased)
+    save_phase_agent(a, *phased, rows);
+  else if (!a.save_agents.empty())
+    save_score_agents(a, shapes, rows);
   const auto seen_share = [](const ScoreRow& r) {
     const std::size_t before = r.test_positions + r.test_excluded;
     return before ? static_cast<double>(r.test_seen) / static_cast<double>(before) : 0.0;
@@ -214,16 +220,22 @@ void run_score(const ScoreArgs& a) {
       j["test_games"] = test_games.size();
       j["exclude_seen"] = a.exclude_seen;
     }
-    j["training"] = {{"learning_rate", o.train.learning_rate}, {"epochs", o.train.epochs},
-                     {"batch_size", o.train.batch_size}, {"seed", o.train.seed}};
+    j["training"] = {{"learning_rate", o.train.learning_rate},
+                     {"epochs", o.train.epochs},
+                     {"batch_size", o.train.batch_size},
+                     {"seed", o.train.seed}};
     j["backend"] = backend->name();
-    for (const auto& s : shapes) j["shapes"].push_back({{"name", s.name}, {"tuples", ntuple::shape_to_string(s)},
-                                                        {"weights", s.num_weights()}});
+    for (const auto& s : shapes)
+      j["shapes"].push_back({{"name", s.name}, {"tuples", ntuple::shape_to_string(s)}, {"weights", s.num_weights()}});
     for (const auto& r : rows) {
-      nlohmann::json row{{"move", r.move}, {"fitness_positions", r.fitness_positions},
-                         {"test_positions", r.test_positions}, {"constant_mse", r.constant_mse},
-                         {"irreducible_mse", r.irreducible_mse}, {"test_seen", r.test_seen},
-                         {"test_seen_share", seen_share(r)}, {"test_excluded", r.test_excluded}};
+      nlohmann::json row{{"move", r.move},
+                         {"fitness_positions", r.fitness_positions},
+                         {"test_positions", r.test_positions},
+                         {"constant_mse", r.constant_mse},
+                         {"irreducible_mse", r.irreducible_mse},
+                         {"test_seen", r.test_seen},
+                         {"test_seen_share", seen_share(r)},
+                         {"test_excluded", r.test_excluded}};
       for (std::size_t s = 0; s < shapes.size(); ++s) {
         nlohmann::json c{{"shape", shapes[s].name}, {"mse", r.cells[s].mse}, {"mae", r.cells[s].mae}};
         if (a.curves) c["epoch_train_mse"] = r.cells[s].epoch_mse;
@@ -239,7 +251,8 @@ void run_score(const ScoreArgs& a) {
   const bool held_out = !a.test_data.empty();
   fmt::print("test MSE (MAE) after training from zero on the fitness positions at each move\n");
   if (held_out)
-    fmt::print("fitness: every game of --data; test: {} games of {}{}\n", test_games.size(), fmt::join(a.test_data, ", "),
+    fmt::print("fitness: every game of --data; test: {} games of {}{}\n", test_games.size(),
+               fmt::join(a.test_data, ", "),
                a.exclude_seen ? ", without the positions that are also fitness positions" : "");
   fmt::print("{}, duplicates {}, {} games, lr {}, epochs {}, batch {}, backend {}\n",
              held_out ? "held out" : "split by " + a.split,
@@ -273,11 +286,13 @@ void register_score(CLI::App& app) {
   auto* cmd = app.add_subcommand("score", "Train shapes from zero and print test losses per move (Table 2)");
   cmd->add_option("--shapes", a->shapes, "Shape file (JSON/TOML) or 'edax'; repeatable")->take_all();
   cmd->add_option("--data", a->data, "Game records: logbook (.gam/.gam.gz), WTHOR .wtb, transcripts")
-      ->required()->take_all();
+      ->required()
+      ->take_all();
   cmd->add_option("--moves", a->moves, "Move numbers, e.g. 18,22,30 or 'paper' (18,22,...,46)");
   cmd->add_option("--split", a->split, "Fitness/test split: position (distinct boards) or game (the paper's)");
-  cmd->add_option("--dedup", a->dedup, "Duplicate boards: merge (labels averaged), keep, or auto "
-                                       "(merge for --split position, keep for --split game)");
+  cmd->add_option("--dedup", a->dedup,
+                  "Duplicate boards: merge (labels averaged), keep, or auto "
+                  "(merge for --split position, keep for --split game)");
   cmd->add_option("--label", a->label, "Label: recorded final score, or theoretical (WTHOR's perfect-play score)");
   cmd->add_option("--seed", a->seed, "Seed of the fitness/test split and the sample order");
   auto* test_fraction = cmd->add_option("--test-fraction", a->test_fraction, "Share of the data in the test set")
@@ -300,9 +315,10 @@ void register_score(CLI::App& app) {
   cmd->add_option("--save-agents", a->save_agents,
                   "Write one agent per shape (TOML + .efnet) into this directory: the trained network of "
                   "each scored move, the nearest one for the other moves");
-  cmd->add_option("--phases", a->phases,
-                  "With --save-agents: write one agent that uses the searched shapes by phase, 'paper' "
-                  "(32:30,36:34,40:38,44:42,60:46) or last move:shape move pairs; --shapes is a search's best_shapes.json");
+  cmd->add_option(
+      "--phases", a->phases,
+      "With --save-agents: write one agent that uses the searched shapes by phase, 'paper' "
+      "(32:30,36:34,40:38,44:42,60:46) or last move:shape move pairs; --shapes is a search's best_shapes.json");
   cmd->add_option("--agent-depth", a->agent_depth, "Search depth written into the agents")
       ->check(CLI::Range(1, play::kMaxDepth));
   cmd->add_option("--agent-exact", a->agent_exact, "Exact-solve empties written into the agents (-1: never)")

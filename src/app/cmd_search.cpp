@@ -6,11 +6,11 @@
 #include <memory>
 #include <thread>
 #include "app/commands.hpp"
-#include "data/datasets.hpp"
-#include "core/run_dir.hpp"
 #include "core/error.hpp"
-#include "runs/shape_search_run.hpp"
+#include "core/run_dir.hpp"
+#include "data/datasets.hpp"
 #include "ga/thread_team.hpp"
+#include "runs/shape_search_run.hpp"
 #if EF_HAVE_MPI
 #include "ga/mpi_team.hpp"
 #endif
@@ -108,8 +108,9 @@ void run_command(const SearchArgs& a) {
     // with its own backend, talking through an in-memory team (the same run loop and bits as
     // mpirun with one rank per device). With --backend cpu the entries only count the ranks.
     if (launched > 0)
-      fail("--devices and mpirun both spread the islands: under mpirun each rank takes one GPU by its local rank; "
-           "drop --devices");
+      fail(
+          "--devices and mpirun both spread the islands: under mpirun each rank takes one GPU by its local rank; "
+          "drop --devices");
     for (std::size_t i = 0; i < a.devices.size(); ++i)
       for (std::size_t j = 0; j < i; ++j)
         if (a.devices[i] == a.devices[j]) fail("--devices lists device {} twice", a.devices[i]);
@@ -137,8 +138,10 @@ void run_command(const SearchArgs& a) {
       if (team.size() == 1) throw;
       fmt::print(stderr, "evalforge: error on rank {} of {}: {}\n", team.rank(), team.size(), e.what());
       if (team.rank() == 0 && !dir.empty())
-        fmt::print(stderr, "evalforge: ending all ranks; a run directory already made keeps its last checkpoint: "
-                           "resume with: mpirun -np R evalforge search --resume {} (any R)\n", dir);
+        fmt::print(stderr,
+                   "evalforge: ending all ranks; a run directory already made keeps its last checkpoint: "
+                   "resume with: mpirun -np R evalforge search --resume {} (any R)\n",
+                   dir);
       std::fflush(stderr);
       team.abort(2);
     }
@@ -146,9 +149,10 @@ void run_command(const SearchArgs& a) {
   }
 #endif
   if (launched > 1)
-    fail("started as one of {} MPI ranks, but this evalforge was built without MPI (install libopenmpi-dev and "
-         "reconfigure); run it without mpirun",
-         launched);
+    fail(
+        "started as one of {} MPI ranks, but this evalforge was built without MPI (install libopenmpi-dev and "
+        "reconfigure); run it without mpirun",
+        launched);
   std::string dir;
   run(a, nullptr, dir);
 }

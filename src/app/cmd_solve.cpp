@@ -12,9 +12,9 @@
 // file with an n-tuple network, or none. Scores and moves do not depend on it; nodes do.
 #include <fmt/core.h>
 #include <algorithm>
-#include <cmath>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -23,16 +23,16 @@
 #include <vector>
 #include "app/commands.hpp"
 #include "app/options.hpp"
-#include "core/cpu_time.hpp"
-#include "core/memory_check.hpp"
 #include "backends/cpu/network_eval.hpp"
-#include "games/othello/agent_file.hpp"
+#include "core/cpu_time.hpp"
+#include "core/error.hpp"
+#include "core/memory_check.hpp"
 #include "core/parallel.hpp"
 #include "data/datasets.hpp"
 #include "data/games.hpp"
-#include "core/error.hpp"
-#include "games/othello/squares.hpp"
+#include "games/othello/agent_file.hpp"
 #include "games/othello/endgame.hpp"
+#include "games/othello/squares.hpp"
 
 namespace ef::app {
 
@@ -63,9 +63,12 @@ std::unique_ptr<Ordering> load_ordering(const std::string& spec) {
   if (spec == "auto" || spec == "builtin") {
     file = builtin_ordering_network().string();
     if (!std::filesystem::exists(file)) {
-      if (spec == "builtin") fail("--ordering builtin: {} is missing (scripts/make-ordering-network.sh rebuilds it)", file);
-      fmt::print(stderr, "note: no built-in ordering network at {}; solving with mobility ordering only "
-                         "(--ordering FILE to give one)\n", file);
+      if (spec == "builtin")
+        fail("--ordering builtin: {} is missing (scripts/make-ordering-network.sh rebuilds it)", file);
+      fmt::print(stderr,
+                 "note: no built-in ordering network at {}; solving with mobility ordering only "
+                 "(--ordering FILE to give one)\n",
+                 file);
       return o;
     }
   }
@@ -119,7 +122,8 @@ void run_solve(const SolveArgs& args) {
       if (out.empties > args.empties_limit) continue;
       const auto t0 = std::chrono::steady_clock::now();
       const double c0 = thread_cpu_seconds();
-      out.result = search::solve_endgame(board.player, board.opponent, -64, 64, entries.empty() ? nullptr : &table, order);
+      out.result =
+          search::solve_endgame(board.player, board.opponent, -64, 64, entries.empty() ? nullptr : &table, order);
       out.cpu_seconds = thread_cpu_seconds() - c0;
       out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       out.skipped = false;
@@ -128,7 +132,8 @@ void run_solve(const SolveArgs& args) {
   const std::size_t threads =
       std::min<std::size_t>(static_cast<std::size_t>(resolve_threads(args.threads)), positions.size());
   // One table per thread: --table-bits 30 on 16 threads would be 412 GB.
-  const double table_bytes = args.table_bits ? std::ldexp(1.0, args.table_bits) * sizeof(search::endgame::HashEntry) : 0;
+  const double table_bytes =
+      args.table_bits ? std::ldexp(1.0, args.table_bits) * sizeof(search::endgame::HashEntry) : 0;
   check_memory("solve",
                {{fmt::format("transposition tables ({} threads x {})", threads, format_bytes(table_bytes)),
                  static_cast<double>(threads) * table_bytes}},
@@ -174,30 +179,35 @@ void run_solve(const SolveArgs& args) {
       fmt::print("{:>5} {:>7} {:>4} {:>+6} {:>5} {:>10} {:>14}\n", pos.line, s.empties, side, s.result.score,
                  move_name(s.result.best_move), check, s.result.nodes);
     else
-      fmt::print("{:>5} {:>7} {:>4} {:>+6} {:>5} {:>10} {:>14} {:>9.3f} {:>9.3f} {:>14.0f}\n", pos.line, s.empties, side,
-                 s.result.score, move_name(s.result.best_move), check, s.result.nodes, s.seconds, s.cpu_seconds,
+      fmt::print("{:>5} {:>7} {:>4} {:>+6} {:>5} {:>10} {:>14} {:>9.3f} {:>9.3f} {:>14.0f}\n", pos.line, s.empties,
+                 side, s.result.score, move_name(s.result.best_move), check, s.result.nodes, s.seconds, s.cpu_seconds,
                  per_second(static_cast<double>(s.result.nodes), s.cpu_seconds));
   }
   fmt::print("solved {} of {} positions ({} skipped), {} nodes, ordering: {}", done, positions.size(), skipped, nodes,
              ordering->name);
   if (!args.no_timing)
-    fmt::print(", {:.3f} s CPU solving ({:.0f} nodes/s per CPU second), {:.3f} s solving wall ({:.0f} nodes/s), "
-               "{:.3f} s wall on {} threads",
-               cpu_seconds, per_second(static_cast<double>(nodes), cpu_seconds), solve_seconds,
-               per_second(static_cast<double>(nodes), solve_seconds), wall, threads);
+    fmt::print(
+        ", {:.3f} s CPU solving ({:.0f} nodes/s per CPU second), {:.3f} s solving wall ({:.0f} nodes/s), "
+        "{:.3f} s wall on {} threads",
+        cpu_seconds, per_second(static_cast<double>(nodes), cpu_seconds), solve_seconds,
+        per_second(static_cast<double>(nodes), solve_seconds), wall, threads);
   fmt::print("\n");
-  if (mismatches) fail("{}: {} of {} solved positions disagree with the scores the file lists", args.file, mismatches, done);
+  if (mismatches)
+    fail("{}: {} of {} solved positions disagree with the scores the file lists", args.file, mismatches, done);
 }
 
 }  // namespace
 
 void register_solve(CLI::App& app) {
   auto args = std::make_shared<SolveArgs>();
-  CLI::App* cmd = app.add_subcommand("solve", "Solve Othello endgame positions (obf file) exactly: score, best move, nodes");
-  cmd->add_option("file", args->file, "obf file: one position a line, '<64 squares> <X|O>; move:score; ...'; or ffo (FFO #20-#39, "
-                 "data fetch)")
+  CLI::App* cmd =
+      app.add_subcommand("solve", "Solve Othello endgame positions (obf file) exactly: score, best move, nodes");
+  cmd->add_option("file", args->file,
+                  "obf file: one position a line, '<64 squares> <X|O>; move:score; ...'; or ffo (FFO #20-#39, "
+                  "data fetch)")
       ->required();
-  cmd->add_option("--threads", args->threads, "Positions solved in parallel (0: all cores); results do not depend on it")
+  cmd->add_option("--threads", args->threads,
+                  "Positions solved in parallel (0: all cores); results do not depend on it")
       ->check(CLI::Range(0, 4096))
       ->capture_default_str();
   cmd->add_option("--empties-limit", args->empties_limit,
@@ -212,7 +222,8 @@ void register_solve(CLI::App& app) {
                   "Move-ordering network: auto (the built-in one when present), builtin, none, or an agent file "
                   "with an n-tuple network. Scores and moves do not depend on it, nodes do")
       ->capture_default_str();
-  cmd->add_flag("--no-timing", args->no_timing, "Leave out the time columns (output then identical for any thread count)");
+  cmd->add_flag("--no-timing", args->no_timing,
+                "Leave out the time columns (output then identical for any thread count)");
   cmd->callback([args] { run_solve(*args); });
 }
 

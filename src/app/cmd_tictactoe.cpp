@@ -48,9 +48,10 @@ void run(const TttArgs& a) {
   const auto fit = ratings::fit_bradley_terry(rr.games, static_cast<int>(n));
   std::size_t width = 8;
   for (const auto& p : players) width = std::max(width, p.name.size());
-  fmt::print("Tic-Tac-Toe round robin: {} players, 16 games a pair (8 openings x both colours), points of the row "
-             "player (240 = all drawn)\n\n",
-             n);
+  fmt::print(
+      "Tic-Tac-Toe round robin: {} players, 16 games a pair (8 openings x both colours), points of the row "
+      "player (240 = all drawn)\n\n",
+      n);
   fmt::print("{:<{}} {:>7} {:>9}", "player", width, "total", "BT elo");
   for (std::size_t j = 0; j < n; ++j) fmt::print(" {:>5}", j + 1);
   fmt::print("\n");
@@ -69,9 +70,12 @@ void run(const TttArgs& a) {
 
 void register_tictactoe(CLI::App& app) {
   auto a = std::make_shared<TttArgs>();
-  auto* cmd = app.add_subcommand("tictactoe", "A round robin of evolved Tic-Tac-Toe networks, the static evaluator and random play");
+  auto* cmd = app.add_subcommand("tictactoe",
+                                 "A round robin of evolved Tic-Tac-Toe networks, the static evaluator and random play");
   cmd->add_option("--run", a->runs, "A tictactoe evolve run directory (its best_networks.csv)")->take_all();
-  cmd->add_option("--static", a->static_depths, "Depths of static-evaluator players")->delimiter(',')->capture_default_str();
+  cmd->add_option("--static", a->static_depths, "Depths of static-evaluator players")
+      ->delimiter(',')
+      ->capture_default_str();
   cmd->add_flag("!--no-random", a->random, "Leave out the random player");
   cmd->add_option("--threads", a->threads, "CPU worker threads (0 = all)")->check(CLI::Range(0, 1024));
   cmd->add_option("--backend", a->backend, "cpu, cuda or auto");

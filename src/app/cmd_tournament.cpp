@@ -6,8 +6,8 @@
 #include <cstdio>
 #include <ctime>
 #include "app/commands.hpp"
-#include "core/run_dir.hpp"
 #include "core/error.hpp"
+#include "core/run_dir.hpp"
 #include "runs/tournament.hpp"
 
 namespace ef::app {
@@ -36,8 +36,7 @@ void run_tournament_command(const TournamentArgs& a) {
     if (!a.config.empty() || !a.out.empty()) fail("--resume DIR takes its config from DIR; drop --config/--out");
     dir = a.resume;
   } else {
-    if (a.config.empty())
-      fail("tournament: give --config FILE (e.g. configs/tournament-example.toml) or --resume DIR");
+    if (a.config.empty()) fail("tournament: give --config FILE (e.g. configs/tournament-example.toml) or --resume DIR");
     config = a.config;
     dir = a.out.empty() ? fmt::format("runs/tournament-{:%Y%m%d-%H%M%S}", fmt::localtime(std::time(nullptr))) : a.out;
   }
@@ -55,16 +54,18 @@ void run_tournament_command(const TournamentArgs& a) {
 
 void register_tournament(CLI::App& app) {
   auto a = std::make_shared<TournamentArgs>();
-  auto* cmd = app.add_subcommand("tournament", "Round robin or gauntlet between agents from shared openings: "
-                                               "sequential Elo, Bradley-Terry with 95% margins, LOS (resumable "
-                                               "run directory)");
+  auto* cmd = app.add_subcommand("tournament",
+                                 "Round robin or gauntlet between agents from shared openings: "
+                                 "sequential Elo, Bradley-Terry with 95% margins, LOS (resumable "
+                                 "run directory)");
   cmd->add_option("--config", a->config, "Tournament config (TOML), e.g. configs/tournament-example.toml");
   cmd->add_option("--out", a->out, "Run directory (default runs/tournament-DATE-TIME)");
   cmd->add_option("--resume", a->resume, "Play the rest of the tournament in this directory (or redo its standings)");
   cmd->add_option("--backend", a->backend, "cpu, cuda or auto");
   cmd->add_option("--threads", a->threads, "CPU worker threads (0 = all)")->check(CLI::Range(0, 1024));
-  cmd->add_option("--chunk", a->chunk, "Games per backend batch: games.csv is appended and Ctrl-C is honoured "
-                                       "after each")
+  cmd->add_option("--chunk", a->chunk,
+                  "Games per backend batch: games.csv is appended and Ctrl-C is honoured "
+                  "after each")
       ->check(CLI::Range(1, 100000000));
   cmd->callback([a] { run_tournament_command(*a); });
 }

@@ -15,17 +15,17 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include "app/commands.hpp"
-#include "games/othello/feature_weights.hpp"
-#include "ga/elo_ga.hpp"
-#include "games/othello/fitness_matches.hpp"
 #include "app/options.hpp"
-#include "data/generate.hpp"
-#include "games/othello/shape.hpp"
+#include "backends/cuda/cuda_backend.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
-#include "backends/cuda/cuda_backend.hpp"
-#include "runs/shape_generation_batch.hpp"
+#include "data/generate.hpp"
+#include "ga/elo_ga.hpp"
 #include "ga/islands.hpp"
+#include "games/othello/feature_weights.hpp"
+#include "games/othello/fitness_matches.hpp"
+#include "games/othello/shape.hpp"
+#include "runs/shape_generation_batch.hpp"
 
 namespace ef::app {
 
@@ -43,7 +43,7 @@ struct VerifyArgs {
   int individuals = 0;  // 0: all
   int batch_size = 0;   // 0: the config's
   int threads = 0;
-  int play_games = 256;  // self-play games compared (0: none)
+  int play_games = 256;          // self-play games compared (0: none)
   std::string backend = "cuda";  // the backend under test; the reference is always the CPU
   std::string json;
 };
@@ -87,7 +87,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-
 // ---- self-play part -------------------------------------------------------------------------
 
 // The agents of the games check: SWH depth 3 and an Edax-shape n-tuple agent (depth 3, one
@@ -109,7 +108,8 @@ std::vector<play::Agent> verify_agents() {
     play::Network n;
     n.weights.resize(nt.geometries[0].num_weights());
     Rng rng(2024, Purpose::kPopulation, 0xED, static_cast<u32>(k));
-    for (i32& w : n.weights) w = static_cast<i32>(rng.below(static_cast<u32>(ntuple::kOne))) - static_cast<i32>(ntuple::kOne / 2);
+    for (i32& w : n.weights)
+      w = static_cast<i32>(rng.below(static_cast<u32>(ntuple::kOne))) - static_cast<i32>(ntuple::kOne / 2);
     nt.networks.push_back(std::move(n));
   }
   for (int t = 0; t < ntuple::kMoveNumbers; ++t) nt.network_of_move[t] = std::min(t / 15, kPhases - 1);
@@ -143,7 +143,7 @@ template <class G>
 std::optional<GameDifference> first_game_difference(const std::vector<play::GameRecordOf<G>>& cpu,
                                                     const std::vector<play::GameRecordOf<G>>& cuda) {
   for (std::size_t k = 0; k < cpu.size(); ++k) {
-    const play::GameRecordOf<G> &a = cpu[k], &b = cuda[k];
+    const play::GameRecordOf<G>&a = cpu[k], &b = cuda[k];
     const int common = std::min(a.plies, b.plies);
     for (int i = 0; i < common; ++i)
       if (a.moves[i] != b.moves[i])
@@ -316,8 +316,8 @@ void run_verify(const VerifyArgs& a) {
       ga::advance_generation(archipelago, config.islands);
     }
   }
-  const ga::GenerationBatch batch = ga::build_generation_batch(decoder, archipelago.islands, fitness, options, seed,
-                                                               static_cast<u32>(a.generation));
+  const ga::GenerationBatch batch =
+      ga::build_generation_batch(decoder, archipelago.islands, fitness, options, seed, static_cast<u32>(a.generation));
 
   // --individuals N: N jobs taken round-robin over the islands (slot 0 of each, then slot 1, ...).
   std::vector<TrainJob> jobs;
@@ -340,10 +340,11 @@ void run_verify(const VerifyArgs& a) {
   jobs.push_back(with_weights);
   who.push_back(who.back());
 
-  fmt::print("verify: {}, generation {}, {} islands, {} jobs (+1 returning its {} weights), {} epochs, batch {}, "
-             "data: {}\n",
-             a.config, a.generation, islands_data.size(), jobs.size() - 1, with_weights.geometry->num_weights(),
-             config.train.epochs, config.train.batch_size, data_name);
+  fmt::print(
+      "verify: {}, generation {}, {} islands, {} jobs (+1 returning its {} weights), {} epochs, batch {}, "
+      "data: {}\n",
+      a.config, a.generation, islands_data.size(), jobs.size() - 1, with_weights.geometry->num_weights(),
+      config.train.epochs, config.train.batch_size, data_name);
   std::vector<TrainResult> on_cpu(jobs.size()), on_cuda(jobs.size());
   auto t0 = std::chrono::steady_clock::now();
   cpu->train(jobs, on_cpu);
@@ -385,8 +386,8 @@ void run_verify(const VerifyArgs& a) {
                      {"training_identical", !diff.has_value()},
                      {"identical", !diff.has_value() && games_identical}};
     if (diff)
-      j["first_difference"] = {{"job", diff->job}, {"island", who[diff->job].first}, {"slot", who[diff->job].second},
-                               {"what", diff->what}, {"reference", diff->cpu}, {"tested", diff->cuda}};
+      j["first_difference"] = {{"job", diff->job},   {"island", who[diff->job].first}, {"slot", who[diff->job].second},
+                               {"what", diff->what}, {"reference", diff->cpu},         {"tested", diff->cuda}};
     if (games_outcome) {
       const GamesOutcome& g = *games_outcome;
       j["games"] = {{"games", g.games},
@@ -410,9 +411,9 @@ void run_verify(const VerifyArgs& a) {
 
 void register_verify(CLI::App& app) {
   auto a = std::make_shared<VerifyArgs>();
-  auto* cmd = app.add_subcommand(
-      "verify",
-      "Run one search generation and a self-play batch on the CPU and CUDA backends and compare every output bit for bit");
+  auto* cmd = app.add_subcommand("verify",
+                                 "Run one search generation and a self-play batch on the CPU and CUDA backends and "
+                                 "compare every output bit for bit");
   cmd->add_option("--config", a->config, "Search config (TOML) whose generation is built")->capture_default_str();
   cmd->add_option("--data", a->data, "Game records (default: the config's [data] files, else generated games)")
       ->take_all();
@@ -424,7 +425,8 @@ void register_verify(CLI::App& app) {
       ->check(CLI::Range(0, 1'000'000));
   cmd->add_option("--individuals", a->individuals, "Jobs to compare, round-robin over the islands (0 = all)")
       ->check(CLI::Range(0, 100'000'000));
-  cmd->add_option("--batch", a->batch_size, "Override the config's training batch size")->check(CLI::Range(1, kMaxBatchSize));
+  cmd->add_option("--batch", a->batch_size, "Override the config's training batch size")
+      ->check(CLI::Range(1, kMaxBatchSize));
   cmd->add_option("--threads", a->threads, "CPU worker threads (0 = all)")->check(CLI::Range(0, 1024));
   cmd->add_option("--play-games", a->play_games,
                   "Self-play games to compare after the training check (SWH depth 3 vs an Edax-shape n-tuple agent; "

@@ -3,9 +3,9 @@
 #include <fmt/core.h>
 #include <exception>
 #include "app/commands.hpp"
+#include "core/error.hpp"
 #include "core/run_dir.hpp"
 #include "data/datasets.hpp"
-#include "core/error.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"evalforge: GPU-accelerated fitness evaluation for evolving board-game evaluators"};

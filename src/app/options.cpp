@@ -22,9 +22,10 @@ std::vector<int> parse_moves(const std::string& text, const std::string& what) {
     int v = 0;
     const auto [p, ec] = std::from_chars(item.data(), item.data() + item.size(), v);
     if (item.empty() || ec != std::errc{} || p != item.data() + item.size() || v < 1 || v > 60)
-      fail("{}: '{}' is not a move number (expected integers 1..60 or ranges A-B separated by commas, 'paper' or "
-           "'all')",
-           what, item);
+      fail(
+          "{}: '{}' is not a move number (expected integers 1..60 or ranges A-B separated by commas, 'paper' or "
+          "'all')",
+          what, item);
     return v;
   };
   std::vector<int> moves;

@@ -6,10 +6,10 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include "backends/backend.hpp"
 #include "data/datasets.hpp"
 #include "data/games.hpp"
 #include "data/positions.hpp"
-#include "backends/backend.hpp"
 
 namespace ef::app {
 

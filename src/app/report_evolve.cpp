@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 #include "app/report.hpp"
+#include "core/error.hpp"
 #include "core/run_dir.hpp"
 #include "games/othello/feature_weights.hpp"
-#include "core/error.hpp"
 
 namespace ef::app {
 
@@ -66,7 +66,8 @@ std::string yardstick_name(const fs::path& dir) {
   bool in_section = false;
   for (std::string line; std::getline(in, line);) {
     if (!line.empty() && line[0] == '[') in_section = line == "[yardstick]";
-    if (in_section && line.rfind("opponent = ", 0) == 0) return fs::path(line.substr(12, line.size() - 13)).stem().string();
+    if (in_section && line.rfind("opponent = ", 0) == 0)
+      return fs::path(line.substr(12, line.size() - 13)).stem().string();
   }
   return "yardstick";
 }
@@ -93,8 +94,9 @@ void report_evolve(const fs::path& dir) {
   }
   gp << "EOD\n";
   gp << fmt::format("set output '{}'\n", (dir / "champion_rating.png").string());
-  gp << "set title \"each generation's champion: Elo, and Bradley-Terry with 95% margin\"\nset ylabel 'rating (Elo scale)'\nset y2label 'score vs " << yardstick_name(dir)
-     << "'\nset y2range [0:1]\nset y2tics\nset ytics nomirror\n";
+  gp << "set title \"each generation's champion: Elo, and Bradley-Terry with 95% margin\"\nset ylabel 'rating (Elo "
+        "scale)'\nset y2label 'score vs "
+     << yardstick_name(dir) << "'\nset y2range [0:1]\nset y2tics\nset ytics nomirror\n";
   gp << "plot $r using 1:3:4 with yerrorbars pt 7 ps 0.3 lc 'light-blue' title 'Bradley-Terry (95%)', "
         "$r using 1:2 with lines lw 2 lc 'dark-blue' title 'sequential Elo', "
         "$r using 1:5 with lines lw 1 lc 'gray' title 'population mean Elo', "
@@ -108,9 +110,10 @@ void report_evolve(const fs::path& dir) {
   gp << "set yrange [-0.5:10.5]\nset ylabel 'weight'\n";
   for (int p = 0; p < 3; ++p) {
     if (p == 2) gp << "set xlabel 'generation'\n";
-    gp << fmt::format("set title 'phase {}'\nplot $r using 1:{} with steps lw 2 title 'material', $r using 1:{} with "
-                      "steps lw 2 title 'mobility', $r using 1:{} with steps lw 2 title 'corners'\n",
-                      p + 1, 9 + 3 * p, 10 + 3 * p, 11 + 3 * p);
+    gp << fmt::format(
+        "set title 'phase {}'\nplot $r using 1:{} with steps lw 2 title 'material', $r using 1:{} with "
+        "steps lw 2 title 'mobility', $r using 1:{} with steps lw 2 title 'corners'\n",
+        p + 1, 9 + 3 * p, 10 + 3 * p, 11 + 3 * p);
   }
   gp << "unset multiplot\nunset output\n";
   const fs::path script = dir / "report.gp";
@@ -190,9 +193,10 @@ void report_tictactoe(const fs::path& dir) {
     const std::string name = monitored ? " " + pop : "";
     auto add = [&](int col, const char* what, const char* colour) {
       if (!plots.empty()) plots += ", ";
-      plots += fmt::format("${0} using 1:{1}:{2} with filledcurves fc '{3}' fs transparent solid 0.2 notitle, "
-                           "${0} using 1:{4} with lines lw 2 lc '{3}' title '{5}{6}'",
-                           pop, col + 1, col + 2, colour, col, what, name);
+      plots += fmt::format(
+          "${0} using 1:{1}:{2} with filledcurves fc '{3}' fs transparent solid 0.2 notitle, "
+          "${0} using 1:{4} with lines lw 2 lc '{3}' title '{5}{6}'",
+          pop, col + 1, col + 2, colour, col, what, name);
     };
     add(2, "best", pop == "a" ? "dark-blue" : "dark-green");
     add(5, "mean", pop == "a" ? "light-blue" : "light-green");
@@ -202,8 +206,9 @@ void report_tictactoe(const fs::path& dir) {
     }
   }
   gp << fmt::format("set output '{}'\n", (dir / "fitness.png").string());
-  gp << "set title 'fitness per generation: mean over trials, band: their range" << (monitored ? "; monitor: vs the static evaluator" : "")
-     << "'\nplot " << plots << ", 240 with lines dt 2 lc 'gray' title 'every game drawn'\nunset output\n";
+  gp << "set title 'fitness per generation: mean over trials, band: their range"
+     << (monitored ? "; monitor: vs the static evaluator" : "") << "'\nplot " << plots
+     << ", 240 with lines dt 2 lc 'gray' title 'every game drawn'\nunset output\n";
   const fs::path script = dir / "report.gp";
   std::ofstream(script) << gp.str();
   run_gnuplot(script);

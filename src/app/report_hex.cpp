@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 #include "app/report.hpp"
-#include "core/run_dir.hpp"
 #include "core/error.hpp"
+#include "core/run_dir.hpp"
 
 namespace ef::app {
 
@@ -93,8 +93,10 @@ void report_hex(const fs::path& dir, const std::string& kind) {
     gp << "EOD\n";
     gp << fmt::format("set output '{}'\nset xlabel 'gamma'\nset ylabel 'win rate'\nset yrange [0:1]\n",
                       (dir / "gamma.png").string());
-    gp << "set title 'hex tune: win rate of each evaluated gamma (colour: generation); crosses: best of each generation'\n";
-    gp << "plot $all using 2:3:1 with points pt 7 ps 1.2 lc palette title 'individuals', $best using 2:3 with points pt 2 ps 2 "
+    gp << "set title 'hex tune: win rate of each evaluated gamma (colour: generation); crosses: best of each "
+          "generation'\n";
+    gp << "plot $all using 2:3:1 with points pt 7 ps 1.2 lc palette title 'individuals', $best using 2:3 with points "
+          "pt 2 ps 2 "
           "lw 2 lc rgb 'black' title 'best'\nunset output\n";
     made = "gamma.png";
   }

@@ -1,6 +1,6 @@
 // What every backend shares: choosing one by name, and the per-epoch sample order.
-#include <string>
 #include "backends/backend.hpp"
+#include <string>
 #include "backends/cpu/cpu_backend.hpp"
 #include "backends/cuda/cuda_backend.hpp"
 #include "core/error.hpp"

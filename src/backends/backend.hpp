@@ -8,8 +8,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
-#include "games/othello/ntuple.hpp"
 #include "engine/play_backend.hpp"
+#include "games/othello/ntuple.hpp"
 #include "games/registry.hpp"
 
 namespace ef {
@@ -32,8 +32,8 @@ struct TrainParams {
   // Defaults chosen by the sweep in docs/training.md (logbook, moves 18/30/42, both splits).
   double learning_rate = 0.03;  // fraction of a position's error one step removes (see ntuple.hpp)
   int epochs = 4;
-  int batch_size = 1;          // positions whose updates are applied together (integer adds commute)
-  u64 seed = 1;                // with TrainJob::stream, keys the per-epoch sample order
+  int batch_size = 1;  // positions whose updates are applied together (integer adds commute)
+  u64 seed = 1;        // with TrainJob::stream, keys the per-epoch sample order
 };
 
 // Train one network from all-zero weights on `train_ids` of `positions`, then measure its loss
@@ -41,13 +41,13 @@ struct TrainParams {
 // (params.seed, stream[0], stream[1], e): jobs with equal keys see the same order.
 struct TrainJob {
   const ntuple::Geometry* geometry = nullptr;
-  int positions = -1;                       // handle from Backend::add_positions
+  int positions = -1;  // handle from Backend::add_positions
   std::span<const std::uint32_t> train_ids;
   std::span<const std::uint32_t> eval_ids;
   TrainParams params;
   std::uint32_t stream[2] = {0, 0};
   bool return_weights = false;
-  bool record_epoch_loss = false;           // training loss of every epoch (for loss curves)
+  bool record_epoch_loss = false;  // training loss of every epoch (for loss curves)
 };
 
 struct TrainResult {
@@ -73,9 +73,9 @@ class Backend : public TrainBackend EF_FOR_EACH_PLAYOUT_GAME(EF_PLAY_BACKEND_BAS
 #undef EF_PLAY_BACKEND_BASE
  public:
   // Every game's overloads visible on a Backend (each base declares its own).
-#define EF_USE_PLAY_BACKEND(G)               \
-  using play::PlayBackend<G>::add_agent;     \
-  using play::PlayBackend<G>::update_agent;  \
+#define EF_USE_PLAY_BACKEND(G)              \
+  using play::PlayBackend<G>::add_agent;    \
+  using play::PlayBackend<G>::update_agent; \
   using play::PlayBackend<G>::play;
   EF_FOR_EACH_PLAYOUT_GAME(EF_USE_PLAY_BACKEND)
 #undef EF_USE_PLAY_BACKEND
@@ -89,11 +89,11 @@ class ForwardingBackend : public Backend {
   std::string name() const override { return inner_.name(); }
   int add_positions(const PositionData& data) override { return inner_.add_positions(data); }
   void train(std::span<const TrainJob> jobs, std::span<TrainResult> results) override { inner_.train(jobs, results); }
-#define EF_FORWARD_PLAYOUT_METHODS(G)                                                                         \
-  int add_agent(const play::AgentOf<G>& agent) override { return inner_.add_agent(agent); }                   \
+#define EF_FORWARD_PLAYOUT_METHODS(G)                                                                           \
+  int add_agent(const play::AgentOf<G>& agent) override { return inner_.add_agent(agent); }                     \
   void update_agent(int handle, const play::AgentOf<G>& agent) override { inner_.update_agent(handle, agent); } \
-  void play(std::span<const GameJobOf<G>> jobs, std::span<play::GameRecordOf<G>> results) override {          \
-    inner_.play(jobs, results);                                                                               \
+  void play(std::span<const GameJobOf<G>> jobs, std::span<play::GameRecordOf<G>> results) override {            \
+    inner_.play(jobs, results);                                                                                 \
   }
   EF_FOR_EACH_PLAYOUT_GAME(EF_FORWARD_PLAYOUT_METHODS)
 #undef EF_FORWARD_PLAYOUT_METHODS

@@ -28,24 +28,32 @@ namespace bytes_detail {
 // The unsigned integer with T's bits (enums by their underlying type, floats by bit_cast).
 template <class T>
 using Bits = std::conditional_t<sizeof(T) == 1, std::uint8_t,
-             std::conditional_t<sizeof(T) == 2, std::uint16_t,
-             std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>>;
+                                std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                                                   std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>>;
 
 template <PayloadValue T>
 Bits<T> to_bits(T v) {
   static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8);
-  if constexpr (std::is_same_v<T, bool>) return v ? 1 : 0;
-  else if constexpr (std::is_enum_v<T>) return static_cast<Bits<T>>(static_cast<std::underlying_type_t<T>>(v));
-  else if constexpr (std::is_floating_point_v<T>) return std::bit_cast<Bits<T>>(v);
-  else return static_cast<Bits<T>>(v);
+  if constexpr (std::is_same_v<T, bool>)
+    return v ? 1 : 0;
+  else if constexpr (std::is_enum_v<T>)
+    return static_cast<Bits<T>>(static_cast<std::underlying_type_t<T>>(v));
+  else if constexpr (std::is_floating_point_v<T>)
+    return std::bit_cast<Bits<T>>(v);
+  else
+    return static_cast<Bits<T>>(v);
 }
 
 template <PayloadValue T>
 T from_bits(Bits<T> b) {
-  if constexpr (std::is_same_v<T, bool>) return b != 0;
-  else if constexpr (std::is_enum_v<T>) return static_cast<T>(static_cast<std::underlying_type_t<T>>(b));
-  else if constexpr (std::is_floating_point_v<T>) return std::bit_cast<T>(b);
-  else return static_cast<T>(b);
+  if constexpr (std::is_same_v<T, bool>)
+    return b != 0;
+  else if constexpr (std::is_enum_v<T>)
+    return static_cast<T>(static_cast<std::underlying_type_t<T>>(b));
+  else if constexpr (std::is_floating_point_v<T>)
+    return std::bit_cast<T>(b);
+  else
+    return static_cast<T>(b);
 }
 
 }  // namespace bytes_detail
@@ -170,10 +178,8 @@ class Fnv1a {
   // The object representation of a trivially copyable value (host byte order: fingerprints
   // are compared on the machine that made them; no padding-bearing structs, please).
   template <class T>
-    requires std::is_trivially_copyable_v<T>
-  void add_value(const T& v) {
-    add_bytes(&v, sizeof v);
-  }
+  requires std::is_trivially_copyable_v<T>
+  void add_value(const T& v) { add_bytes(&v, sizeof v); }
   u64 value() const { return h_; }
 
  private:

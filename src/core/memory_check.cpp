@@ -1,6 +1,6 @@
 #include "core/memory_check.hpp"
-#include <unistd.h>
 #include <fmt/format.h>
+#include <unistd.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>

@@ -1,7 +1,7 @@
 #include "core/run_dir.hpp"
 #include <fcntl.h>
-#include <unistd.h>
 #include <fmt/format.h>
+#include <unistd.h>
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
@@ -12,10 +12,10 @@
 #include <cstring>
 #include <fstream>
 #include "core/bytes.hpp"
+#include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/toml_reader.hpp"
 #include "core/version.hpp"
-#include "core/error.hpp"
 
 namespace ef {
 
@@ -158,9 +158,10 @@ void RunDir::check_creatable(const fs::path& dir, std::string_view kind, std::st
       fail("{}: is not empty and holds no run (no run.toml, no config.toml); choose a new or empty directory",
            dir.string());
     if (*had != kind)
-      fail("{}: holds the start of a {} run (run.toml, no config.toml), not of a {} run; remove it or choose another "
-           "directory",
-           dir.string(), *had, kind);
+      fail(
+          "{}: holds the start of a {} run (run.toml, no config.toml), not of a {} run; remove it or choose another "
+          "directory",
+          dir.string(), *had, kind);
   }
 }
 
@@ -200,8 +201,7 @@ bool RunDir::has(std::string_view name) const { return fs::exists(file(name)); }
 // ---------------------------------------------------------------------------------------------
 // Tables
 
-std::vector<RunDir::Row> RunDir::resume_table(std::string_view name, std::string_view header_in,
-                                              const RowCheck& keep) {
+std::vector<RunDir::Row> RunDir::resume_table(std::string_view name, std::string_view header_in, const RowCheck& keep) {
   const fs::path path = file(name);
   const std::string header = without_newline(header_in);
   if (!fs::exists(path))

@@ -1,6 +1,6 @@
 // The run directory: one component for every resumable run (search, match, tournament,
-// evolve, hex-match, hex-tune: src/runs/). A run loop creates or opens its directory through RunDir and gets, from one place,
-// the rules that make a run survive Ctrl-C, a crash or a power cut and resume bit for bit:
+// evolve, hex-match, hex-tune: src/runs/). A run loop creates or opens its directory through RunDir and gets, from one
+// place, the rules that make a run survive Ctrl-C, a crash or a power cut and resume bit for bit:
 //
 //   run.toml     kind of run and the evalforge version that created it
 //   config.toml  the resolved configuration; written LAST at creation (commit_config): its

@@ -18,9 +18,10 @@ toml::table parse_toml_file(const std::string& file) {
 toml::table parse_run_config(const std::string& file) {
   toml::table t = parse_toml_file(file);
   if (t.empty())
-    fail("{}: the config sets no keys (only comments, or nothing): a run needs at least its main table, e.g. "
-         "[search] moves = [...]; the files in configs/ show every key with its default",
-         file);
+    fail(
+        "{}: the config sets no keys (only comments, or nothing): a run needs at least its main table, e.g. "
+        "[search] moves = [...]; the files in configs/ show every key with its default",
+        file);
   return t;
 }
 

@@ -2,10 +2,10 @@
 // bad value is reported the same way everywhere -- file, table.key and what was expected --
 // and unknown keys are rejected instead of silently ignored.
 #pragma once
+#include <toml++/toml.h>
 #include <initializer_list>
 #include <string>
 #include <vector>
-#include <toml++/toml.h>
 #include "core/hd.hpp"
 
 namespace ef {

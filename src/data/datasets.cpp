@@ -1,20 +1,20 @@
 #include "data/datasets.hpp"
-#include <fmt/format.h>
-#include <algorithm>
-#include <cctype>
-#include <cstdlib>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/file.h>
 #include <unistd.h>
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cstdlib>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <system_error>
+#include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/toml_reader.hpp"
 #include "data/download.hpp"
-#include "core/error.hpp"
 
 namespace ef::data {
 namespace fs = std::filesystem;
@@ -80,13 +80,15 @@ std::pair<int, int> wthor_years() {
 
 std::string known_names() {
   const auto [first, last] = wthor_years();
-  return fmt::format("logbook, ffo, wthor (all of {}-{}), wthor:YEAR, wthor:FIRST-LAST, and lists like "
-                     "wthor:1980-1989,2001",
-                     first, last);
+  return fmt::format(
+      "logbook, ffo, wthor (all of {}-{}), wthor:YEAR, wthor:FIRST-LAST, and lists like "
+      "wthor:1980-1989,2001",
+      first, last);
 }
 
 int parse_year(const std::string& spec, const std::string& text) {
-  if (text.size() != 4 || !std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+  if (text.size() != 4 ||
+      !std::all_of(text.begin(), text.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
     fail("{}: '{}' is not a year (expected 4 digits; data-set names: {})", spec, text, known_names());
   return std::atoi(text.c_str());
 }
@@ -162,9 +164,10 @@ std::vector<DatasetFile> dataset_files(const std::string& name) {
     const int last = dash == std::string::npos ? first : parse_year(name, item.substr(dash + 1));
     if (last < first) fail("{}: {} ends before it starts", name, item);
     if (first < first_known || last > last_known)
-      fail("{}: the checksum list holds WTHOR years {}-{} only; for other years download the files and give "
-           "their paths",
-           name, first_known, last_known);
+      fail(
+          "{}: the checksum list holds WTHOR years {}-{} only; for other years download the files and give "
+          "their paths",
+          name, first_known, last_known);
     for (int y = first; y <= last; ++y) years.insert(y);
   }
   for (const char* names_file : {"WTHOR.JOU", "WTHOR.TRN"})
@@ -217,9 +220,10 @@ FetchSettings FetchSettings::from_environment() {
           in_set += f.folder == k;
         }
         if (by_name == 0 && in_set != 1)
-          fail("{}: urls.{}: not a file of the data sets, nor a one-file set (e.g. logbook, WTH_2015.wtb; a set "
-               "of several files takes [fetch] mirror)",
-               file, k);
+          fail(
+              "{}: urls.{}: not a file of the data sets, nor a one-file set (e.g. logbook, WTH_2015.wtb; a set "
+              "of several files takes [fetch] mirror)",
+              file, k);
         s.urls[k] = url->get();
       }
     }
@@ -271,8 +275,7 @@ class FetchLock {
     if (fd_ < 0) return;  // a read-only cache: nothing will be written, so nothing to protect
     if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
     say(settings, fmt::format("waiting for another evalforge that is fetching {}", what));
-    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
-    }
+    while (::flock(fd_, LOCK_EX) != 0 && errno == EINTR) {}
   }
   ~FetchLock() {
     if (fd_ >= 0) ::close(fd_);  // releases the lock
@@ -311,11 +314,13 @@ FetchOutcome check_stored(const DatasetFile& file, const FetchSettings& settings
   const std::string sha = sha256_file(stored);
   if (sha != file.sha256) {
     if (settings.verify)
-      fail("{}: SHA-256 {} but the checksum list says {} for {}: not the expected file (delete it to fetch again, "
-           "or --no-verify to use it anyway)",
-           stored.string(), sha, file.sha256, file.key());
-    say(settings, fmt::format("warning: {}: SHA-256 {} differs from the checksum list ({}); used as it is (--no-verify)",
-                              stored.string(), sha, file.sha256));
+      fail(
+          "{}: SHA-256 {} but the checksum list says {} for {}: not the expected file (delete it to fetch again, "
+          "or --no-verify to use it anyway)",
+          stored.string(), sha, file.sha256, file.key());
+    say(settings,
+        fmt::format("warning: {}: SHA-256 {} differs from the checksum list ({}); used as it is (--no-verify)",
+                    stored.string(), sha, file.sha256));
     return FetchOutcome::kUnverified;
   }
   try {
@@ -368,8 +373,10 @@ FetchOutcome fetch_file(const DatasetFile& file, const FetchSettings& settings) 
   options.should_stop = settings.should_stop;
   if (settings.say)
     options.progress = [&](std::uint64_t done, std::uint64_t total) {
-      if (total) settings.say(fmt::format("  {}: {:.1f} of {:.1f} MB", file.name, done / 1e6, total / 1e6));
-      else settings.say(fmt::format("  {}: {:.1f} MB", file.name, done / 1e6));
+      if (total)
+        settings.say(fmt::format("  {}: {:.1f} of {:.1f} MB", file.name, done / 1e6, total / 1e6));
+      else
+        settings.say(fmt::format("  {}: {:.1f} MB", file.name, done / 1e6));
     };
   try {
     download_file(url, part, options);
@@ -390,9 +397,10 @@ FetchOutcome fetch_file(const DatasetFile& file, const FetchSettings& settings) 
     if (settings.verify) {
       fs::remove(unverified, ec);
       fs::remove(part, ec);
-      fail("{}: SHA-256 of the content is {}, but the checksum list says {} for {}: a damaged transfer, or a "
-           "different version of the file on the server (nothing was kept; --no-verify keeps it anyway)",
-           url, sha, file.sha256, file.key());
+      fail(
+          "{}: SHA-256 of the content is {}, but the checksum list says {} for {}: a damaged transfer, or a "
+          "different version of the file on the server (nothing was kept; --no-verify keeps it anyway)",
+          url, sha, file.sha256, file.key());
     }
     say(settings, fmt::format("warning: {}: SHA-256 {} differs from the checksum list ({}); kept (--no-verify)", url,
                               sha, file.sha256));

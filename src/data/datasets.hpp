@@ -40,12 +40,12 @@ const DatasetFile* catalog_file(const std::string& name);
 bool looks_like_dataset_name(const std::string& text);
 
 struct FetchSettings {
-  std::filesystem::path cache_root;  // data sets under cache_root/datasets; empty: $XDG_CACHE_HOME/evalforge
-  bool offline = false;              // never download: a missing file is an error saying where to put it
-  std::string mirror;                // base URL: a file is fetched from mirror + its served file name
-  std::map<std::string, std::string> urls;  // file name ("WTH_2015.wtb") or one-file set name -> URL
-  int stall_seconds = 60;            // no data for this long ends a download (kept for a resume)
-  bool verify = true;                // false: a checksum mismatch is a warning, and the file is kept
+  std::filesystem::path cache_root;             // data sets under cache_root/datasets; empty: $XDG_CACHE_HOME/evalforge
+  bool offline = false;                         // never download: a missing file is an error saying where to put it
+  std::string mirror;                           // base URL: a file is fetched from mirror + its served file name
+  std::map<std::string, std::string> urls;      // file name ("WTH_2015.wtb") or one-file set name -> URL
+  int stall_seconds = 60;                       // no data for this long ends a download (kept for a resume)
+  bool verify = true;                           // false: a checksum mismatch is a warning, and the file is kept
   std::function<void(const std::string&)> say;  // progress and notes (stderr in the app); may be empty
   std::function<bool()> should_stop;            // true: a download ends, resumably
 

@@ -8,15 +8,15 @@
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <cstring>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <system_error>
 #include <vector>
-#include "core/files.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 
 namespace ef::data {
 namespace fs = std::filesystem;
@@ -188,24 +188,24 @@ void download_file(const std::string& url, const fs::path& part, const DownloadO
         fail("{}: the server answered HTTP {}{}", url, http_code,
              http_code == 404 ? " (not found: the file has moved, or the URL is wrong)" : "");
       case CURLE_PARTIAL_FILE:
-        fail("{}: the transfer was cut short after {} ({}); what arrived is kept in {}: run the same "
-             "command again to resume",
-             url, megabytes(have), message, part.string());
+        fail(
+            "{}: the transfer was cut short after {} ({}); what arrived is kept in {}: run the same "
+            "command again to resume",
+            url, megabytes(have), message, part.string());
       case CURLE_ABORTED_BY_CALLBACK:
         if (!t.stalled)
           fail("{}: stopped after {}; what arrived is kept in {}: run the same command again to resume", url,
                megabytes(have), part.string());
         [[fallthrough]];
       case CURLE_OPERATION_TIMEDOUT:
-        fail("{}: no data for {} s after {}; what arrived is kept in {}: run the same command again to resume",
-             url, options.stall_seconds, megabytes(have), part.string());
+        fail("{}: no data for {} s after {}; what arrived is kept in {}: run the same command again to resume", url,
+             options.stall_seconds, megabytes(have), part.string());
       case CURLE_COULDNT_RESOLVE_HOST:
       case CURLE_COULDNT_RESOLVE_PROXY:
       case CURLE_COULDNT_CONNECT:
         if (have == 0) fs::remove(part, ec);  // nothing arrived: no partial file to resume
         throw UnreachableError(fmt::format("{}: cannot reach the server ({})", url, message));
-      case CURLE_WRITE_ERROR:
-        fail("cannot write {} (disk full?) while fetching {}", part.string(), url);
+      case CURLE_WRITE_ERROR: fail("cannot write {} (disk full?) while fetching {}", part.string(), url);
       default:
         fail("{}: {} (libcurl error {}); what arrived ({}) is kept in {}", url, message, static_cast<int>(code),
              megabytes(have), part.string());
@@ -292,7 +292,8 @@ std::string unzip(const fs::path& download, const std::string& member) {
   std::string out;
   std::vector<char> buffer(1 << 16);
   zip_int64_t n = 0;
-  while ((n = zip_fread(entry, buffer.data(), buffer.size())) > 0) out.append(buffer.data(), static_cast<std::size_t>(n));
+  while ((n = zip_fread(entry, buffer.data(), buffer.size())) > 0)
+    out.append(buffer.data(), static_cast<std::size_t>(n));
   const std::string what = n < 0 ? zip_file_strerror(entry) : "";
   zip_fclose(entry);
   if (n < 0) fail("{}: damaged zip member {} ({}); delete it and fetch again", download.string(), member, what);

@@ -50,8 +50,8 @@ std::optional<CacheKey> make_key(const std::filesystem::path& source, FileFormat
                                            options.skip_truncated_wthor ? "skip-truncated" : "keep-truncated");
   CacheKey key;
   key.name = fmt::format("{}-{:016x}.efgames", absolute.filename().string().substr(0, 40), fnv1a64(identity));
-  key.text = fmt::format("{}\nsize {}\nmtime {}", identity, size,
-                         static_cast<long long>(mtime.time_since_epoch().count()));
+  key.text =
+      fmt::format("{}\nsize {}\nmtime {}", identity, size, static_cast<long long>(mtime.time_since_epoch().count()));
   return key;
 }
 
@@ -137,7 +137,8 @@ std::optional<FileGames> decode_payload(const char* data, std::size_t size, cons
     if (move_count > 60) return std::nullopt;
     const char* moves = r.take(move_count);
     if (!moves) return std::nullopt;
-    game.moves.assign(reinterpret_cast<const std::uint8_t*>(moves), reinterpret_cast<const std::uint8_t*>(moves) + move_count);
+    game.moves.assign(reinterpret_cast<const std::uint8_t*>(moves),
+                      reinterpret_cast<const std::uint8_t*>(moves) + move_count);
     game.score = r.i32();
     if (flags & kHasTheoretical) game.theoretical_score = r.i32();
     if (flags & kHasWthorFields) {
@@ -181,8 +182,7 @@ std::optional<std::filesystem::path> cache_directory(const ReadOptions& options)
 }
 
 std::optional<FileGames> load_cached(const std::filesystem::path& cache_dir, const std::filesystem::path& source,
-                                     FileFormat format, const std::string& display_name,
-                                     const ReadOptions& options) {
+                                     FileFormat format, const std::string& display_name, const ReadOptions& options) {
   const auto key = make_key(source, format, options);
   if (!key) return std::nullopt;
   const std::filesystem::path cache_file = cache_dir / key->name;

@@ -7,8 +7,8 @@
 #include <cstring>
 #include <fstream>
 #include <set>
-#include "data/readers.hpp"
 #include "core/error.hpp"
+#include "data/readers.hpp"
 
 namespace ef::data {
 
@@ -76,14 +76,14 @@ std::string MoveReplay::pass(int color, std::string_view token, std::string_view
   if (color >= 0 && color != board_.side)
     return fmt::format("pass ({}) {} is {}'s, but {} is to move", token, where, color_name(color),
                        color_name(board_.side));
-  if (board_.can_move())
-    return fmt::format("pass ({}) {}: {} has a legal move", token, where, color_name(board_.side));
+  if (board_.can_move()) return fmt::format("pass ({}) {}: {} has a legal move", token, where, color_name(board_.side));
   board_.pass();
   return {};
 }
 
 void write_game_text(const std::filesystem::path& file, const char* what, std::string header,
-                     const std::vector<Game>& games, const std::function<void(std::string&, const Game&)>& append_game) {
+                     const std::vector<Game>& games,
+                     const std::function<void(std::string&, const Game&)>& append_game) {
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   if (!out) fail("cannot write {} to {}", what, file.string());
   std::string text = std::move(header);
@@ -103,8 +103,10 @@ std::string quoted(std::string_view text) {
   std::string out = "'";
   for (const char c : text) {
     const auto byte = static_cast<unsigned char>(c);
-    if (byte >= 0x20 && byte < 0x7F) out += c;
-    else out += fmt::format("\\x{:02x}", byte);
+    if (byte >= 0x20 && byte < 0x7F)
+      out += c;
+    else
+      out += fmt::format("\\x{:02x}", byte);
   }
   return out + "'";
 }
@@ -226,7 +228,8 @@ FileFormat detect_format(const std::filesystem::path& file) {
     const auto first = line.find_first_not_of(" \t");
     if (first == std::string::npos || line[first] == '#' || line[first] == '%') continue;
     const std::string_view record = std::string_view(line).substr(first);
-    if (record.size() >= 3 && (record[0] == '+' || record[0] == '-') && std::isalpha(static_cast<unsigned char>(record[1])))
+    if (record.size() >= 3 && (record[0] == '+' || record[0] == '-') &&
+        std::isalpha(static_cast<unsigned char>(record[1])))
       return FileFormat::kLogbook;
     if (record.size() >= 66 && record.substr(0, 64).find_first_not_of("XxOo-.*") == std::string_view::npos)
       return FileFormat::kObf;
@@ -311,11 +314,12 @@ GameDatabase load_games(const std::vector<std::filesystem::path>& files, const R
       part = parse_file(file, format, display, options);
       if (!part->read_error.empty()) {
         if (!options.accept_read_errors)
-          fail("{}: the data is damaged and cannot be read to its end: {} records were read before reading "
-               "stopped, records near the damage may be garbage and the rest is lost (`gzip -t` tests a .gz file; "
-               "fetch or copy it again; `score --accept-damaged` trains on what was read, `data inspect "
-               "--accept-damaged` reports it)",
-               part->read_error, part->records_read);
+          fail(
+              "{}: the data is damaged and cannot be read to its end: {} records were read before reading "
+              "stopped, records near the damage may be garbage and the rest is lost (`gzip -t` tests a .gz file; "
+              "fetch or copy it again; `score --accept-damaged` trains on what was read, `data inspect "
+              "--accept-damaged` reports it)",
+              part->read_error, part->records_read);
         db.read_errors.push_back(part->read_error);  // a damaged read is never cached
       } else if (cache_dir) {
         detail::store_cached(*cache_dir, file, format, options, *part);

@@ -41,9 +41,9 @@ namespace ef::data {
 constexpr int kNoScore = INT_MIN;
 
 struct Game {
-  std::vector<std::uint8_t> moves;  // squares 0..63 in play order; passes are implicit
-  int score = kNoScore;             // final disc difference black - white, as the source defines it
-  int theoretical_score = kNoScore; // WTHOR only: perfect-play disc difference black - white
+  std::vector<std::uint8_t> moves;   // squares 0..63 in play order; passes are implicit
+  int score = kNoScore;              // final disc difference black - white, as the source defines it
+  int theoretical_score = kNoScore;  // WTHOR only: perfect-play disc difference black - white
   std::int32_t black_player = -1, white_player = -1, tournament = -1, year = -1;  // WTHOR only
 };
 
@@ -64,12 +64,12 @@ struct Problem {
 std::string describe(const Problem& problem);
 
 struct ReadOptions {
-  bool fatal_problems = false;   // first problem throws ef::Error instead of skipping the game
+  bool fatal_problems = false;  // first problem throws ef::Error instead of skipping the game
   // WTHOR games that stop before their end with an adjudicated score (382 in the FFO base):
   // skipped (a problem) or kept (flagged). Games that stop early with exactly the board's
   // score (31) are always kept and flagged.
   bool skip_truncated_wthor = true;
-  bool use_cache = true;         // binary cache of parsed games in cache_dir (see game_cache.cpp)
+  bool use_cache = true;            // binary cache of parsed games in cache_dir (see game_cache.cpp)
   std::filesystem::path cache_dir;  // empty: $XDG_CACHE_HOME/evalforge or ~/.cache/evalforge
   // A file whose container cannot be read to its end (a gzip CRC error, a truncated stream)
   // makes load_games throw, naming it, since the games after the damage are lost; with this,
@@ -78,13 +78,13 @@ struct ReadOptions {
 };
 
 struct GameDatabase {
-  std::vector<Game> games;            // games that replayed cleanly, in file order
-  std::vector<Problem> problems;      // one entry per skipped/flagged record
-  std::vector<std::string> files;     // files read, in order
-  std::size_t records_read = 0;       // records seen (games + problems)
+  std::vector<Game> games;                                  // games that replayed cleanly, in file order
+  std::vector<Problem> problems;                            // one entry per skipped/flagged record
+  std::vector<std::string> files;                           // files read, in order
+  std::size_t records_read = 0;                             // records seen (games + problems)
   std::vector<std::string> player_names, tournament_names;  // WTHOR names (UTF-8), when found
-  std::size_t files_from_cache = 0;   // how many of `files` were served by the binary cache
-  std::vector<std::string> read_errors;  // "file:line: what" per damaged file (accept_read_errors)
+  std::size_t files_from_cache = 0;                         // how many of `files` were served by the binary cache
+  std::vector<std::string> read_errors;                     // "file:line: what" per damaged file (accept_read_errors)
 };
 
 enum class FileFormat { kLogbook, kWthor, kTranscript, kObf, kWthorNames, kPgn, kGgf };
@@ -108,9 +108,9 @@ void write_ggf(const std::filesystem::path& file, const std::vector<Game>& games
 // One .obf position: board, side to move, and the exact score of each listed move.
 struct ObfPosition {
   u64 black = 0, white = 0;
-  int side = 0;  // 0 black, 1 white
+  int side = 0;                                  // 0 black, 1 white
   std::vector<std::pair<int, int>> move_scores;  // (square or -1 for pass, exact score for side to move)
-  std::size_t line = 0;                           // 1-based line in the file
+  std::size_t line = 0;                          // 1-based line in the file
   int best_score() const;  // the highest move score (the position's exact value); kNoScore if none
 };
 std::vector<ObfPosition> read_obf(const std::filesystem::path& file, std::vector<Problem>* problems = nullptr,

@@ -1,5 +1,4 @@
 #include "data/generate.hpp"
-#include "core/parallel.hpp"
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -8,10 +7,11 @@
 #include <thread>
 #include "backends/backend.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "core/rng.hpp"
-#include "games/othello/swh.hpp"
 #include "games/othello/bitboard.hpp"
 #include "games/othello/game.hpp"
+#include "games/othello/swh.hpp"
 
 namespace ef::data {
 
@@ -127,7 +127,7 @@ void play_agent_games(const GenerateOptions& options, u64 first, std::span<Game>
     Rng rng = game_rng(options, first + k);
     out[k].moves.reserve(60);
     jobs[k] = OthelloJob{agent, agent, play_opening(rng, options.random_opening_plies, out[k]), options.seed,
-                      static_cast<u32>(first + k)};
+                         static_cast<u32>(first + k)};
   }
   std::vector<play::OthelloRecord> records(out.size());
   backend->play(jobs, records);

@@ -24,12 +24,12 @@ namespace ef::data {
 struct GenerateOptions {
   std::size_t games = 1000;
   u64 seed = 1;
-  int random_opening_plies = 8;   // the first moves (discs placed) are uniformly random
-  int threads = 0;                // 0: std::thread::hardware_concurrency()
+  int random_opening_plies = 8;  // the first moves (discs placed) are uniformly random
+  int threads = 0;               // 0: std::thread::hardware_concurrency()
   // The player of both sides after the opening; null: the swh1 player. Its epsilon must be 0
   // (its moves are searched, not drawn).
   std::shared_ptr<const play::Agent> agent;
-  double epsilon = 0.1;           // swh1 only: probability of a uniformly random move after the opening
+  double epsilon = 0.1;  // swh1 only: probability of a uniformly random move after the opening
 };
 
 // Plays options.games games; game i is play_generated_game(options, i). Throws ef::Error for
@@ -49,8 +49,8 @@ Game play_generated_game(const GenerateOptions& options, u64 index);
 
 struct GameSummary {
   std::size_t games = 0;
-  double mean_score = 0, score_variance = 0;  // final disc difference black - white (population variance)
-  double mean_length = 0;                     // moves (discs placed) per game
+  double mean_score = 0, score_variance = 0;         // final disc difference black - white (population variance)
+  double mean_length = 0;                            // moves (discs placed) per game
   double black_wins = 0, white_wins = 0, draws = 0;  // fractions of the games
 };
 GameSummary summarize(const std::vector<Game>& games);

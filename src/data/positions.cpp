@@ -5,9 +5,9 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include "data/readers.hpp"
 #include "core/error.hpp"
 #include "core/rng.hpp"
+#include "data/readers.hpp"
 
 namespace ef::data {
 namespace {
@@ -113,8 +113,7 @@ PositionSet merge_entries(std::vector<Entry>& entries, int move) {
 // Marks which of n items go to the second part: the first k of a partial Fisher-Yates shuffle
 // keyed by (seed, stream), k = floor(fraction * n).
 std::vector<bool> choose_second(std::size_t n, double second_fraction, u64 seed, u32 stream) {
-  if (!(second_fraction >= 0.0 && second_fraction <= 1.0))
-    fail("split fraction {} is outside [0, 1]", second_fraction);
+  if (!(second_fraction >= 0.0 && second_fraction <= 1.0)) fail("split fraction {} is outside [0, 1]", second_fraction);
   if (n > std::numeric_limits<u32>::max()) fail("cannot split {} items (at most 2^32 - 1)", n);
   // The small tolerance keeps products like 0.29 * 100 = 28.999999999999996 at 29.
   const auto k = std::min<std::size_t>(n, static_cast<std::size_t>(std::floor(second_fraction * n + 1e-9)));
@@ -226,7 +225,7 @@ Split split_positions(const PositionSet& set, double second_fraction, u64 seed, 
 }
 
 std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> split_games(std::size_t n, double second_fraction,
-                                                                             u64 seed, u32 stream) {
+                                                                              u64 seed, u32 stream) {
   const std::vector<bool> second = choose_second(n, second_fraction, seed, stream);
   std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> parts;
   for (std::size_t i = 0; i < n; ++i) (second[i] ? parts.second : parts.first).push_back(static_cast<std::uint32_t>(i));
@@ -258,8 +257,10 @@ Split fitness_test_at_move(const std::vector<Game>& games, int move, SplitBy by,
       const std::size_t mid = (low + high) / 2;
       const bool less = distinct.black[mid] != kept.black[i] ? distinct.black[mid] < kept.black[i]
                                                              : distinct.white[mid] < kept.white[i];
-      if (less) low = mid + 1;
-      else high = mid;
+      if (less)
+        low = mid + 1;
+      else
+        high = mid;
     }
     second[i] = second_board[low];
   }

@@ -8,15 +8,15 @@
 
 namespace ef::data {
 
-enum class SplitBy { kPosition, kGame };   // by distinct position (default) or by game (the paper's)
-enum class Duplicates { kMerge, kKeep };   // merge identical boards, averaging labels; or keep all
+enum class SplitBy { kPosition, kGame };             // by distinct position (default) or by game (the paper's)
+enum class Duplicates { kMerge, kKeep };             // merge identical boards, averaging labels; or keep all
 enum class LabelSource { kRecorded, kTheoretical };  // WTHOR: real score or theoretical score
 
 struct PositionSet {
   int move = 0;
   std::vector<u64> black, white;
-  std::vector<double> label;          // final disc difference (mean over merged duplicates)
-  std::vector<std::uint32_t> count;   // games behind each entry (1 when kept)
+  std::vector<double> label;         // final disc difference (mean over merged duplicates)
+  std::vector<std::uint32_t> count;  // games behind each entry (1 when kept)
   std::size_t size() const { return label.size(); }
 };
 
@@ -61,7 +61,7 @@ Split split_positions(const PositionSet& set, double second_fraction, u64 seed, 
 
 // Seeded split of game indices 0..n-1: returns (first, second) index lists, each sorted.
 std::pair<std::vector<std::uint32_t>, std::vector<std::uint32_t>> split_games(std::size_t n, double second_fraction,
-                                                                             u64 seed, u32 stream);
+                                                                              u64 seed, u32 stream);
 
 // The Table 2 procedure's data: fitness (80%) and test (20%) positions at move k.
 // By position: distinct positions at move k are split. By game: games are split, then the

@@ -149,12 +149,11 @@ std::vector<std::string> read_wthor_names(const std::filesystem::path& file, std
                                           std::vector<Problem>& problems);
 
 // Binary cache of one file's FileGames; keyed by absolute path, size, mtime, the detected file
-// format, the cache's format version and the options that change what is parsed. A miss (absent, stale, corrupt) returns nullopt;
-// storing never throws (a cache that cannot be written is simply not used).
+// format, the cache's format version and the options that change what is parsed. A miss (absent, stale, corrupt)
+// returns nullopt; storing never throws (a cache that cannot be written is simply not used).
 std::optional<std::filesystem::path> cache_directory(const ReadOptions& options);
 std::optional<FileGames> load_cached(const std::filesystem::path& cache_dir, const std::filesystem::path& source,
-                                     FileFormat format, const std::string& display_name,
-                                     const ReadOptions& options);
+                                     FileFormat format, const std::string& display_name, const ReadOptions& options);
 void store_cached(const std::filesystem::path& cache_dir, const std::filesystem::path& source, FileFormat format,
                   const ReadOptions& options, const FileGames& parsed);
 

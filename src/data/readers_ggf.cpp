@@ -8,8 +8,8 @@
 #include <cctype>
 #include <optional>
 #include <string_view>
-#include "data/readers.hpp"
 #include "core/error.hpp"
+#include "data/readers.hpp"
 #include "games/othello/squares.hpp"
 
 namespace ef::data::detail {
@@ -50,12 +50,14 @@ std::string check_type(std::string_view type) {
   if (pos < type.size() && (type[pos] == 's' || type[pos] == 'S')) ++pos;  // synchro: two ordinary games
   int size = 0;
   const std::size_t digits = pos;
-  while (pos < type.size() && pos - digits < 3 && type[pos] >= '0' && type[pos] <= '9') size = 10 * size + (type[pos++] - '0');
+  while (pos < type.size() && pos - digits < 3 && type[pos] >= '0' && type[pos] <= '9')
+    size = 10 * size + (type[pos++] - '0');
   if (pos == digits) return fmt::format("TY[{}] does not start with a board size", type);
   if (size != 8) return fmt::format("TY[{}]: board size {} (only 8x8 games are read)", type, size);
   for (; pos < type.size(); ++pos) {
     const char flag = static_cast<char>(std::tolower(static_cast<unsigned char>(type[pos])));
-    if (flag == 'r') return fmt::format("TY[{}]: a random start position (only games from the standard start are read)", type);
+    if (flag == 'r')
+      return fmt::format("TY[{}]: a random start position (only games from the standard start are read)", type);
     if (flag == 'a') return fmt::format("TY[{}]: anti Othello (the fewer discs win) is not read", type);
     if (flag != 'k' && flag != 'b' && flag != 'w' && !(flag >= '0' && flag <= '9'))
       return fmt::format("TY[{}]: unknown game type flag {}", type, quoted(std::string_view(&type[pos], 1)));
@@ -92,7 +94,8 @@ std::string parse_result(std::string_view text, GgfResult& result) {
   if (text[pos] == '+' || text[pos] == '-') negative = text[pos++] == '-';
   int value = 0;
   const std::size_t digits = pos;
-  while (pos < text.size() && pos - digits < 3 && text[pos] >= '0' && text[pos] <= '9') value = 10 * value + (text[pos++] - '0');
+  while (pos < text.size() && pos - digits < 3 && text[pos] >= '0' && text[pos] <= '9')
+    value = 10 * value + (text[pos++] - '0');
   if (pos == digits) return fmt::format("RE[{}] is not a result", text);
   if (pos < text.size() && text[pos] == '.') {
     for (++pos; pos < text.size() && text[pos] >= '0' && text[pos] <= '9'; ++pos)
@@ -173,7 +176,8 @@ std::string check_game(const GgfGame& ggf, Game& game, std::size_t& problem_line
   if (game.moves.empty()) return "no moves";
   if (!board.game_over()) {
     std::string problem = unfinished_game(board, game.moves.size());
-    if (result.flag) problem += fmt::format(": RE[{}] says it ended by {}", trim(result_property->value), flag_meaning(result.flag));
+    if (result.flag)
+      problem += fmt::format(": RE[{}] says it ended by {}", trim(result_property->value), flag_meaning(result.flag));
     return problem;
   }
   if (!result.score) {
@@ -200,8 +204,10 @@ class GgfReader {
       line_ = reader_.line_number();
       garbage_reported_ = false;
       if (reader_.line_was_cut()) {
-        if (in_game_) flag(fmt::format("line longer than {} bytes", LineReader::kMaxLine));
-        else garbage(fmt::format("line longer than {} bytes", LineReader::kMaxLine));
+        if (in_game_)
+          flag(fmt::format("line longer than {} bytes", LineReader::kMaxLine));
+        else
+          garbage(fmt::format("line longer than {} bytes", LineReader::kMaxLine));
       }
       for (std::size_t pos = 0; pos < line.size(); ++pos) read_char(line, pos);
       if (state_ == State::kValue) add_to_value('\n');  // a value that goes on on the next line
@@ -275,8 +281,8 @@ class GgfReader {
           ++pos;
           finish_game();
         } else if (c == '(' && next_is(';')) {
-          flag_at(game_.line, fmt::format("game not closed with ';)' before the next game at line {}, column {}",
-                                          line_, pos + 1));
+          flag_at(game_.line,
+                  fmt::format("game not closed with ';)' before the next game at line {}, column {}", line_, pos + 1));
           finish_game();
           start_game();
           ++pos;
@@ -297,7 +303,8 @@ class GgfReader {
           value_.clear();
           state_ = State::kValue;
         } else {
-          flag(fmt::format("property name {} at column {} is not followed by '['", detail::quoted(name_), name_column_));
+          flag(
+              fmt::format("property name {} at column {} is not followed by '['", detail::quoted(name_), name_column_));
           state_ = State::kBetween;
           --pos;  // read this character again between properties
         }
@@ -319,8 +326,10 @@ class GgfReader {
   }
 
   void add_to_value(char c) {
-    if (value_.size() < kMaxValue) value_ += c;
-    else flag(fmt::format("{}[...] at column {} is longer than {} bytes", name_, name_column_, kMaxValue));
+    if (value_.size() < kMaxValue)
+      value_ += c;
+    else
+      flag(fmt::format("{}[...] at column {} is longer than {} bytes", name_, name_column_, kMaxValue));
   }
 
   LineReader reader_;

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cctype>
 #include <string_view>
-#include "data/readers.hpp"
 #include "core/error.hpp"
+#include "data/readers.hpp"
 #include "games/othello/squares.hpp"
 
 namespace ef::data {
@@ -31,17 +31,22 @@ std::string parse_obf_line(std::string_view line, ObfPosition& position) {
   for (int square = 0; square < 64; ++square) {
     const char c = line[static_cast<std::size_t>(square)];
     const u64 bit = u64{1} << square;
-    if (c == 'X' || c == 'x' || c == '*') position.black |= bit;
-    else if (c == 'O' || c == 'o') position.white |= bit;
+    if (c == 'X' || c == 'x' || c == '*')
+      position.black |= bit;
+    else if (c == 'O' || c == 'o')
+      position.white |= bit;
     else if (c != '-' && c != '.')
       return fmt::format("square {} is {} (X, O or - expected)", square_name(square),
                          detail::quoted(std::string_view(&c, 1)));
   }
   std::string_view rest = trim(line.substr(64));
   if (rest.empty()) return "side to move missing after the board";
-  if (rest[0] == 'X' || rest[0] == 'x') position.side = othello::kBlack;
-  else if (rest[0] == 'O' || rest[0] == 'o') position.side = othello::kWhite;
-  else return fmt::format("side to move {} (X or O expected)", detail::quoted(rest.substr(0, 1)));
+  if (rest[0] == 'X' || rest[0] == 'x')
+    position.side = othello::kBlack;
+  else if (rest[0] == 'O' || rest[0] == 'o')
+    position.side = othello::kWhite;
+  else
+    return fmt::format("side to move {} (X or O expected)", detail::quoted(rest.substr(0, 1)));
   rest = trim(rest.substr(1));
 
   const othello::Board board = othello::Board::from_colors(position.black, position.white, position.side);

@@ -6,8 +6,8 @@
 #include <cctype>
 #include <optional>
 #include <string_view>
-#include "data/readers.hpp"
 #include "core/error.hpp"
+#include "data/readers.hpp"
 #include "games/othello/squares.hpp"
 
 namespace ef::data::detail {
@@ -34,7 +34,8 @@ std::optional<Result> parse_result(std::string_view token) {
     return result;
   }
   const auto dash = token.find('-');
-  if (dash == std::string_view::npos || dash == 0 || dash + 1 >= token.size() || dash > 2 || token.size() - dash - 1 > 2)
+  if (dash == std::string_view::npos || dash == 0 || dash + 1 >= token.size() || dash > 2 ||
+      token.size() - dash - 1 > 2)
     return std::nullopt;
   const auto number = [](std::string_view digits) -> std::optional<int> {
     int value = 0;
@@ -46,9 +47,12 @@ std::optional<Result> parse_result(std::string_view token) {
   };
   const auto black = number(token.substr(0, dash)), white = number(token.substr(dash + 1));
   if (!black || !white) return std::nullopt;
-  if (token == "1-0") result.kind = Result::Kind::kBlackWins;
-  else if (token == "0-1") result.kind = Result::Kind::kWhiteWins;
-  else if (*black + *white > 64) return std::nullopt;
+  if (token == "1-0")
+    result.kind = Result::Kind::kBlackWins;
+  else if (token == "0-1")
+    result.kind = Result::Kind::kWhiteWins;
+  else if (*black + *white > 64)
+    return std::nullopt;
   else {
     result.kind = Result::Kind::kCounts;
     result.black = *black;
@@ -204,9 +208,12 @@ class PgnReader {
       bool closed = false;
       if (!name.empty() && pos < line.size() && line[pos] == '"') {
         for (++pos; pos < line.size(); ++pos) {
-          if (line[pos] == '\\' && pos + 1 < line.size()) value += line[++pos];
-          else if (line[pos] == '"') break;
-          else value += line[pos];
+          if (line[pos] == '\\' && pos + 1 < line.size())
+            value += line[++pos];
+          else if (line[pos] == '"')
+            break;
+          else
+            value += line[pos];
         }
         if (pos < line.size()) {
           ++pos;
@@ -228,10 +235,11 @@ class PgnReader {
   void use_tag(std::string_view name, const std::string& value, std::size_t column) {
     if (name == "Result") {
       game_.tag_result = value == "?" || value.empty() ? std::optional<Result>(Result{}) : parse_result(value);
-      if (!game_.tag_result) flag(fmt::format("[Result {}] at column {} is not a result", detail::quoted(value), column));
+      if (!game_.tag_result)
+        flag(fmt::format("[Result {}] at column {} is not a result", detail::quoted(value), column));
     } else if ((name == "SetUp" && value != "0") || name == "FEN") {
-      flag(fmt::format("[{}] at column {}: games from a set-up position are not read (only the standard start)",
-                       name, column));
+      flag(fmt::format("[{}] at column {}: games from a set-up position are not read (only the standard start)", name,
+                       column));
     }
     // Event, Site, Date, Round, Black, White and any other tag: not kept.
   }
@@ -314,7 +322,8 @@ class PgnReader {
     }
     // A square, perhaps with an annotation (`f5!`, `c4?!`).
     std::string_view square_text = token;
-    while (!square_text.empty() && (square_text.back() == '!' || square_text.back() == '?')) square_text.remove_suffix(1);
+    while (!square_text.empty() && (square_text.back() == '!' || square_text.back() == '?'))
+      square_text.remove_suffix(1);
     const auto square = parse_square(square_text);
     if (!square) {
       flag(fmt::format("unexpected {} at column {} (expected a move, a pass or a result)", quoted(token), column));
@@ -381,7 +390,8 @@ void write_pgn(const std::filesystem::path& file, const std::vector<Game>& games
     std::string result = "*";
     const int black = popcount64(board.black()), white = popcount64(board.white());
     if (game.score != kNoScore) {
-      if (game.score == black - white) result = fmt::format("{}-{}", black, white);
+      if (game.score == black - white)
+        result = fmt::format("{}-{}", black, white);
       else if (game.score >= -64 && game.score <= 64 && game.score % 2 == 0)
         result = fmt::format("{}-{}", (64 + game.score) / 2, (64 - game.score) / 2);
     }

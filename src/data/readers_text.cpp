@@ -3,8 +3,8 @@
 // reported with its line and column.
 #include <fmt/format.h>
 #include <string_view>
-#include "data/readers.hpp"
 #include "core/error.hpp"
+#include "data/readers.hpp"
 #include "games/othello/squares.hpp"
 
 namespace ef::data::detail {
@@ -69,11 +69,10 @@ std::string parse_game_line(std::string_view line, TextDialect dialect, Game& ga
       ++pos;
     }
     if (pos >= line.size() || !is_file_letter(line[pos]))
-      return fmt::format("unexpected {} at column {}",
-                         printable(pos < line.size() ? line[pos] : c), column(pos < line.size() ? pos : token_begin));
+      return fmt::format("unexpected {} at column {}", printable(pos < line.size() ? line[pos] : c),
+                         column(pos < line.size() ? pos : token_begin));
     const auto square = pos + 1 < line.size() ? parse_square(line.substr(pos, 2)) : std::nullopt;
-    if (!square)
-      return fmt::format("{} at column {} is not a square", quoted(line.substr(pos, 2)), column(pos));
+    if (!square) return fmt::format("{} at column {} is not a square", quoted(line.substr(pos, 2)), column(pos));
     pos += 2;
     const std::string_view token = line.substr(token_begin, pos - token_begin);
     if (std::string problem = replay.play(*square, color, token, fmt::format("at column {}", column(token_begin)));
@@ -142,8 +141,9 @@ FileGames read_text_games(const std::filesystem::path& file, const std::string& 
 namespace ef::data {
 
 void write_transcripts(const std::filesystem::path& file, const std::vector<Game>& games) {
-  detail::write_game_text(file, "transcripts", "# evalforge transcripts: moves, then the final disc difference black - white\n",
-                          games, [](std::string& text, const Game& game) {
+  detail::write_game_text(file, "transcripts",
+                          "# evalforge transcripts: moves, then the final disc difference black - white\n", games,
+                          [](std::string& text, const Game& game) {
                             for (const std::uint8_t square : game.moves) text += square_name(square);
                             if (game.score != kNoScore) {
                               text += ' ';

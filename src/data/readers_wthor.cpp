@@ -2,8 +2,8 @@
 // federation. Binary, little-endian; every length and index is checked against the file size.
 #include <fmt/format.h>
 #include <fstream>
-#include "data/readers.hpp"
 #include "core/error.hpp"
+#include "data/readers.hpp"
 #include "games/othello/squares.hpp"
 
 namespace ef::data::detail {
@@ -124,7 +124,8 @@ FileGames read_wthor_games(const std::filesystem::path& file, const std::string&
   ProblemSink problems(display_name, Problem::Unit::kRecord, options.fatal_problems, out.problems);
   const std::vector<unsigned char> bytes = read_all_bytes(file);
   if (bytes.size() < kHeaderSize) {
-    problems.report(0, fmt::format("file has {} bytes, fewer than the {}-byte WTHOR header", bytes.size(), kHeaderSize));
+    problems.report(0,
+                    fmt::format("file has {} bytes, fewer than the {}-byte WTHOR header", bytes.size(), kHeaderSize));
     return out;
   }
   const std::uint32_t declared = u32_at(&bytes[4]);

@@ -31,8 +31,8 @@ using u8 = std::uint8_t;  // move lists in frames: squares fit a byte, and frame
 using i8 = std::int8_t;
 
 constexpr i32 kInfinity = i32{1} << 30;  // beyond every evaluator's range
-constexpr int kPassMove = -1;  // best "move" when the side to move must pass (obf's pass = -1)
-constexpr int kNoMove = -2;    // no move chosen: the game is over, or depth 0
+constexpr int kPassMove = -1;            // best "move" when the side to move must pass (obf's pass = -1)
+constexpr int kNoMove = -2;              // no move chosen: the game is over, or depth 0
 
 // An evaluator for game G: eval(state) is a heuristic value for the side to move; exact(score)
 // converts a finished game's G::final_score into the same units (it should outrank every
@@ -44,7 +44,7 @@ concept EvaluatorFor = games::Game<G> && requires(const E& e, const typename G::
 };
 
 struct SearchResult {
-  i32 value = 0;          // negamax value for the side to move, evaluator units
+  i32 value = 0;            // negamax value for the side to move, evaluator units
   int best_move = kNoMove;  // square, kPassMove or kNoMove
   u64 nodes = 0;
   int depth = 0;  // plies of the (deepest completed) midgame search; 0 for a leaf or an exact solve
@@ -171,8 +171,7 @@ EF_HD_INLINE bool enter_node(AlphaBetaFrame<G>& f, const typename G::State& stat
 
 // Negamax alpha-beta to `depth` plies (clamped to 0..kMaxDepth) from `root`.
 template <games::Game G, class E, int kMaxDepth = 16>
-  requires EvaluatorFor<E, G>
-EF_HD SearchResult alphabeta(const typename G::State& root, int depth, const E& evaluator) {
+requires EvaluatorFor<E, G> EF_HD SearchResult alphabeta(const typename G::State& root, int depth, const E& evaluator) {
   using State = typename G::State;
   if (depth < 0) depth = 0;
   if (depth > kMaxDepth) depth = kMaxDepth;

@@ -14,8 +14,8 @@
 //    ply order, so they depend on nothing outside the game;
 //  - exploration_move() is the rule every player follows before it searches: a position with
 //    one legal move is answered with it and nothing is drawn; a random player draws one
-//    random_move(moves) (one below(count) draw); a player with epsilon_ppm > 0 draws below(10^6) and plays a random legal
-//    move (a second draw) when it is below epsilon_ppm;
+//    random_move(moves) (one below(count) draw); a player with epsilon_ppm > 0 draws below(10^6) and plays a random
+//    legal move (a second draw) when it is below epsilon_ppm;
 //  - the searched move is a pure function of (position, limits, evaluator): alpha-beta returns
 //    the lowest square among the best (engine/alphabeta.hpp), whatever scratch it is given.
 //    Node counts may depend on the scratch (transposition tables), so they are reported but are
@@ -25,8 +25,8 @@
 #include <type_traits>
 #include "core/hd.hpp"
 #include "core/rng.hpp"
-#include "engine/game.hpp"
 #include "engine/alphabeta.hpp"
+#include "engine/game.hpp"
 
 namespace ef::play {
 
@@ -55,10 +55,10 @@ struct PlayScratchOf {};
 // searches use an endgame table (so that a backend gives tables only to batches that want them).
 template <class P, class G>
 concept PlayoutPlayer = std::is_trivially_copyable_v<P> &&
-                        requires(const P& p, const typename G::State& s, Rng& rng, u64& nodes, const PlayScratchOf<G>& scratch) {
-                          { p.choose(s, rng, nodes, scratch) } -> std::convertible_to<int>;
-                          { p.wants_endgame_table() } -> std::convertible_to<bool>;
-                        };
+    requires(const P& p, const typename G::State& s, Rng& rng, u64& nodes, const PlayScratchOf<G>& scratch) {
+  { p.choose(s, rng, nodes, scratch) } -> std::convertible_to<int>;
+  { p.wants_endgame_table() } -> std::convertible_to<bool>;
+};
 
 // How a record stores one move: a signed byte for games of at most 64 moves, whose squares are
 // 0..63 (the pass is -1); 16 bits otherwise (Hex numbers its squares up to 182).

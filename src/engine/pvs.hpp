@@ -36,8 +36,8 @@
 #include <cstring>
 #include <utility>
 #include "core/hd.hpp"
-#include "engine/game.hpp"
 #include "engine/alphabeta.hpp"
+#include "engine/game.hpp"
 
 namespace ef::search {
 
@@ -51,7 +51,7 @@ struct TableKeyOf {
   static EF_HD_INLINE const type& of(const typename G::State& s) { return s; }
 };
 template <class G>
-  requires requires(const typename G::State& s) { G::table_key(s); }
+requires requires(const typename G::State& s) { G::table_key(s); }
 struct TableKeyOf<G> {
   using type = decltype(G::table_key(std::declval<const typename G::State&>()));
   static EF_HD_INLINE type of(const typename G::State& s) { return G::table_key(s); }
@@ -136,8 +136,8 @@ constexpr int kProbCutMaxDepth = 16;
 constexpr int kProbCutPhases = 4;
 
 struct ProbCut {
-  int min_depth = 3;        // nodes this many plies from the horizon and more try a cut
-  float threshold = 1.5f;   // in sigmas
+  int min_depth = 3;       // nodes this many plies from the horizon and more try a cut
+  float threshold = 1.5f;  // in sigmas
   float a[kProbCutMaxDepth + 1][kProbCutPhases] = {};
   float b[kProbCutMaxDepth + 1][kProbCutPhases] = {};
   float sigma[kProbCutMaxDepth + 1][kProbCutPhases] = {};  // <= 0: no cut at this depth and phase
@@ -191,7 +191,7 @@ template <class G>
 struct PvsFrame {
   typename G::State state;  // after a forced pass (passed == true): the position after the pass
   i32 alpha, beta, best;
-  i32 alpha_in;   // alpha at entry (post-pass view), for the stored bound's kind
+  i32 alpha_in;     // alpha at entry (post-pass view), for the stored bound's kind
   i32 child_alpha;  // the lower edge of the window the pending child was searched with
   int depth;
   int best_move;
@@ -221,8 +221,8 @@ EF_HD bool pvs_iteration(const typename G::State& root, int depth, i32 alpha, i3
 // The value of `s` to `depth` plies against a null window at `bound` (fail-soft: >= bound or
 // < bound), by a non-selective search with its own stack and ordering memory.
 template <games::Game G, class E>
-EF_HD_INLINE i32 probcut_probe(const typename G::State& s, int depth, i32 bound, const E& evaluator,
-                               TableOf<G>* table, u64& nodes) {
+EF_HD_INLINE i32 probcut_probe(const typename G::State& s, int depth, i32 bound, const E& evaluator, TableOf<G>* table,
+                               u64& nodes) {
   constexpr int kShallowMax = kProbCutMaxDepth / 2 + 1;
   PvsOrdering<kShallowMax> order;
   for (auto& k : order.killer) k[0] = k[1] = kNoHint;
@@ -238,8 +238,8 @@ EF_HD_INLINE i32 probcut_probe(const typename G::State& s, int depth, i32 bound,
 // `leaf_value` (a leaf: depth 0 or a finished game; or a bound from the table that decides it).
 template <class G, class E, int kMaxDepth, bool kSelective>
 EF_HD_INLINE bool pvs_enter(PvsFrame<G>& f, const typename G::State& state, int depth, i32 alpha, i32 beta,
-                            const E& evaluator, u64& nodes, i32& leaf_value, int ply,
-                            TableOf<G>* table, const PvsOrdering<kMaxDepth>& order, const ProbCut* probcut) {
+                            const E& evaluator, u64& nodes, i32& leaf_value, int ply, TableOf<G>* table,
+                            const PvsOrdering<kMaxDepth>& order, const ProbCut* probcut) {
   using Moves = games::MovesOf<G>;
   using Set = games::MoveSet<Moves>;
   Moves moves;
@@ -310,12 +310,16 @@ EF_HD_INLINE bool pvs_enter(PvsFrame<G>& f, const typename G::State& state, int 
   for (; Set::any(moves) && f.count < G::kMaxMoves; Set::drop_lowest(moves)) {
     const int sq = Set::lowest(moves);
     i32 key;
-    if (sq == hint) key = kInfinity;
+    if (sq == hint)
+      key = kInfinity;
     else if (depth >= 2)
       key = -64 * static_cast<i32>(Set::count(G::moves(G::play(f.state, sq)))) + ((sq == k0 || sq == k1) ? 32 : 0);
-    else if (sq == k0) key = kInfinity - 1;
-    else if (sq == k1) key = kInfinity - 2;
-    else key = static_cast<i32>(order.history[sq & 255] >> 1);  // < 2^30 - 3: below the killers
+    else if (sq == k0)
+      key = kInfinity - 1;
+    else if (sq == k1)
+      key = kInfinity - 2;
+    else
+      key = static_cast<i32>(order.history[sq & 255] >> 1);  // < 2^30 - 3: below the killers
     insert_ordered<true>(keys, f.moves, f.count, 0, key, sq);
   }
   return true;
@@ -331,8 +335,7 @@ EF_HD_INLINE void pvs_store(const PvsFrame<G>& f, TableOf<G>* table, bool root) 
   e.depth = static_cast<u8>(f.depth);
   e.move = f.best_move >= 0 ? static_cast<u8>(f.best_move) : kNoHint;
   // The root's children were searched with the tie rule's widened windows: keep its move only.
-  e.bound = root ? kBoundNone
-                 : (f.best >= f.beta ? kBoundLower : (f.best > f.alpha_in ? kBoundExact : kBoundUpper));
+  e.bound = root ? kBoundNone : (f.best >= f.beta ? kBoundLower : (f.best > f.alpha_in ? kBoundExact : kBoundUpper));
 }
 
 // One iteration: a fail-soft PVS of `root` to `depth` with window (alpha, beta). Returns false
@@ -425,10 +428,9 @@ EF_HD bool pvs_iteration(const typename G::State& root, int depth, i32 alpha, i3
 // or ProbCut the result equals alphabeta<G, E, kMaxDepth>(root, depth, evaluator) in value and move;
 // nodes counts every iteration's positions (re-searches again). `table` may be null.
 template <games::Game G, class E, int kMaxDepth = 16, class Stop = NeverStop>
-  requires EvaluatorFor<E, G>
-EF_HD PvsResult pvs(const typename G::State& root, int depth, const E& evaluator,
-                    TableOf<G>* table = nullptr, const PvsOptions& options = {},
-                    const Stop& stop = {}) {
+requires EvaluatorFor<E, G> EF_HD PvsResult pvs(const typename G::State& root, int depth, const E& evaluator,
+                                                TableOf<G>* table = nullptr, const PvsOptions& options = {},
+                                                const Stop& stop = {}) {
   if (depth < 0) depth = 0;
   if (depth > kMaxDepth) depth = kMaxDepth;
   if (table) table->begin_search();
@@ -457,9 +459,12 @@ EF_HD PvsResult pvs(const typename G::State& root, int depth, const E& evaluator
         best.nodes = nodes;
         return best;  // aborted: the last completed iteration answers
       }
-      if (r.value <= alpha && alpha > -kInfinity) alpha = -kInfinity;
-      else if (r.value >= beta && beta < kInfinity) beta = kInfinity;
-      else break;
+      if (r.value <= alpha && alpha > -kInfinity)
+        alpha = -kInfinity;
+      else if (r.value >= beta && beta < kInfinity)
+        beta = kInfinity;
+      else
+        break;
     }
     best.value = r.value;
     best.best_move = r.best_move;

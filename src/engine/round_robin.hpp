@@ -64,8 +64,9 @@ std::vector<ratings::GameResult> round_robin(PlayBackend<G>& backend, std::span<
       pairs.emplace_back(handles[i], handles[j]);
       indices.emplace_back(static_cast<int>(i), static_cast<int>(j));
     }
-  const auto jobs = paired_games<G>(pairs, static_cast<int>(openings.size()),
-                                    [&](std::size_t, int o) { return openings[static_cast<std::size_t>(o)]; }, seed);
+  const auto jobs = paired_games<G>(
+      pairs, static_cast<int>(openings.size()),
+      [&](std::size_t, int o) { return openings[static_cast<std::size_t>(o)]; }, seed);
   std::vector<GameRecordOf<G>> records(jobs.size());
   backend.play(jobs, records);
   std::vector<ratings::GameResult> games(jobs.size());

@@ -61,9 +61,12 @@ int select_one(std::span<const double> f, const std::vector<int>& order, const B
 void validate(const BitGaParams& p, const std::string& where) {
   if (p.population < 2 || p.population > 65536) fail("{}: population {} is outside 2..65536", where, p.population);
   if (p.bits < 2) fail("{}: {} bits (at least 2 expected)", where, p.bits);
-  if (!(p.crossover_rate >= 0 && p.crossover_rate <= 1)) fail("{}: crossover_rate {} is outside [0, 1]", where, p.crossover_rate);
-  if (!(p.mutation_rate >= 0 && p.mutation_rate <= 1)) fail("{}: mutation_rate {} is outside [0, 1]", where, p.mutation_rate);
-  if (p.elitism < 0 || p.elitism >= p.population) fail("{}: elitism {} is outside 0..{}", where, p.elitism, p.population - 1);
+  if (!(p.crossover_rate >= 0 && p.crossover_rate <= 1))
+    fail("{}: crossover_rate {} is outside [0, 1]", where, p.crossover_rate);
+  if (!(p.mutation_rate >= 0 && p.mutation_rate <= 1))
+    fail("{}: mutation_rate {} is outside [0, 1]", where, p.mutation_rate);
+  if (p.elitism < 0 || p.elitism >= p.population)
+    fail("{}: elitism {} is outside 0..{}", where, p.elitism, p.population - 1);
   if (p.selection == Selection::kTournament && (p.tournament_size < 1 || p.tournament_size > p.population))
     fail("{}: tournament_size {} is outside 1..{}", where, p.tournament_size, p.population);
 }

@@ -10,9 +10,10 @@ void BrkgaParams::validate() const {
   if (elite_count < 1) fail("brkga: elite count {} must be at least 1", elite_count);
   if (mutant_count < 0) fail("brkga: mutant count {} must not be negative", mutant_count);
   if (elite_count + mutant_count >= population_size)
-    fail("brkga: elite ({}) + mutants ({}) must be smaller than the population size ({}), so that crossover has "
-         "non-elite parents and offspring slots",
-         elite_count, mutant_count, population_size);
+    fail(
+        "brkga: elite ({}) + mutants ({}) must be smaller than the population size ({}), so that crossover has "
+        "non-elite parents and offspring slots",
+        elite_count, mutant_count, population_size);
   if (!(elite_inheritance >= 0.0 && elite_inheritance <= 1.0))
     fail("brkga: elite inheritance rho_e = {} is outside [0, 1]", elite_inheritance);
 }
@@ -99,8 +100,7 @@ Population next_generation(const Population& prev, const BrkgaParams& params, u6
     const auto elite = prev.individual(static_cast<int>(rng.below(static_cast<u32>(pe))));
     const auto other = prev.individual(pe + static_cast<int>(rng.below(static_cast<u32>(p - pe))));
     auto child = next.individual(slot);
-    for (int k = 0; k < next.num_keys; ++k)
-      child[k] = rng.uniform() < params.elite_inheritance ? elite[k] : other[k];
+    for (int k = 0; k < next.num_keys; ++k) child[k] = rng.uniform() < params.elite_inheritance ? elite[k] : other[k];
   }
   return next;
 }

@@ -40,8 +40,8 @@ inline bool is_evaluated(double fitness) { return !std::isnan(fitness); }
 
 // p individuals of n keys each, flat: individual i owns keys [i*n, (i+1)*n).
 struct Population {
-  int size = 0;       // p
-  int num_keys = 0;   // n
+  int size = 0;                 // p
+  int num_keys = 0;             // n
   std::vector<double> keys;     // size * num_keys, each in [0, 1)
   std::vector<double> fitness;  // size; kNotEvaluated until evaluated
   std::span<double> individual(int i) {

@@ -111,8 +111,8 @@ std::vector<int> rate_tournament(EloPopulation& pop, std::span<const double> fir
   return ranking(pop);
 }
 
-EloPopulation next_generation(const EloPopulation& rated, std::span<const int> order,
-                              std::span<const GeneRange> ranges, const EloGaParams& p, u64 seed) {
+EloPopulation next_generation(const EloPopulation& rated, std::span<const int> order, std::span<const GeneRange> ranges,
+                              const EloGaParams& p, u64 seed) {
   const int g = rated.generation;
   const int parents = parent_count(p);
   EloPopulation next;

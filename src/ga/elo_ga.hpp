@@ -42,13 +42,13 @@ struct EloGaParams {
   CrossoverKind crossover = CrossoverKind::kUniform;
   double k_factor = 16.0;
   double initial_rating = 0.0;
-  bool carry_ratings = true;      // survivors keep their rating into the next tournament
+  bool carry_ratings = true;  // survivors keep their rating into the next tournament
 };
 
 struct Member {
   std::vector<int> genes;
   double rating = 0.0;
-  int born = 0;  // generation it first played in
+  int born = 0;                         // generation it first played in
   u64 wins = 0, draws = 0, losses = 0;  // over its whole life, all tournaments
 };
 

@@ -1,8 +1,8 @@
 #include "ga/islands.hpp"
 #include <algorithm>
 #include <cstring>
-#include <span>
 #include <numeric>
+#include <span>
 #include "core/error.hpp"
 #include "core/rng.hpp"
 
@@ -36,8 +36,10 @@ std::vector<MigrationRoute> migration_routes(Topology topology, int num_islands,
   switch (topology) {
     case Topology::kPaper:
       for (int k = 0; k < n; ++k) {
-        if (k == 0) add(1, 0, size);
-        else if (k == n - 1) add(n - 2, k, size);
+        if (k == 0)
+          add(1, 0, size);
+        else if (k == n - 1)
+          add(n - 2, k, size);
         else {
           add(k - 1, k, size - size / 2);  // the lower-move neighbour sends the odd one
           add(k + 1, k, size / 2);
@@ -50,9 +52,10 @@ std::vector<MigrationRoute> migration_routes(Topology topology, int num_islands,
     case Topology::kAll: {
       const int share = size / (n - 1);
       if (share == 0)
-        fail("migration size {} is smaller than the {} other islands of topology 'all' (each sends size/(N-1), "
-             "rounded down)",
-             size, n - 1);
+        fail(
+            "migration size {} is smaller than the {} other islands of topology 'all' (each sends size/(N-1), "
+            "rounded down)",
+            size, n - 1);
       for (int k = 0; k < n; ++k)
         for (int from = 0; from < n; ++from)
           if (from != k) add(from, k, share);
@@ -61,8 +64,9 @@ std::vector<MigrationRoute> migration_routes(Topology topology, int num_islands,
   }
   // (to, from) order: already so for every topology except ring's island 0 and paper's order
   // within an inner island, which sort fixes.
-  std::sort(routes.begin(), routes.end(),
-            [](const MigrationRoute& a, const MigrationRoute& b) { return a.to != b.to ? a.to < b.to : a.from < b.from; });
+  std::sort(routes.begin(), routes.end(), [](const MigrationRoute& a, const MigrationRoute& b) {
+    return a.to != b.to ? a.to < b.to : a.from < b.from;
+  });
   return routes;
 }
 
@@ -114,7 +118,7 @@ void migrate(std::vector<Population>& islands, int first_island, int num_islands
   // out of the message of the rank that holds the source island.
   std::vector<std::vector<double>> migrants(routes.size());
   std::vector<std::pair<int, std::string>> outgoing;  // (rank, keys of its routes in route order)
-  std::vector<int> sources;                            // ranks that send to this one, ascending
+  std::vector<int> sources;                           // ranks that send to this one, ascending
   for (std::size_t r = 0; r < routes.size(); ++r) {
     const MigrationRoute& route = routes[r];
     const bool from_here = block.holds(route.from), to_here = block.holds(route.to);

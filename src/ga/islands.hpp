@@ -95,10 +95,10 @@ struct IslandsConfig {
 // distributed run (island_team.hpp). Island numbers in random streams are always the global
 // ones, first_island + k.
 struct Archipelago {
-  std::vector<int> moves;               // moves[k]: the move number island first_island + k optimises for
-  std::vector<Population> islands;      // islands[k]: its population
-  int generation = 0;                   // the generation the populations belong to
-  int first_island = 0;                 // global number of islands[0]
+  std::vector<int> moves;           // moves[k]: the move number island first_island + k optimises for
+  std::vector<Population> islands;  // islands[k]: its population
+  int generation = 0;               // the generation the populations belong to
+  int first_island = 0;             // global number of islands[0]
 };
 
 // Generation 0: random keys on every island of `block` (island k draws with island number k);

@@ -2,8 +2,8 @@
 #include <chrono>
 #include <climits>
 #include <thread>
-#include "core/run_dir.hpp"
 #include "core/error.hpp"
+#include "core/run_dir.hpp"
 
 namespace ef::mpi {
 

@@ -11,10 +11,10 @@
 // CUDA upload are specialised for it), device_params(). Every game needs its own Agent and
 // Params types: the backends keep one agent list per game, found by those types.
 #pragma once
-#include "games/othello/agent.hpp"             // Othello
-#include "games/tictactoe/players.hpp"  // Tic-Tac-Toe
-#include "games/hex/players.hpp"        // Hex
 #include "games/connect_four/players.hpp"  // Connect Four (tests only: the proof that a game is one folder)
+#include "games/hex/players.hpp"           // Hex
+#include "games/othello/agent.hpp"         // Othello
+#include "games/tictactoe/players.hpp"     // Tic-Tac-Toe
 
 #define EF_FOR_EACH_PLAYOUT_GAME(X) \
   X(::ef::games::Othello)           \
@@ -25,10 +25,11 @@
 namespace ef::play {
 
 // A registered game that does not meet the interface fails here, with its name in the message.
-#define EF_CHECK_PLAYOUT_GAME(G)                                                                       \
-  static_assert(PlayoutGame<G>, #G ": not a PlayoutGame (games::Game plus kMaxPlies and side())");    \
-  static_assert(PlayoutPlayer<ParamsOf<G>, G>, #G ": Players<G>::Params is not a PlayoutPlayer");    \
-  static_assert(requires(const AgentOf<G>& a) { a.validate(); }, #G ": Players<G>::Agent needs validate()");
+#define EF_CHECK_PLAYOUT_GAME(G)                                                                   \
+  static_assert(PlayoutGame<G>, #G ": not a PlayoutGame (games::Game plus kMaxPlies and side())"); \
+  static_assert(PlayoutPlayer<ParamsOf<G>, G>, #G ": Players<G>::Params is not a PlayoutPlayer");  \
+  static_assert(                                                                                   \
+      requires(const AgentOf<G>& a) { a.validate(); }, #G ": Players<G>::Agent needs validate()");
 EF_FOR_EACH_PLAYOUT_GAME(EF_CHECK_PLAYOUT_GAME)
 #undef EF_CHECK_PLAYOUT_GAME
 

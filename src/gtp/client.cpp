@@ -22,7 +22,6 @@ namespace {
 constexpr std::size_t kMaxResponseBytes = std::size_t{1} << 20;
 }  // namespace
 
-
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -46,8 +45,7 @@ class SigpipeGuard {
   ~SigpipeGuard() {
     if (!pending_before_) {
       const timespec zero{0, 0};
-      while (sigtimedwait(&pipe_, nullptr, &zero) == SIGPIPE) {
-      }
+      while (sigtimedwait(&pipe_, nullptr, &zero) == SIGPIPE) {}
     }
     pthread_sigmask(SIG_SETMASK, &old_, nullptr);
   }
@@ -67,7 +65,8 @@ void close_fd(int& fd) {
 void set_nonblocking(int fd) { ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
 Clock::time_point deadline_after(double seconds) {
-  return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::max(seconds, 0.0)));
+  return Clock::now() +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(std::max(seconds, 0.0)));
 }
 
 int remaining_ms(Clock::time_point deadline) {
@@ -128,7 +127,7 @@ void GtpClient::start() {
 #else
     (void)parent;
 #endif
-    struct sigaction dfl{};
+    struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
     ::sigaction(SIGPIPE, &dfl, nullptr);
     sigset_t none;
@@ -215,8 +214,7 @@ std::string GtpClient::terminate(bool graceful, double grace_s) {
       if (Clock::now() >= deadline) break;
       // Keep the pipes flowing: an engine blocked writing a full pipe could not exit.
       char chunk[4096];
-      while (out_fd_ >= 0 && ::read(out_fd_, chunk, sizeof chunk) > 0) {
-      }
+      while (out_fd_ >= 0 && ::read(out_fd_, chunk, sizeof chunk) > 0) {}
       drain_stderr();
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
@@ -225,14 +223,12 @@ std::string GtpClient::terminate(bool graceful, double grace_s) {
   ::kill(-pid_, SIGKILL);
   ::kill(pid_, SIGKILL);
   int status = 0;
-  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {}
   // The rest of the group (killed above): its members are our children now, or become so as
   // their parents die; reap them until the group is gone (bounded: SIGKILL cannot be ignored).
   const Clock::time_point deadline = deadline_after(1.0);
   for (;;) {
-    while (::waitpid(-pid_, nullptr, WNOHANG) > 0) {
-    }
+    while (::waitpid(-pid_, nullptr, WNOHANG) > 0) {}
     if (::kill(-pid_, 0) != 0 || Clock::now() >= deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
@@ -309,8 +305,7 @@ GtpResponse GtpClient::send(const std::string& command, double timeout_s) {
   for (;;) {
     GtpScan scan = scan_gtp_response(buffer_, id, eof);
     switch (scan.kind) {
-      case GtpScan::Kind::kResponse:
-        return {scan.ok ? Status::kOk : Status::kFailure, std::move(scan.text)};
+      case GtpScan::Kind::kResponse: return {scan.ok ? Status::kOk : Status::kFailure, std::move(scan.text)};
       case GtpScan::Kind::kStale:
         ++stale_responses_;  // the answer to an earlier command: not this one's
         continue;
@@ -318,16 +313,14 @@ GtpResponse GtpClient::send(const std::string& command, double timeout_s) {
         terminate(false, 0);
         return {Status::kBadResponse,
                 fmt::format("engine sent '{}' instead of a GTP response to '{}'", excerpt(scan.text), command)};
-      case GtpScan::Kind::kNeedMore:
-        break;
+      case GtpScan::Kind::kNeedMore: break;
     }
     if (eof) return died("closed its output");
     // A response longer than any GTP answer is junk: stop before it fills memory.
     if (buffer_.size() > kMaxResponseBytes) {
       terminate(false, 0);
-      return {Status::kBadResponse,
-              fmt::format("engine sent more than {} bytes without ending its response to '{}'", kMaxResponseBytes,
-                          command)};
+      return {Status::kBadResponse, fmt::format("engine sent more than {} bytes without ending its response to '{}'",
+                                                kMaxResponseBytes, command)};
     }
 
     pollfd fds[2] = {{out_fd_, POLLIN, 0}, {err_fd_, POLLIN, 0}};

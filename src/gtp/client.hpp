@@ -91,9 +91,9 @@ class GtpClient {
 
   std::string command_;
   pid_t pid_ = 0;
-  int in_fd_ = -1;   // the engine's stdin (we write)
-  int out_fd_ = -1;  // its stdout (we read)
-  int err_fd_ = -1;  // its stderr (we read)
+  int in_fd_ = -1;      // the engine's stdin (we write)
+  int out_fd_ = -1;     // its stdout (we read)
+  int err_fd_ = -1;     // its stderr (we read)
   std::string buffer_;  // stdout bytes read but not yet part of a response
   unsigned long next_id_ = 1;
   std::size_t stale_responses_ = 0;

@@ -14,7 +14,8 @@ void validate_external_engine_options(const ExternalEngineOptions& o) {
   if (o.max_restarts < 0) fail("external match: max_restarts {} (must be >= 0)", o.max_restarts);
 }
 
-ExternalEngine::ExternalEngine(ExternalEngineOptions options) : options_(std::move(options)), client_(options_.command) {}
+ExternalEngine::ExternalEngine(ExternalEngineOptions options)
+    : options_(std::move(options)), client_(options_.command) {}
 
 void ExternalEngine::start() {
   // A failure here is not a flaky move but an engine that cannot play at all.

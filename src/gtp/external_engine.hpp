@@ -13,10 +13,10 @@
 namespace ef::play {
 
 struct ExternalEngineOptions {
-  std::string command;              // run as /bin/sh -c COMMAND
-  int games = 0;                    // checked only (>= 0)
-  double move_timeout_s = 10;       // per command during the games
-  double startup_timeout_s = 30;    // per command right after (re)starting the engine
+  std::string command;            // run as /bin/sh -c COMMAND
+  int games = 0;                  // checked only (>= 0)
+  double move_timeout_s = 10;     // per command during the games
+  double startup_timeout_s = 30;  // per command right after (re)starting the engine
   int max_restarts = 3;
   // Sent after each start, each with startup_timeout_s; any failure is an ef::Error (the engine
   // cannot play), except a refused "protocol_version" (old engines lack it).

@@ -31,8 +31,10 @@ LineStatus read_line(std::istream& in, std::string& line, std::size_t max) {
     }
     any = true;
     if (c == '\n') break;
-    if (line.size() < max) line += Traits::to_char_type(c);
-    else too_long = true;
+    if (line.size() < max)
+      line += Traits::to_char_type(c);
+    else
+      too_long = true;
   }
   return too_long ? LineStatus::kTooLong : LineStatus::kLine;
 }
@@ -43,8 +45,10 @@ std::vector<std::string> words_of(const std::string& raw) {
   std::string line;
   for (const char c : raw) {
     if (c == '#') break;
-    if (c == '\t') line += ' ';
-    else if (static_cast<unsigned char>(c) >= 32 && c != 127) line += c;
+    if (c == '\t')
+      line += ' ';
+    else if (static_cast<unsigned char>(c) >= 32 && c != 127)
+      line += c;
   }
   std::istringstream words(line);
   std::vector<std::string> tokens;
@@ -115,8 +119,7 @@ int gtp_run(std::istream& in, std::ostream& out, const GtpExecute& execute, std:
       const std::size_t e = b == std::string::npos ? b : line.find_first_of(" \t", b);
       std::string id;
       if (e != std::string::npos && e - b <= 20 && gtp_all_digits(line.substr(b, e - b))) id = line.substr(b, e - b);
-      response = format_response(id,
-                                 {false, fmt::format("line too long (over {} bytes), ignored", max_line)});
+      response = format_response(id, {false, fmt::format("line too long (over {} bytes), ignored", max_line)});
     } else {
       response = gtp_handle_line(line, execute, quit);
     }
@@ -129,8 +132,8 @@ int gtp_run(std::istream& in, std::ostream& out, const GtpExecute& execute, std:
 
 GtpReply gtp_known_command(std::span<const char* const> commands, const std::vector<std::string>& args) {
   if (args.size() != 1) return {false, "syntax error (usage: known_command COMMAND)"};
-  const bool known = std::find_if(commands.begin(), commands.end(), [&](const char* c) { return args[0] == c; }) !=
-                     commands.end();
+  const bool known =
+      std::find_if(commands.begin(), commands.end(), [&](const char* c) { return args[0] == c; }) != commands.end();
   return {true, known ? "true" : "false"};
 }
 

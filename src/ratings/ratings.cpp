@@ -32,9 +32,9 @@ double score_for(const GameResult& game, int player) { return game.first == play
 
 // All games between the same two players, summed: the likelihood only depends on these totals.
 struct PairTotals {
-  int low = 0, high = 0;      // player indices, low < high
-  double games = 0;           // games between them
-  double score_of_low = 0;    // total score of `low` in those games
+  int low = 0, high = 0;    // player indices, low < high
+  double games = 0;         // games between them
+  double score_of_low = 0;  // total score of `low` in those games
 };
 
 std::vector<PairTotals> pair_totals(std::span<const GameResult> games, int num_players) {
@@ -42,9 +42,9 @@ std::vector<PairTotals> pair_totals(std::span<const GameResult> games, int num_p
   keyed.reserve(games.size());
   for (const GameResult& g : games) {
     const int low = std::min(g.first, g.second), high = std::max(g.first, g.second);
-    keyed.emplace_back(static_cast<std::uint64_t>(low) * static_cast<std::uint64_t>(num_players) +
-                           static_cast<std::uint64_t>(high),
-                       score_for(g, low));
+    keyed.emplace_back(
+        static_cast<std::uint64_t>(low) * static_cast<std::uint64_t>(num_players) + static_cast<std::uint64_t>(high),
+        score_for(g, low));
   }
   std::sort(keyed.begin(), keyed.end());  // sorting the scores too keeps the sums order-free
   std::vector<PairTotals> pairs;
@@ -90,10 +90,11 @@ void require_finite_likelihood_maximum(const std::vector<PairTotals>& pairs, int
     }
     for (int v = 0; v < num_players; ++v) {
       if (!seen[v]) {
-        fail("Bradley-Terry fit: with prior_draws = 0 the ratings are infinite: players {} and 0 are not "
-             "linked both ways by scores (someone won or lost every game against a group, or never "
-             "played); use prior_draws > 0",
-             v);
+        fail(
+            "Bradley-Terry fit: with prior_draws = 0 the ratings are infinite: players {} and 0 are not "
+            "linked both ways by scores (someone won or lost every game against a group, or never "
+            "played); use prior_draws > 0",
+            v);
       }
     }
   }
@@ -150,7 +151,8 @@ struct Objective {
       for (int k = 0; k < n; ++k) {
         gradient[k] += slope[k] - slope_sum / n;
         for (int l = 0; l < n; ++l) {
-          h(k, l) += (k == l ? curvature[k] : 0.0) - (curvature[k] + curvature[l]) / n + curvature_sum / (double(n) * n);
+          h(k, l) +=
+              (k == l ? curvature[k] : 0.0) - (curvature[k] + curvature[l]) / n + curvature_sum / (double(n) * n);
         }
       }
     }
@@ -207,8 +209,9 @@ std::vector<double> factor_gauge_fixed(const std::vector<double>& negative_hessi
   std::vector<double> m = negative_hessian;
   for (double& x : m) x += alpha;
   if (!cholesky(m, n)) {
-    fail("Bradley-Terry fit: the information matrix is singular (some players are not linked by games; "
-         "use prior_draws > 0)");
+    fail(
+        "Bradley-Terry fit: the information matrix is singular (some players are not linked by games; "
+        "use prior_draws > 0)");
   }
   return m;
 }
@@ -247,7 +250,8 @@ double elo_difference_from_score(double score) {
 // ---------------------------------------------------------------------------------------------
 
 void apply_sequential_elo(std::span<double> ratings, std::span<const GameResult> games, double k_factor) {
-  if (!(k_factor > 0) || !std::isfinite(k_factor)) fail("sequential Elo: K factor {} must be positive and finite", k_factor);
+  if (!(k_factor > 0) || !std::isfinite(k_factor))
+    fail("sequential Elo: K factor {} must be positive and finite", k_factor);
   validate_games(games, static_cast<int>(ratings.size()));  // all checks before any update
   for (const GameResult& g : games) {
     const double change = k_factor * (g.score - expected_score(ratings[g.first], ratings[g.second]));
@@ -259,7 +263,8 @@ void apply_sequential_elo(std::span<double> ratings, std::span<const GameResult>
 std::vector<double> sequential_elo(std::span<const GameResult> games, int num_players,
                                    const SequentialEloOptions& options) {
   check_player_count(num_players);
-  if (!std::isfinite(options.initial_rating)) fail("sequential Elo: initial rating {} is not finite", options.initial_rating);
+  if (!std::isfinite(options.initial_rating))
+    fail("sequential Elo: initial rating {} is not finite", options.initial_rating);
   std::vector<double> ratings(num_players, options.initial_rating);
   apply_sequential_elo(ratings, games, options.k_factor);
   return ratings;
@@ -289,9 +294,11 @@ std::vector<double> BradleyTerryFit::los_table() const {
   return table;
 }
 
-BradleyTerryFit fit_bradley_terry(std::span<const GameResult> games, int num_players, const BradleyTerryOptions& options) {
+BradleyTerryFit fit_bradley_terry(std::span<const GameResult> games, int num_players,
+                                  const BradleyTerryOptions& options) {
   validate_games(games, num_players);
-  if (options.anchor == RatingAnchor::kPlayerZero) check_index(options.anchor_player, num_players, "Bradley-Terry anchor");
+  if (options.anchor == RatingAnchor::kPlayerZero)
+    check_index(options.anchor_player, num_players, "Bradley-Terry anchor");
   if (!(options.prior_draws >= 0) || !std::isfinite(options.prior_draws))
     fail("Bradley-Terry fit: prior_draws {} must be >= 0 and finite", options.prior_draws);
   if (!(options.tolerance_elo > 0)) fail("Bradley-Terry fit: tolerance_elo {} must be positive", options.tolerance_elo);
@@ -409,9 +416,12 @@ ScoreInterval expected_score_interval(std::span<const GameResult> games, int num
     if (g.first != player && g.second != player) continue;
     const double s = score_for(g, player);
     ++out.games;
-    if (s == 1.0) ++out.wins;
-    else if (s == 0.5) ++out.draws;
-    else ++out.losses;
+    if (s == 1.0)
+      ++out.wins;
+    else if (s == 0.5)
+      ++out.draws;
+    else
+      ++out.losses;
     total += s;
     total_squares += s * s;
   }

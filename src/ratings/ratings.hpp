@@ -91,11 +91,11 @@ struct BradleyTerryOptions {
 
 struct BradleyTerryFit {
   int num_players = 0;
-  std::vector<double> ratings;     // Elo, anchored as requested
-  std::vector<double> margins95;   // ± Elo: 1.959964 sqrt(covariance(i, i))
-  std::vector<double> covariances; // row-major num_players^2, Elo^2, of the anchored ratings
-  int iterations = 0;              // Newton steps taken
-  bool converged = false;          // false only if max_iterations ran out
+  std::vector<double> ratings;      // Elo, anchored as requested
+  std::vector<double> margins95;    // ± Elo: 1.959964 sqrt(covariance(i, i))
+  std::vector<double> covariances;  // row-major num_players^2, Elo^2, of the anchored ratings
+  int iterations = 0;               // Newton steps taken
+  bool converged = false;           // false only if max_iterations ran out
 
   double covariance(int i, int j) const { return covariances[static_cast<std::size_t>(i) * num_players + j]; }
   // Standard deviation of r_i - r_j (anchor-independent).

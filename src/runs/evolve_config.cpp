@@ -1,10 +1,10 @@
 #include "runs/evolve_config.hpp"
 #include <fmt/format.h>
-#include <filesystem>
 #include <toml++/toml.h>
+#include <filesystem>
+#include "core/error.hpp"
 #include "core/toml_reader.hpp"
 #include "games/othello/feature_weights.hpp"
-#include "core/error.hpp"
 #include "games/othello/players.hpp"
 
 namespace ef::ga {
@@ -57,10 +57,14 @@ TicTacToeConfig load_tictactoe(const toml::table& root, const std::string& file)
     r.integer("size", c.ga.population, 2, 65536);
     std::string selection = "roulette";
     r.text("selection", selection);
-    if (selection == "roulette") c.ga.selection = Selection::kRoulette;
-    else if (selection == "rank") c.ga.selection = Selection::kRank;
-    else if (selection == "tournament") c.ga.selection = Selection::kTournament;
-    else fail("{}: '{}' (expected roulette, rank or tournament)", r.where("selection"), selection);
+    if (selection == "roulette")
+      c.ga.selection = Selection::kRoulette;
+    else if (selection == "rank")
+      c.ga.selection = Selection::kRank;
+    else if (selection == "tournament")
+      c.ga.selection = Selection::kTournament;
+    else
+      fail("{}: '{}' (expected roulette, rank or tournament)", r.where("selection"), selection);
     r.integer("tournament_size", c.ga.tournament_size, 1, 65536);
     r.real("crossover_rate", c.ga.crossover_rate, 0.0, 1.0);
     r.real("mutation_rate", c.ga.mutation_rate, 0.0, 1.0);
@@ -71,9 +75,12 @@ TicTacToeConfig load_tictactoe(const toml::table& root, const std::string& file)
     r.allow({"topology", "depth"});
     std::string topology = "full";
     r.text("topology", topology);
-    if (topology == "full") c.topology = tictactoe::Topology::kFull;
-    else if (topology == "paper") c.topology = tictactoe::Topology::kPaper;
-    else fail("{}: '{}' (expected full or paper)", r.where("topology"), topology);
+    if (topology == "full")
+      c.topology = tictactoe::Topology::kFull;
+    else if (topology == "paper")
+      c.topology = tictactoe::Topology::kPaper;
+    else
+      fail("{}: '{}' (expected full or paper)", r.where("topology"), topology);
     r.integer("depth", c.depth, 1, 9);
   }
   {
@@ -81,9 +88,12 @@ TicTacToeConfig load_tictactoe(const toml::table& root, const std::string& file)
     r.allow({"kind", "depth", "top", "monitor_depth"});
     std::string kind = "static";
     r.text("kind", kind);
-    if (kind == "static") c.coevolution = false;
-    else if (kind == "coevolution") c.coevolution = true;
-    else fail("{}: '{}' (expected static or coevolution)", r.where("kind"), kind);
+    if (kind == "static")
+      c.coevolution = false;
+    else if (kind == "coevolution")
+      c.coevolution = true;
+    else
+      fail("{}: '{}' (expected static or coevolution)", r.where("kind"), kind);
     r.integer("depth", c.opponent_depth, 1, 9);
     r.integer("top", c.top, 1, 65536);
     r.integer("monitor_depth", c.monitor_depth, 1, 9);
@@ -106,12 +116,13 @@ const char* selection_name(Selection s) {
 
 std::string tictactoe_to_toml(const TicTacToeConfig& c) {
   std::string t;
-  t += fmt::format("[evolve]\nkind = \"tictactoe\"\ngenerations = {}\ntrials = {}\nseed = {}\n\n", c.generations, c.trials,
-                   c.seed);
-  t += fmt::format("[population]\nsize = {}\nselection = \"{}\"\ntournament_size = {}\ncrossover_rate = {}\n"
-                   "mutation_rate = {}\nelitism = {}\n\n",
-                   c.ga.population, selection_name(c.ga.selection), c.ga.tournament_size, c.ga.crossover_rate,
-                   c.ga.mutation_rate, c.ga.elitism);
+  t += fmt::format("[evolve]\nkind = \"tictactoe\"\ngenerations = {}\ntrials = {}\nseed = {}\n\n", c.generations,
+                   c.trials, c.seed);
+  t += fmt::format(
+      "[population]\nsize = {}\nselection = \"{}\"\ntournament_size = {}\ncrossover_rate = {}\n"
+      "mutation_rate = {}\nelitism = {}\n\n",
+      c.ga.population, selection_name(c.ga.selection), c.ga.tournament_size, c.ga.crossover_rate, c.ga.mutation_rate,
+      c.ga.elitism);
   t += fmt::format("[network]\ntopology = \"{}\"\ndepth = {}\n\n",
                    c.topology == tictactoe::Topology::kFull ? "full" : "paper", c.depth);
   t += fmt::format("[opponent]\nkind = \"{}\"\ndepth = {}\ntop = {}\nmonitor_depth = {}\n\n",
@@ -148,17 +159,23 @@ EvolveConfig load_evolve_config(const std::string& file) {
     r.integer("size", e.ga.population, 3, 4096);
     std::string chromosome = "oe_fmc";
     r.text("chromosome", chromosome);
-    if (chromosome == "oe_fmc") e.play.material = features::Material::kFlips;
-    else if (chromosome == "oe_dmc") e.play.material = features::Material::kDiscs;
-    else fail("{}: '{}' (expected oe_fmc or oe_dmc)", r.where("chromosome"), chromosome);
+    if (chromosome == "oe_fmc")
+      e.play.material = features::Material::kFlips;
+    else if (chromosome == "oe_dmc")
+      e.play.material = features::Material::kDiscs;
+    else
+      fail("{}: '{}' (expected oe_fmc or oe_dmc)", r.where("chromosome"), chromosome);
     r.real("parent_fraction", e.ga.parent_fraction, 1e-9, 1.0);
     r.real("mutation_rate", e.ga.mutation_rate, 0.0, 1.0);
     r.integer("mutation_genes", e.ga.mutation_genes, 1, features::kGenes);
     std::string crossover = "uniform";
     r.text("crossover", crossover);
-    if (crossover == "uniform") e.ga.crossover = CrossoverKind::kUniform;
-    else if (crossover == "one-point") e.ga.crossover = CrossoverKind::kOnePoint;
-    else fail("{}: '{}' (expected uniform or one-point)", r.where("crossover"), crossover);
+    if (crossover == "uniform")
+      e.ga.crossover = CrossoverKind::kUniform;
+    else if (crossover == "one-point")
+      e.ga.crossover = CrossoverKind::kOnePoint;
+    else
+      fail("{}: '{}' (expected uniform or one-point)", r.where("crossover"), crossover);
   }
   {
     TableReader r(section("elo"), file, "elo");

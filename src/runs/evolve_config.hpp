@@ -9,45 +9,45 @@
 #pragma once
 #include <string>
 #include "core/hd.hpp"
-#include "games/tictactoe/network.hpp"
 #include "ga/bitstring_ga.hpp"
 #include "ga/elo_ga.hpp"
 #include "games/othello/fitness_matches.hpp"
+#include "games/tictactoe/network.hpp"
 
 namespace ef::ga {
 
 struct EloOthelloConfig {
-  int generations = 1000;        // at most this many generations
-  int stall_generations = 100;   // stop once the champion's chromosome is unchanged this long (0: never)
+  int generations = 1000;       // at most this many generations
+  int stall_generations = 100;  // stop once the champion's chromosome is unchanged this long (0: never)
   u64 seed = 1;
-  EloGaParams ga;                // [population] and [elo]
-  bool bradley_terry = true;     // [elo] a whole-tournament fit per generation (reported, not selected on)
-  play::FeaturePlayOptions play; // [play] and [population] chromosome
-  std::string yardstick = "swh"; // [yardstick] opponent: none, swh, random or an agent file (absolute once resolved)
-  int yardstick_openings = 50;   // each played with both colours
+  EloGaParams ga;                 // [population] and [elo]
+  bool bradley_terry = true;      // [elo] a whole-tournament fit per generation (reported, not selected on)
+  play::FeaturePlayOptions play;  // [play] and [population] chromosome
+  std::string yardstick = "swh";  // [yardstick] opponent: none, swh, random or an agent file (absolute once resolved)
+  int yardstick_openings = 50;    // each played with both colours
   int yardstick_opening_plies = 6;
-  int yardstick_every = 1;       // generations between yardstick matches (the last one always)
-  int checkpoint_every = 1;      // [run]
+  int yardstick_every = 1;   // generations between yardstick matches (the last one always)
+  int checkpoint_every = 1;  // [run]
 };
 
 struct TicTacToeConfig {
   int generations = 100;
-  int trials = 5;                  // independent runs of the GA (streams of one seed), side by side
+  int trials = 5;  // independent runs of the GA (streams of one seed), side by side
   u64 seed = 1;
-  BitGaParams ga;                  // [population]; ga.bits follows from the topology
+  BitGaParams ga;                                             // [population]; ga.bits follows from the topology
   tictactoe::Topology topology = tictactoe::Topology::kFull;  // [network]
-  int depth = 4;                   // [network] the evolved networks' minimax plies
-  bool coevolution = false;        // [opponent] kind = "static" | "coevolution"
-  int opponent_depth = 4;          // [opponent] the static evaluator's plies (kind = "static")
-  int top = 5;                     // [opponent] co-evolution: each member meets the other population's top
-  int monitor_depth = 4;           // [opponent] co-evolution: the static evaluator monitored against
-  int checkpoint_every = 1;        // [run]
+  int depth = 4;                                              // [network] the evolved networks' minimax plies
+  bool coevolution = false;                                   // [opponent] kind = "static" | "coevolution"
+  int opponent_depth = 4;    // [opponent] the static evaluator's plies (kind = "static")
+  int top = 5;               // [opponent] co-evolution: each member meets the other population's top
+  int monitor_depth = 4;     // [opponent] co-evolution: the static evaluator monitored against
+  int checkpoint_every = 1;  // [run]
 };
 
 struct EvolveConfig {
   std::string kind = "elo-othello";
-  EloOthelloConfig elo;   // kind "elo-othello"
-  TicTacToeConfig ttt;    // kind "tictactoe"
+  EloOthelloConfig elo;  // kind "elo-othello"
+  TicTacToeConfig ttt;   // kind "tictactoe"
 };
 
 // Reads and validates `file`. Relative agent paths resolve against the file's directory.

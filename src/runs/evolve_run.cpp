@@ -4,14 +4,14 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
-#include "core/bytes.hpp"
-#include "core/memory_check.hpp"
-#include "games/othello/feature_weights.hpp"
 #include "backends/backend.hpp"
+#include "core/bytes.hpp"
 #include "core/error.hpp"
-#include "runs/evolve_tictactoe.hpp"
-#include "ratings/ratings.hpp"
+#include "core/memory_check.hpp"
 #include "games/othello/agent_file.hpp"
+#include "games/othello/feature_weights.hpp"
+#include "ratings/ratings.hpp"
+#include "runs/evolve_tictactoe.hpp"
 
 namespace ef::ga {
 
@@ -30,9 +30,9 @@ constexpr u32 kCheckpointVersion = 1;
 
 // Where a run stands between two generations.
 struct State {
-  EloPopulation population;          // the members of generation population.generation, to play next
-  int unchanged = 0;                 // generations the last champion had been champion in a row, minus one
-  std::vector<int> last_champion;    // empty before generation 0
+  EloPopulation population;        // the members of generation population.generation, to play next
+  int unchanged = 0;               // generations the last champion had been champion in a row, minus one
+  std::vector<int> last_champion;  // empty before generation 0
   bool finished = false;
 };
 
@@ -160,13 +160,11 @@ EvolveOutcome run_loop(RunDir& run, const EloOthelloConfig& c, State state, Setu
   const bool yardstick = c.yardstick != "none";
   const play::Agent& opponent = setup.opponent;
   const int n = c.ga.population;
-  run.log(fmt::format("evolve elo-othello: {} players ({}), {} games a generation, backend {}, generations {}..{}{}",
-                      n, c.play.material == features::Material::kFlips ? "oe_fmc" : "oe_dmc",
-                      static_cast<u64>(n) * (n - 1), backend->name(), state.population.generation,
-                      c.generations - 1,
-                      c.stall_generations > 0 ? fmt::format(" (or until the champion is unchanged for {})",
-                                                            c.stall_generations)
-                                              : ""));
+  run.log(fmt::format(
+      "evolve elo-othello: {} players ({}), {} games a generation, backend {}, generations {}..{}{}", n,
+      c.play.material == features::Material::kFlips ? "oe_fmc" : "oe_dmc", static_cast<u64>(n) * (n - 1),
+      backend->name(), state.population.generation, c.generations - 1,
+      c.stall_generations > 0 ? fmt::format(" (or until the champion is unchanged for {})", c.stall_generations) : ""));
   ProgressMeter meter(static_cast<u64>(c.generations), static_cast<u64>(state.population.generation));
   while (true) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -221,13 +219,13 @@ EvolveOutcome run_loop(RunDir& run, const EloOthelloConfig& c, State state, Setu
     const Diversity div = diversity(pop);
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     auto real = [](double v) { return std::isnan(v) ? std::string() : fmt::format("{:.3f}", v); };
-    run.append_rows(kMetrics,
-                    fmt::format("{},{},{:.3f},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{},{:.4f},{},{},{},{},{},{},{:.3f},{:.3f}\n",
-                                g, chromosome_text(champion.genes), champion.rating, real(bt), real(bt_margin),
-                                champion.born, mean, std::sqrt(var / n), lo, hi, div.distinct,
-                                div.mean_gene_distance, state.unchanged, counts.black_wins, counts.draws,
-                                counts.white_wins, yard_games, std::isnan(yard_score) ? "" : fmt::format("{:.4f}", yard_score),
-                                counts.play_seconds, secs));
+    run.append_rows(
+        kMetrics,
+        fmt::format("{},{},{:.3f},{},{},{},{:.3f},{:.3f},{:.3f},{:.3f},{},{:.4f},{},{},{},{},{},{},{:.3f},{:.3f}\n", g,
+                    chromosome_text(champion.genes), champion.rating, real(bt), real(bt_margin), champion.born, mean,
+                    std::sqrt(var / n), lo, hi, div.distinct, div.mean_gene_distance, state.unchanged,
+                    counts.black_wins, counts.draws, counts.white_wins, yard_games,
+                    std::isnan(yard_score) ? "" : fmt::format("{:.4f}", yard_score), counts.play_seconds, secs));
     run.log(fmt::format("gen {:>5} champion {} elo {:.0f}{}{} unchanged {} | {:.2f} s/gen | {}", g,
                         chromosome_text(champion.genes), champion.rating,
                         std::isnan(bt) ? "" : fmt::format(" bt {:.0f}+-{:.0f}", bt, bt_margin),
@@ -242,13 +240,11 @@ EvolveOutcome run_loop(RunDir& run, const EloOthelloConfig& c, State state, Setu
       out.complete = true;
       out.stalled = stalled_now && !last_allowed;
       run.log(fmt::format("evolve complete after {} generations ({}); champion {} in {}", g + 1,
-                          out.stalled ? fmt::format("champion unchanged for {}", state.unchanged)
-                                      : "generation limit",
+                          out.stalled ? fmt::format("champion unchanged for {}", state.unchanged) : "generation limit",
                           chromosome_text(state.last_champion), run.file("champion.toml").string()));
       return out;
     }
-    if (stop || state.population.generation % c.checkpoint_every == 0)
-      run.write_checkpoint(kCheckpoint, encode(state));
+    if (stop || state.population.generation % c.checkpoint_every == 0) run.write_checkpoint(kCheckpoint, encode(state));
     if (stop) return evolve_detail::stopped_after(run, g, o.resume_hint);
   }
 }
@@ -273,8 +269,8 @@ EvolveOutcome stopped_after(RunDir& run, int generation, const std::string& resu
 
 void check_new_limit(const RunDir& run, int played, int generations) {
   if (generations > 0 && generations < played)
-    fail("{}: {} generations are played already; --generations {} would end the run before them",
-         run.path().string(), played, generations);
+    fail("{}: {} generations are played already; --generations {} would end the run before them", run.path().string(),
+         played, generations);
 }
 
 }  // namespace evolve_detail
@@ -289,10 +285,12 @@ std::vector<MemoryPart> evolve_memory_estimate(const EvolveConfig& config) {
   const double per_game = sizeof(OthelloJob) + sizeof(play::OthelloRecord) + 3 * 8 + 8 + 2 * 16;
   std::vector<MemoryPart> parts;
   parts.push_back({fmt::format("a generation's round robin ({} games x {} B)", games, per_game), games * per_game});
-  if (c.bradley_terry) parts.push_back({fmt::format("Bradley-Terry fit (5 matrices of {} x {} x 8 B)", n, n), 5 * n * n * 8});
+  if (c.bradley_terry)
+    parts.push_back({fmt::format("Bradley-Terry fit (5 matrices of {} x {} x 8 B)", n, n), 5 * n * n * 8});
   if (c.yardstick != "none") {
     const double yard = 2.0 * c.yardstick_openings;
-    parts.push_back({fmt::format("yardstick games ({})", yard), yard * (sizeof(OthelloJob) + sizeof(play::OthelloRecord))});
+    parts.push_back(
+        {fmt::format("yardstick games ({})", yard), yard * (sizeof(OthelloJob) + sizeof(play::OthelloRecord))});
   }
   return parts;
 }
@@ -370,8 +368,8 @@ EvolveOutcome resume_evolve(const fs::path& dir, const EvolveRunOptions& options
     return g < next;
   });
   if (previous + 1 < next)
-    fail("{}: rows end at generation {} but the checkpoint is at generation {}", run.file(kMetrics).string(),
-         previous, next);
+    fail("{}: rows end at generation {} but the checkpoint is at generation {}", run.file(kMetrics).string(), previous,
+         next);
   if (generations > 0 && generations != c.generations) {  // after every check: nothing changes on an error
     c.generations = generations;
     run.commit_config(evolve_config_to_toml(config));

@@ -50,7 +50,8 @@ TttState initial_state(const TicTacToeConfig& c) {
     for (int p = 0; p < populations(c); ++p) {
       s.pops[t].push_back(random_bit_population(c.ga, c.seed, stream_of(t, p)));
       // Generation 0 has no ranking yet: its first members stand in.
-      s.top[t].push_back(std::vector<BitString>(s.pops[t][p].begin(), s.pops[t][p].begin() + (c.coevolution ? c.top : 0)));
+      s.top[t].push_back(
+          std::vector<BitString>(s.pops[t][p].begin(), s.pops[t][p].begin() + (c.coevolution ? c.top : 0)));
     }
   return s;
 }
@@ -100,7 +101,8 @@ TttState decode(const std::string& payload, const std::string& file, const TicTa
       for (int i = 0; i < c.ga.population; ++i) pop.push_back(get_bits(r, c.ga.bits));
       s.pops[t].push_back(std::move(pop));
       const u32 k = r.get<u32>("the top count");
-      if (k != static_cast<u32>(c.coevolution ? c.top : 0)) r.bad(fmt::format("{} top networks (the config says {})", k, c.coevolution ? c.top : 0));
+      if (k != static_cast<u32>(c.coevolution ? c.top : 0))
+        r.bad(fmt::format("{} top networks (the config says {})", k, c.coevolution ? c.top : 0));
       std::vector<BitString> top;
       for (u32 i = 0; i < k; ++i) top.push_back(get_bits(r, c.ga.bits));
       s.top[t].push_back(std::move(top));
@@ -151,15 +153,15 @@ EvolveOutcome loop(RunDir& run, const TicTacToeConfig& c, TttState state, std::u
   const play::TicTacToeAgent opponent = play::static_agent(c.opponent_depth);
   const play::TicTacToeAgent monitor = play::static_agent(c.monitor_depth);
   const int np = populations(c);
-  run.log(fmt::format("evolve tictactoe: {} trial(s) x {} population(s) of {} {} networks ({} bits), ply {}, {}, "
-                      "backend {}, generations {}..{}",
-                      c.trials, np, c.ga.population, c.topology == tictactoe::Topology::kFull ? "full" : "paper",
-                      c.ga.bits, c.depth,
-                      c.coevolution ? fmt::format("co-evolution against the other's top {}, monitored against the "
-                                                  "static evaluator at ply {}",
-                                                  c.top, c.monitor_depth)
-                                    : fmt::format("against the static evaluator at ply {}", c.opponent_depth),
-                      backend->name(), state.generation, c.generations - 1));
+  run.log(fmt::format(
+      "evolve tictactoe: {} trial(s) x {} population(s) of {} {} networks ({} bits), ply {}, {}, "
+      "backend {}, generations {}..{}",
+      c.trials, np, c.ga.population, c.topology == tictactoe::Topology::kFull ? "full" : "paper", c.ga.bits, c.depth,
+      c.coevolution ? fmt::format("co-evolution against the other's top {}, monitored against the "
+                                  "static evaluator at ply {}",
+                                  c.top, c.monitor_depth)
+                    : fmt::format("against the static evaluator at ply {}", c.opponent_depth),
+      backend->name(), state.generation, c.generations - 1));
   ProgressMeter meter(static_cast<u64>(c.generations), static_cast<u64>(state.generation));
   while (true) {
     const auto t0 = std::chrono::steady_clock::now();
@@ -172,7 +174,8 @@ EvolveOutcome loop(RunDir& run, const TicTacToeConfig& c, TttState state, std::u
         tops[t].emplace_back();
         for (std::size_t i = 0; i < state.pops[t][p].size(); ++i)
           members[t][p].push_back(play::network_agent(state.pops[t][p][i], c.topology, c.depth, "member"));
-        for (const BitString& b : state.top[t][p]) tops[t][p].push_back(play::network_agent(b, c.topology, c.depth, "top"));
+        for (const BitString& b : state.top[t][p])
+          tops[t][p].push_back(play::network_agent(b, c.topology, c.depth, "top"));
       }
     std::vector<play::TttMatch> list;
     for (int t = 0; t < c.trials; ++t)
@@ -275,15 +278,15 @@ std::vector<MemoryPart> tictactoe_memory_estimate(const TicTacToeConfig& c) {
   const double games = matches * play::kTttMatchGames;
   const double bits = static_cast<double>(c.ga.bits) + sizeof(BitString);
   std::vector<MemoryPart> parts;
-  parts.push_back({fmt::format("bit strings ({} members and tops x {} B, with the bred next generation)", members + tops,
-                               bits),
-                   (2 * members + tops) * bits});
-  parts.push_back({fmt::format("agents ({} x {} B, and the backend's copies)", members + tops,
-                               sizeof(play::TicTacToeAgent)),
-                   2 * (members + tops) * static_cast<double>(sizeof(play::TicTacToeAgent))});
+  parts.push_back(
+      {fmt::format("bit strings ({} members and tops x {} B, with the bred next generation)", members + tops, bits),
+       (2 * members + tops) * bits});
+  parts.push_back(
+      {fmt::format("agents ({} x {} B, and the backend's copies)", members + tops, sizeof(play::TicTacToeAgent)),
+       2 * (members + tops) * static_cast<double>(sizeof(play::TicTacToeAgent))});
   parts.push_back({fmt::format("a generation's games ({} matches of {} games)", matches, play::kTttMatchGames),
-                   matches * sizeof(play::TttMatch) +
-                       games * static_cast<double>(sizeof(GameJobOf<games::TicTacToe>) + sizeof(play::TicTacToeRecord))});
+                   matches * sizeof(play::TttMatch) + games * static_cast<double>(sizeof(GameJobOf<games::TicTacToe>) +
+                                                                                  sizeof(play::TicTacToeRecord))});
   return parts;
 }
 
@@ -304,9 +307,10 @@ EvolveOutcome resume_tictactoe(RunDir& run, EvolveConfig config, const EvolveRun
   const auto payload = run.read_checkpoint(kCheckpoint);
   TttState state = payload ? decode(*payload, run.file(kCheckpoint).string(), c) : initial_state(c);
   if (state.finished && generations > c.generations)
-    fail("{}: a finished Tic-Tac-Toe run is not extended (its last populations were not bred); start a new run with "
-         "more generations",
-         run.path().string());
+    fail(
+        "{}: a finished Tic-Tac-Toe run is not extended (its last populations were not bred); start a new run with "
+        "more generations",
+        run.path().string());
   evolve_detail::check_new_limit(run, state.generation, generations);
   // An unfinished run's checkpoint holds generation N bred but not played: its last generation
   // must be N or later (the last one is the generation whose best networks are kept).
@@ -320,7 +324,8 @@ EvolveOutcome resume_tictactoe(RunDir& run, EvolveConfig config, const EvolveRun
   run.resume_table(kMetrics, kMetricsHeader, [&](const RunDir::Row& f, const std::string& where) {
     const i64 g = parse_int_field(f[0], 0, 100000000, where, "generation");
     const i64 t = parse_int_field(f[1], 0, c.trials - 1, where, "trial");
-    if (f[2] != "a" && !(c.coevolution && f[2] == "b")) fail("{}: population '{}' (expected a{})", where, f[2], c.coevolution ? " or b" : "");
+    if (f[2] != "a" && !(c.coevolution && f[2] == "b"))
+      fail("{}: population '{}' (expected a{})", where, f[2], c.coevolution ? " or b" : "");
     if (g * rows_per_generation + t * populations(c) + (f[2] == "b") != rows)
       fail("{}: row out of order (generation {}, trial {}, population {})", where, g, t, f[2]);
     ++rows;
@@ -359,9 +364,12 @@ static BitString bits_from_hex(const std::string& hex, int bits, const std::stri
   BitString b;
   for (char h : hex) {
     int v;
-    if (h >= '0' && h <= '9') v = h - '0';
-    else if (h >= 'a' && h <= 'f') v = h - 'a' + 10;
-    else fail("{}: '{}' is not a hex digit", where, h);
+    if (h >= '0' && h <= '9')
+      v = h - '0';
+    else if (h >= 'a' && h <= 'f')
+      v = h - 'a' + 10;
+    else
+      fail("{}: '{}' is not a hex digit", where, h);
     for (int k = 3; k >= 0; --k) b.push_back(static_cast<unsigned char>(v >> k & 1));
   }
   if (static_cast<int>(b.size()) < bits || static_cast<int>(b.size()) >= bits + 4)

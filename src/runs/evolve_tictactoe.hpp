@@ -2,9 +2,9 @@
 #pragma once
 #include <filesystem>
 #include "core/run_dir.hpp"
+#include "games/tictactoe/players.hpp"
 #include "runs/evolve_config.hpp"
 #include "runs/evolve_run.hpp"
-#include "games/tictactoe/players.hpp"
 
 namespace ef::ga {
 

@@ -7,9 +7,9 @@
 #include <optional>
 #include <sstream>
 #include <thread>
-#include "core/toml_reader.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "core/toml_reader.hpp"
 #include "games/hex/player_spec.hpp"
 
 namespace ef::play {
@@ -73,8 +73,8 @@ void check_row(const HexGameRow& row, const HexMatchConfig& c, const std::string
 }
 
 std::string row_text(const HexGameRow& r) {
-  return fmt::format("{},{},{},{},{},{:.3f},{}\n", r.game, r.a_black ? "A" : "B", r.a_black ? "B" : "A", r.a_won ? "A" : "B",
-                     r.plies, r.seconds, r.moves);
+  return fmt::format("{},{},{},{},{},{:.3f},{}\n", r.game, r.a_black ? "A" : "B", r.a_black ? "B" : "A",
+                     r.a_won ? "A" : "B", r.plies, r.seconds, r.moves);
 }
 
 // The trees of the players' tables and the rows of every game (moves as text, 4 B a ply).
@@ -139,8 +139,8 @@ std::vector<HexGameRow> run_hex_match(const std::filesystem::path& dir, const He
       if (!have[g]) todo.push_back(g);
   }
   const int threads = resolve_threads(options.threads);
-  run->log(fmt::format("hex match: A = {} vs B = {}, {} games on {}x{}{}, seed {}, {} to play on {} thread(s)", a.spec, b.spec,
-                       c.games, c.size, c.size, c.swap ? " with swap" : "", c.seed, todo.size(), threads));
+  run->log(fmt::format("hex match: A = {} vs B = {}, {} games on {}x{}{}, seed {}, {} to play on {} thread(s)", a.spec,
+                       b.spec, c.games, c.size, c.size, c.swap ? " with swap" : "", c.seed, todo.size(), threads));
   const hex::Board start = hex::empty_board(c.size, c.swap);
   std::atomic<std::size_t> next{0};
   std::mutex mutex;

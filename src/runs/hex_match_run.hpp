@@ -13,8 +13,8 @@
 #include <functional>
 #include <string>
 #include <vector>
-#include "core/run_dir.hpp"
 #include "core/hd.hpp"
+#include "core/run_dir.hpp"
 
 namespace ef::play {
 
@@ -43,7 +43,8 @@ struct HexGameRow {
 
 struct HexMatchRunOptions {
   int threads = 0;  // 0: all hardware threads
-  bool check_only = false;  // resume: open and validate the directory (config, checkpoint, tables), then return without running
+  bool check_only =
+      false;  // resume: open and validate the directory (config, checkpoint, tables), then return without running
   std::string resume_hint;
   LineSink progress;
   std::function<bool()> stop_requested;

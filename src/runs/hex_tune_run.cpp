@@ -4,10 +4,10 @@
 #include <optional>
 #include <thread>
 #include "core/bytes.hpp"
-#include "core/toml_reader.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "core/rng.hpp"
+#include "core/toml_reader.hpp"
 #include "ga/brkga.hpp"
 #include "games/hex/player_spec.hpp"
 
@@ -51,7 +51,8 @@ HexTuneConfig load_hex_tune_config(const std::string& file) {
   const toml::table* m = t["hex_tune"].as_table();
   if (!m) fail("{}: [hex_tune] is required", file);
   TableReader r(*m, file, "hex_tune");
-  r.allow({"player", "opponent", "population", "elite", "mutants", "generations", "games", "gamma_max", "size", "seed"});
+  r.allow(
+      {"player", "opponent", "population", "elite", "mutants", "generations", "games", "gamma_max", "size", "seed"});
   HexTuneConfig c;
   r.text("player", c.player);
   r.text("opponent", c.opponent);
@@ -71,8 +72,8 @@ std::string hex_tune_config_toml(const HexTuneConfig& c) {
   return fmt::format(
       "[hex_tune]\nplayer = {}\nopponent = {}\npopulation = {}\nelite = {}\nmutants = {}\ngenerations = {}\n"
       "games = {}\ngamma_max = {:.17g}\nsize = {}\nseed = {}\n",
-      toml_quote(c.player), toml_quote(c.opponent), c.population, c.elite, c.mutants, c.generations, c.games, c.gamma_max,
-      c.size, c.seed);
+      toml_quote(c.player), toml_quote(c.opponent), c.population, c.elite, c.mutants, c.generations, c.games,
+      c.gamma_max, c.size, c.seed);
 }
 
 namespace {
@@ -90,11 +91,13 @@ std::string encode(u32 generation, const Population& p) {
 Population decode(const std::string& bytes, const HexTuneConfig& c, const std::string& source, u32& generation) {
   ByteReader r(bytes, source);
   generation = r.get<u32>("generation");
-  if (generation > static_cast<u32>(c.generations)) r.bad(fmt::format("generation {} is past the run's {}", generation, c.generations));
+  if (generation > static_cast<u32>(c.generations))
+    r.bad(fmt::format("generation {} is past the run's {}", generation, c.generations));
   Population p;
   p.size = r.get<i32>("population size");
   p.num_keys = r.get<i32>("keys per individual");
-  if (p.size != c.population || p.num_keys != 1) r.bad(fmt::format("a population of {} x {} keys, not {} x 1", p.size, p.num_keys, c.population));
+  if (p.size != c.population || p.num_keys != 1)
+    r.bad(fmt::format("a population of {} x {} keys, not {} x 1", p.size, p.num_keys, c.population));
   p.keys = r.get_array<double>(static_cast<std::size_t>(p.size), "keys");
   p.fitness = r.get_array<double>(static_cast<std::size_t>(p.size), "fitness");
   r.expect_end();
@@ -115,7 +118,8 @@ void check_hex_tune_memory(const HexTuneConfig& c, const HexTuneOptions& options
 
 }  // namespace
 
-HexTuneResult run_hex_tune(const std::filesystem::path& dir, const HexTuneConfig* config, const HexTuneOptions& options) {
+HexTuneResult run_hex_tune(const std::filesystem::path& dir, const HexTuneConfig* config,
+                           const HexTuneOptions& options) {
   std::optional<RunDir> run;
   HexTuneConfig c;
   Population pop;
@@ -152,9 +156,11 @@ HexTuneResult run_hex_tune(const std::filesystem::path& dir, const HexTuneConfig
       const double gamma = parse_real_field(f[2], where, "gamma");
       if (gamma < 0 || gamma > c.gamma_max) fail("{}: gamma {} is outside [0, {}]", where, gamma, c.gamma_max);
       const i64 wins = parse_int_field(f[3], 0, c.games, where, "wins");
-      if (parse_int_field(f[4], c.games, c.games, where, "games") != c.games) fail("{}: games is not {}", where, c.games);
+      if (parse_int_field(f[4], c.games, c.games, where, "games") != c.games)
+        fail("{}: games is not {}", where, c.games);
       const double fitness = parse_real_field(f[5], where, "fitness");
-      if (fitness != 1.0 - static_cast<double>(wins) / c.games) fail("{}: fitness {} is not 1 - wins / games", where, fitness);
+      if (fitness != 1.0 - static_cast<double>(wins) / c.games)
+        fail("{}: fitness {} is not 1 - wins / games", where, fitness);
       return true;
     });
     run->resume_table(kBest, kBestHeader, [&](const RunDir::Row& f, const std::string& where) {
@@ -174,10 +180,11 @@ HexTuneResult run_hex_tune(const std::filesystem::path& dir, const HexTuneConfig
   const play::HexPlayer opponent = play::parse_hex_player(c.opponent);
   const play::HexPlayer base = play::parse_hex_player(c.player);
   const int threads = resolve_threads(options.threads);
-  run->log(fmt::format("hex tune: gamma of {} in [0, {}] against {}, population {} (elite {}, mutants {}), {} generations "
-                       "of {} games each{}",
-                       base.spec, c.gamma_max, opponent.spec, c.population, c.elite, c.mutants, c.generations, c.games,
-                       generation ? fmt::format(", resuming at generation {}", generation) : ""));
+  run->log(
+      fmt::format("hex tune: gamma of {} in [0, {}] against {}, population {} (elite {}, mutants {}), {} generations "
+                  "of {} games each{}",
+                  base.spec, c.gamma_max, opponent.spec, c.population, c.elite, c.mutants, c.generations, c.games,
+                  generation ? fmt::format(", resuming at generation {}", generation) : ""));
   const BrkgaParams params{c.population, c.elite, c.mutants, 0.7};
   const hex::Board start = hex::empty_board(c.size);
   HexTuneResult result;
@@ -222,15 +229,16 @@ HexTuneResult run_hex_tune(const std::filesystem::path& dir, const HexTuneConfig
     std::string rows;
     for (int i : todo) {
       pop.fitness[i] = 1.0 - static_cast<double>(wins[i]) / c.games;
-      rows += fmt::format("{},{},{:.17g},{},{},{:.17g}\n", generation, i, pop.keys[i] * c.gamma_max, wins[i].load(), c.games,
-                          pop.fitness[i]);
+      rows += fmt::format("{},{},{:.17g},{},{},{:.17g}\n", generation, i, pop.keys[i] * c.gamma_max, wins[i].load(),
+                          c.games, pop.fitness[i]);
     }
     sort_population(pop);
     run->append_rows(kRows, rows);
     run->append_rows(kBest, fmt::format("{},{:.17g},{:.17g}\n", generation, pop.keys[0] * c.gamma_max, pop.fitness[0]));
     run->log(fmt::format("hex tune: generation {}: best gamma {:.4f} wins {:.1f}% ({} evaluated)", generation,
                          pop.keys[0] * c.gamma_max, 100 * (1 - pop.fitness[0]), todo.size()));
-    if (generation + 1 < static_cast<u32>(c.generations)) pop = next_generation(pop, params, c.seed, kIsland, generation + 1);
+    if (generation + 1 < static_cast<u32>(c.generations))
+      pop = next_generation(pop, params, c.seed, kIsland, generation + 1);
     run->write_checkpoint(kCheckpoint, encode(generation + 1, pop));
   }
   result.generations_done = static_cast<int>(generation);

@@ -16,8 +16,8 @@
 #include <filesystem>
 #include <functional>
 #include <string>
-#include "core/run_dir.hpp"
 #include "core/hd.hpp"
+#include "core/run_dir.hpp"
 
 namespace ef::ga {
 
@@ -37,7 +37,8 @@ void validate_hex_tune_config(const HexTuneConfig& c, const std::string& who);
 
 struct HexTuneOptions {
   int threads = 0;
-  bool check_only = false;  // resume: open and validate the directory (config, checkpoint, tables), then return without running
+  bool check_only =
+      false;  // resume: open and validate the directory (config, checkpoint, tables), then return without running
   std::string resume_hint;
   LineSink progress;
   std::function<bool()> stop_requested;
@@ -50,6 +51,7 @@ struct HexTuneResult {
 };
 
 // A new run in `dir` (config given) or the resumption of the one there (config null).
-HexTuneResult run_hex_tune(const std::filesystem::path& dir, const HexTuneConfig* config, const HexTuneOptions& options);
+HexTuneResult run_hex_tune(const std::filesystem::path& dir, const HexTuneConfig* config,
+                           const HexTuneOptions& options);
 
 }  // namespace ef::ga

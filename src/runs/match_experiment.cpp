@@ -1,25 +1,25 @@
 #include "runs/match_experiment.hpp"
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <optional>
-#include <thread>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
+#include <thread>
+#include "core/error.hpp"
 #include "core/memory_check.hpp"
+#include "core/parallel.hpp"
+#include "core/rng.hpp"
 #include "core/run_dir.hpp"
-#include "runs/training_table.hpp"
 #include "core/toml_reader.hpp"
 #include "data/datasets.hpp"
 #include "data/games.hpp"
-#include "games/othello/shape.hpp"
-#include "core/error.hpp"
-#include "core/parallel.hpp"
-#include "core/rng.hpp"
 #include "games/othello/agent_file.hpp"
+#include "games/othello/shape.hpp"
+#include "runs/training_table.hpp"
 
 namespace ef::play {
 
@@ -100,7 +100,8 @@ Agent initial_agent(const MatchAgentConfig& c, int start_move, const std::string
   a.geometries = std::move(l.geometries);
   a.geometry_names = std::move(l.names);
   for (int t = start_move; t < ntuple::kMoveNumbers; ++t) {
-    a.networks.push_back(Network{l.geometry_of_move[t], std::vector<i32>(a.geometries[l.geometry_of_move[t]].num_weights(), 0)});
+    a.networks.push_back(
+        Network{l.geometry_of_move[t], std::vector<i32>(a.geometries[l.geometry_of_move[t]].num_weights(), 0)});
     a.network_of_move[t] = t - start_move;
   }
   for (int t = 0; t < start_move; ++t) a.network_of_move[t] = 0;
@@ -155,7 +156,8 @@ void train_network(Network& net, const ntuple::Geometry& g, std::vector<Training
   std::vector<u32> idx(static_cast<std::size_t>(g.num_features()));
   for (int e = 0; e < epochs; ++e) {
     Rng rng(seed, kMatchShufflePurpose, round, replicate, stream * 64 + static_cast<u32>(e));
-    for (std::size_t i = positions.size(); i > 1; --i) std::swap(positions[i - 1], positions[rng.below(static_cast<u32>(i))]);
+    for (std::size_t i = positions.size(); i > 1; --i)
+      std::swap(positions[i - 1], positions[rng.below(static_cast<u32>(i))]);
     for (const TrainingPosition& p : positions) {
       ntuple::feature_indices(g, p.black, p.white, idx.data());
       ntuple::sgd_step(net.weights.data(), idx.data(), g.num_features(), p.label, rate);
@@ -265,7 +267,8 @@ MatchConfig load_match_config(const std::string& file) {
     r.allow({"games", "games_per_round", "start_move", "replicates", "seed"});
     r.integer("games", c.games, 2, 100000000);
     r.integer("games_per_round", c.games_per_round, 2, 1000000);
-    if (c.games_per_round % 2) fail("{}: must be even (each start is played twice, colours swapped)", r.where("games_per_round"));
+    if (c.games_per_round % 2)
+      fail("{}: must be even (each start is played twice, colours swapped)", r.where("games_per_round"));
     r.integer("start_move", c.start_move, 0, 59);
     r.integer("replicates", c.replicates, 1, 4096);
     r.seed("seed", c.seed);
@@ -390,11 +393,11 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
   auto backend = make_backend(options.backend, options.threads);
   std::vector<int> handles;
   for (const Agent& a : agents) handles.push_back(backend->add_agent(a));
-  run.log(fmt::format("match: {} vs {}, {} games per replicate in rounds of {}, {} replicate(s), from move {} of {} "
-                      "dataset games, backend {}{}",
-                      c.agents[0].name, c.agents[1].name, c.games, c.games_per_round, c.replicates, c.start_move,
-                      starts.size(), backend->name(),
-                      next_round ? fmt::format(", resuming at round {}", next_round) : ""));
+  run.log(
+      fmt::format("match: {} vs {}, {} games per replicate in rounds of {}, {} replicate(s), from move {} of {} "
+                  "dataset games, backend {}{}",
+                  c.agents[0].name, c.agents[1].name, c.games, c.games_per_round, c.replicates, c.start_move,
+                  starts.size(), backend->name(), next_round ? fmt::format(", resuming at round {}", next_round) : ""));
 
   // The agents of a checkpoint are written under names that carry the round, and state.toml,
   // written last and atomically, names the round: a crash anywhere in between leaves the
@@ -469,8 +472,9 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
       total_games[p] += c.games_per_round;
       rows += fmt::format("{},{},{},{},{},{},{:.6f},{:.3f}\n", p, round, total_games[p], m.wins, m.draws, m.losses,
                           m.score(), seconds);
-      by_move[p] = positions_by_move(std::vector<OthelloJob>(jobs.begin() + first, jobs.begin() + first + c.games_per_round),
-                                     std::vector<OthelloRecord>(records.begin() + first, records.begin() + first + c.games_per_round));
+      by_move[p] = positions_by_move(
+          std::vector<OthelloJob>(jobs.begin() + first, jobs.begin() + first + c.games_per_round),
+          std::vector<OthelloRecord>(records.begin() + first, records.begin() + first + c.games_per_round));
     }
     if (c.epochs > 0) {
       const int moves = ntuple::kMoveNumbers - c.start_move;
@@ -497,10 +501,11 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
       for (int p = 0; p < c.replicates; ++p) sum += total_score[p] / total_games[p];
       double this_round = 0;
       for (int p = 0; p < c.replicates; ++p) this_round += results[results.size() - c.replicates + p].score();
-      run.log(fmt::format("round {}/{}: {} games per replicate, agent 1 scores {:.3f} overall, {:.3f} this round; "
-                          "rounds {}",
-                          round + 1, rounds, total_games[0], sum / c.replicates, this_round / c.replicates,
-                          meter.status(static_cast<u64>(round) + 1)));
+      run.log(
+          fmt::format("round {}/{}: {} games per replicate, agent 1 scores {:.3f} overall, {:.3f} this round; "
+                      "rounds {}",
+                      round + 1, rounds, total_games[0], sum / c.replicates, this_round / c.replicates,
+                      meter.status(static_cast<u64>(round) + 1)));
     }
   }
   // Final agents, ready to play.

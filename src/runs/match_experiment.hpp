@@ -27,16 +27,16 @@
 #include <string>
 #include <utility>
 #include <vector>
+#include "backends/backend.hpp"
 #include "core/memory_check.hpp"
 #include "core/run_dir.hpp"
 #include "games/othello/shape.hpp"
-#include "backends/backend.hpp"
 
 namespace ef::play {
 
 struct MatchAgentConfig {
   std::string name;
-  std::string shapes = "edax";               // "edax" or a shape file (games/othello/shape.hpp)
+  std::string shapes = "edax";  // "edax" or a shape file (games/othello/shape.hpp)
   // (last move, shape move): moves up to `last move` use the shape searched for `shape move`
   // (the shape file's `move` field); phases ascend and the last covers move 60. Empty: the
   // shape file must hold exactly one shape, used for every move.
@@ -46,16 +46,16 @@ struct MatchAgentConfig {
 };
 
 struct MatchConfig {
-  int games = 300000;          // target games per replicate (whole rounds)
-  int games_per_round = 64;    // even: each start position twice, colours swapped
-  int start_move = 24;         // games start from the position at this move of a dataset game
+  int games = 300000;        // target games per replicate (whole rounds)
+  int games_per_round = 64;  // even: each start position twice, colours swapped
+  int start_move = 24;       // games start from the position at this move of a dataset game
   int replicates = 1;
   u64 seed = 1;
   std::vector<std::string> data_files;
   MatchAgentConfig agents[2];
-  double learning_rate = 0.03; // fraction of a position's error one SGD step removes
-  int epochs = 1;              // passes over each round's positions
-  int checkpoint_every = 50;   // rounds
+  double learning_rate = 0.03;  // fraction of a position's error one SGD step removes
+  int epochs = 1;               // passes over each round's positions
+  int checkpoint_every = 50;    // rounds
   int rounds() const { return (games + games_per_round - 1) / games_per_round; }
 };
 
@@ -75,9 +75,10 @@ struct MatchRunOptions {
   std::function<bool()> stop_requested;  // checked between rounds (Ctrl-C): checkpoint and return
   bool* stopped = nullptr;               // set when the match returned early because of it
   LineSink progress;                     // progress lines (log.txt gets them anyway); empty: quiet
-  bool check_only = false;  // resume: open and validate the directory (config, checkpoint, tables), then return without running
-  std::string resume_hint;               // how the user continues the match, named in messages
-                                         // (the app: "evalforge match --resume DIR"); may be empty
+  bool check_only =
+      false;  // resume: open and validate the directory (config, checkpoint, tables), then return without running
+  std::string resume_hint;  // how the user continues the match, named in messages
+                            // (the app: "evalforge match --resume DIR"); may be empty
 };
 
 // What a match of `config` allocates that grows with its values (agents' networks, a round's

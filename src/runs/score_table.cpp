@@ -26,8 +26,8 @@ MoveSplit score_positions_at_move(const std::vector<data::Game>& games, int move
   if (move < 1 || move > 60) fail("--moves: {} is not a move number (expected 1..60)", move);
   MoveSplit m;
   if (!options.test_games) {
-    m.split = data::fitness_test_at_move(games, move, options.split, options.test_fraction, options.seed,
-                                         options.positions);
+    m.split =
+        data::fitness_test_at_move(games, move, options.split, options.test_fraction, options.seed, options.positions);
   } else {
     m.split.first = data::positions_at_move(games, move, options.positions);
     m.split.second = data::positions_at_move(*options.test_games, move, options.positions);
@@ -41,8 +41,7 @@ MoveSplit score_positions_at_move(const std::vector<data::Game>& games, int move
   m.test_seen = static_cast<std::size_t>(std::count(seen.begin(), seen.end(), true));
   if (options.exclude_seen && m.test_seen > 0) {
     if (m.test_seen == m.split.second.size())
-      fail("move {}: all {} test positions are also fitness positions; --exclude-seen leaves none", move,
-           m.test_seen);
+      fail("move {}: all {} test positions are also fitness positions; --exclude-seen leaves none", move, m.test_seen);
     m.split.second = data::without(m.split.second, seen);
     m.test_excluded = m.test_seen;
   }

@@ -6,9 +6,9 @@
 // positions are counted (shared openings leak) and can be dropped.
 #pragma once
 #include <vector>
+#include "backends/backend.hpp"
 #include "data/positions.hpp"
 #include "games/othello/shape.hpp"
-#include "backends/backend.hpp"
 
 namespace ef {
 
@@ -22,16 +22,16 @@ struct ScoreOptions {
   // still decides the duplicates through `positions`); the test positions are these games' at
   // each move, duplicates treated the same way. Null: the test set is split off the data.
   const std::vector<data::Game>* test_games = nullptr;
-  bool exclude_seen = false;        // with test games: drop test positions seen in fitness (data::boards_seen)
+  bool exclude_seen = false;  // with test games: drop test positions seen in fitness (data::boards_seen)
   TrainParams train;
-  bool record_curves = false;       // training loss per epoch in each cell
-  bool return_weights = false;      // keep each cell's trained weights (to write agents)
+  bool record_curves = false;   // training loss per epoch in each cell
+  bool return_weights = false;  // keep each cell's trained weights (to write agents)
 };
 
 struct ScoreCell {
   double mse = 0, mae = 0;
-  std::vector<double> epoch_mse;    // when record_curves
-  std::vector<i32> weights;         // when return_weights
+  std::vector<double> epoch_mse;  // when record_curves
+  std::vector<i32> weights;       // when return_weights
 };
 
 struct ScoreRow {
@@ -39,15 +39,15 @@ struct ScoreRow {
   std::size_t fitness_positions = 0, test_positions = 0;
   std::size_t test_seen = 0;      // test positions that are fitness positions up to symmetry (before exclusion)
   std::size_t test_excluded = 0;  // of those, dropped by exclude_seen (test_positions counts the rest)
-  double constant_mse = 0;     // predict the fitness-set mean label
-  double irreducible_mse = 0;  // predict each distinct test board's own mean label
-  std::vector<ScoreCell> cells;  // one per shape
+  double constant_mse = 0;        // predict the fitness-set mean label
+  double irreducible_mse = 0;     // predict each distinct test board's own mean label
+  std::vector<ScoreCell> cells;   // one per shape
 };
 
 // The fitness and test positions at one move as `options` asks for them (split off the data,
 // or held out), with the overlap counted. Throws ef::Error when either side is empty.
 struct MoveSplit {
-  data::Split split;  // (fitness, test)
+  data::Split split;                             // (fitness, test)
   std::size_t test_seen = 0, test_excluded = 0;  // as in ScoreRow
 };
 MoveSplit score_positions_at_move(const std::vector<data::Game>& games, int move, const ScoreOptions& options);

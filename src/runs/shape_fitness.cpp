@@ -32,8 +32,7 @@ TrainValidationIds train_validation_split(std::uint32_t n, double validation_fra
 void evaluate_generation(Backend& backend, const Decoder& decoder, std::span<Population> islands,
                          std::span<const IslandFitnessData> data, const FitnessOptions& options, u64 seed,
                          u32 generation, u32 first_island) {
-  if (data.size() != islands.size())
-    fail("fitness: {} islands but {} fitness sets", islands.size(), data.size());
+  if (data.size() != islands.size()) fail("fitness: {} islands but {} fitness sets", islands.size(), data.size());
   std::vector<TrainValidationIds> splits;
   std::size_t num_jobs = 0;
   for (std::size_t k = 0; k < islands.size(); ++k) {
@@ -43,10 +42,11 @@ void evaluate_generation(Backend& backend, const Decoder& decoder, std::span<Pop
     splits.push_back(train_validation_split(data[k].num_positions, options.validation_fraction, seed,
                                             first_island + static_cast<u32>(k), generation));
     if (splits.back().train.empty() || splits.back().validation.empty())
-      fail("fitness: island {} has {} fitness positions; a {:.0f}% validation split leaves {} for training and {} "
-           "for validation, and both must be non-empty",
-           k, data[k].num_positions, 100 * options.validation_fraction, splits.back().train.size(),
-           splits.back().validation.size());
+      fail(
+          "fitness: island {} has {} fitness positions; a {:.0f}% validation split leaves {} for training and {} "
+          "for validation, and both must be non-empty",
+          k, data[k].num_positions, 100 * options.validation_fraction, splits.back().train.size(),
+          splits.back().validation.size());
     num_jobs += static_cast<std::size_t>(islands[k].size);
   }
 

@@ -24,7 +24,7 @@ namespace ef::ga {
 
 // One island's fitness set, already handed to the backend (Backend::add_positions).
 struct IslandFitnessData {
-  int positions = -1;              // handle of the resident position set
+  int positions = -1;               // handle of the resident position set
   std::uint32_t num_positions = 0;  // the fitness positions are ids 0..num_positions-1
 };
 

@@ -11,8 +11,7 @@ std::vector<IslandPositions> island_positions(const std::vector<data::Game>& gam
     const data::Split split =
         data::fitness_test_at_move(games, move, config.split, config.test_fraction, config.islands.seed, options);
     if (split.first.size() < 5 || split.second.size() == 0)
-      fail("move {}: only {} fitness and {} test positions in the data", move, split.first.size(),
-           split.second.size());
+      fail("move {}: only {} fitness and {} test positions in the data", move, split.first.size(), split.second.size());
     IslandPositions island;
     island.move = move;
     for (const data::PositionSet* set : {&split.first, &split.second})
@@ -29,8 +28,8 @@ std::vector<IslandPositions> island_positions(const std::vector<data::Game>& gam
 }
 
 GenerationBatch build_generation_batch(const Decoder& decoder, std::span<const Population> islands,
-                                       std::span<const IslandFitnessData> data, const FitnessOptions& options,
-                                       u64 seed, u32 generation, u32 first_island) {
+                                       std::span<const IslandFitnessData> data, const FitnessOptions& options, u64 seed,
+                                       u32 generation, u32 first_island) {
   // The checks, split, job order and seeds of evaluate_generation (runs/shape_fitness.cpp).
   if (data.size() != islands.size()) fail("fitness: {} islands but {} fitness sets", islands.size(), data.size());
   GenerationBatch b;
@@ -42,10 +41,11 @@ GenerationBatch build_generation_batch(const Decoder& decoder, std::span<const P
     b.splits.push_back(train_validation_split(data[k].num_positions, options.validation_fraction, seed,
                                               first_island + static_cast<u32>(k), generation));
     if (b.splits.back().train.empty() || b.splits.back().validation.empty())
-      fail("fitness: island {} has {} fitness positions; a {:.0f}% validation split leaves {} for training and {} "
-           "for validation, and both must be non-empty",
-           k, data[k].num_positions, 100 * options.validation_fraction, b.splits.back().train.size(),
-           b.splits.back().validation.size());
+      fail(
+          "fitness: island {} has {} fitness positions; a {:.0f}% validation split leaves {} for training and {} "
+          "for validation, and both must be non-empty",
+          k, data[k].num_positions, 100 * options.validation_fraction, b.splits.back().train.size(),
+          b.splits.back().validation.size());
     num_jobs += static_cast<std::size_t>(islands[k].size);
   }
   b.geometries.reserve(num_jobs);  // no reallocation: the jobs point at the elements

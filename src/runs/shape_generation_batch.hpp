@@ -8,8 +8,8 @@
 #include <span>
 #include <utility>
 #include <vector>
-#include "data/games.hpp"
 #include "backends/backend.hpp"
+#include "data/games.hpp"
 #include "runs/shape_fitness.hpp"
 #include "runs/shape_search_config.hpp"
 
@@ -30,10 +30,10 @@ std::vector<IslandPositions> island_positions(const std::vector<data::Game>& gam
 // The jobs point into `geometries` and `splits`: a batch may be moved (vectors keep their
 // buffers) but not copied.
 struct GenerationBatch {
-  std::vector<TrainValidationIds> splits;        // per island
-  std::vector<ntuple::Geometry> geometries;      // per job
-  std::vector<TrainJob> jobs;                    // island by island, individuals in slot order
-  std::vector<std::pair<int, int>> individual;   // (island, slot) of each job
+  std::vector<TrainValidationIds> splits;       // per island
+  std::vector<ntuple::Geometry> geometries;     // per job
+  std::vector<TrainJob> jobs;                   // island by island, individuals in slot order
+  std::vector<std::pair<int, int>> individual;  // (island, slot) of each job
 
   GenerationBatch() = default;
   GenerationBatch(GenerationBatch&&) = default;
@@ -47,7 +47,7 @@ struct GenerationBatch {
 // backends that received the sets in the same order hand out the same handles. `first_island`
 // as in evaluate_generation.
 GenerationBatch build_generation_batch(const Decoder& decoder, std::span<const Population> islands,
-                                       std::span<const IslandFitnessData> data, const FitnessOptions& options,
-                                       u64 seed, u32 generation, u32 first_island = 0);
+                                       std::span<const IslandFitnessData> data, const FitnessOptions& options, u64 seed,
+                                       u32 generation, u32 first_island = 0);
 
 }  // namespace ef::ga

@@ -1,14 +1,14 @@
 #include "runs/shape_search_config.hpp"
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <toml++/toml.h>
 #include <filesystem>
 #include <sstream>
-#include <toml++/toml.h>
-#include "runs/training_table.hpp"
-#include "core/toml_reader.hpp"
 #include "core/error.hpp"
+#include "core/toml_reader.hpp"
 #include "games/othello/squares.hpp"
 #include "runs/shape_decoder.hpp"
+#include "runs/training_table.hpp"
 
 namespace ef::ga {
 
@@ -18,7 +18,6 @@ data::PositionOptions SearchConfig::position_options() const {
   return o;
 }
 
-
 SearchConfig load_search_config(const std::string& file) {
   const toml::table root = parse_run_config(file);
   SearchConfig c;
@@ -27,8 +26,7 @@ SearchConfig load_search_config(const std::string& file) {
   c.region = default_search_region();
   for (const auto& [k, v] : root) {
     const std::string key(k.str());
-    if (key != "search" && key != "migration" && key != "data" && key != "fitness" && key != "training" &&
-        key != "run")
+    if (key != "search" && key != "migration" && key != "data" && key != "fitness" && key != "training" && key != "run")
       fail("{}: unknown section [{}] (expected search, migration, data, fitness, training, run)", file, key);
     if (!v.is_table()) fail("{}: '{}' must be a table ([{}])", file, key, key);
   }
@@ -82,9 +80,12 @@ SearchConfig load_search_config(const std::string& file) {
       if (f.empty()) fail("{}: an empty file name", r.where("test_files"));
     std::string split = "position";
     r.text("split", split);
-    if (split == "position") c.split = data::SplitBy::kPosition;
-    else if (split == "game") c.split = data::SplitBy::kGame;
-    else fail("{}: '{}' (expected position or game)", r.where("split"), split);
+    if (split == "position")
+      c.split = data::SplitBy::kPosition;
+    else if (split == "game")
+      c.split = data::SplitBy::kGame;
+    else
+      fail("{}: '{}' (expected position or game)", r.where("split"), split);
     r.real("test_fraction", c.test_fraction, 0.01, 0.99);
   }
   {
@@ -107,7 +108,6 @@ SearchConfig load_search_config(const std::string& file) {
   }
   return c;
 }
-
 
 std::string search_config_to_toml(const SearchConfig& c) {
   std::vector<std::string> region, files, test_files;

@@ -4,32 +4,32 @@
 #pragma once
 #include <string>
 #include <vector>
-#include "data/positions.hpp"
 #include "backends/backend.hpp"
+#include "data/positions.hpp"
 #include "ga/islands.hpp"
 
 namespace ef::ga {
 
 struct SearchConfig {
   // [search]
-  IslandsConfig islands;                // moves, BRKGA parameters, migration, seed
+  IslandsConfig islands;  // moves, BRKGA parameters, migration, seed
   int generations = 100;
-  std::vector<int> tuple_sizes;         // default: Edax's
-  std::vector<int> region;              // default: rows 1..3 (squares 0..23)
+  std::vector<int> tuple_sizes;  // default: Edax's
+  std::vector<int> region;       // default: rows 1..3 (squares 0..23)
   // [data]
-  std::vector<std::string> data_files;  // game records (flag --data overrides)
+  std::vector<std::string> data_files;             // game records (flag --data overrides)
   data::SplitBy split = data::SplitBy::kPosition;  // also decides duplicates: merge / keep
-  double test_fraction = 0.2;           // share of the data for the test score (without test_files)
+  double test_fraction = 0.2;                      // share of the data for the test score (without test_files)
   // Held-out test games for the test score: with them every game of data_files is fitness
   // data, and `split` only decides how duplicates are treated (score --test-data's rule).
   std::vector<std::string> test_files;
   // [fitness]
   double validation_fraction = 0.2;
-  int test_every = 50;                  // generations between test scores of the islands' best (0 = never)
+  int test_every = 50;  // generations between test scores of the islands' best (0 = never)
   // [training]
   TrainParams train;
   // [run]
-  int checkpoint_every = 10;            // generations between checkpoints (0 = only at the end / on a signal)
+  int checkpoint_every = 10;  // generations between checkpoints (0 = only at the end / on a signal)
 
   data::PositionOptions position_options() const;
 };

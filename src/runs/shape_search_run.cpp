@@ -3,20 +3,20 @@
 #include <fmt/os.h>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <cmath>
 #include <map>
 #include <optional>
 #include <thread>
 #include "core/bytes.hpp"
-#include "core/memory_check.hpp"
-#include "core/run_dir.hpp"
-#include "runs/score_table.hpp"
-#include "games/othello/shape.hpp"
 #include "core/error.hpp"
+#include "core/memory_check.hpp"
 #include "core/parallel.hpp"
+#include "core/run_dir.hpp"
+#include "games/othello/shape.hpp"
+#include "runs/score_table.hpp"
 #include "runs/shape_decoder.hpp"
 #include "runs/shape_fitness.hpp"
 
@@ -70,8 +70,7 @@ std::string encode_checkpoint(int generation, bool evaluated, int num_islands, c
 
 // The checkpoint back, checked against the run's config: same islands, population size and
 // key count, or it is not this run's checkpoint.
-Checkpoint decode_checkpoint(std::string_view payload, const fs::path& file, const SearchConfig& config,
-                             int num_keys) {
+Checkpoint decode_checkpoint(std::string_view payload, const fs::path& file, const SearchConfig& config, int num_keys) {
   ByteReader r(payload, file.string() + ": payload");
   Checkpoint c;
   c.archipelago.generation = r.get<i32>("generation");
@@ -88,10 +87,11 @@ Checkpoint decode_checkpoint(std::string_view payload, const fs::path& file, con
     p.size = r.get<i32>("population size");
     p.num_keys = r.get<i32>("keys per individual");
     if (move != config.islands.moves[k] || p.size != config.islands.brkga.population_size || p.num_keys != num_keys)
-      fail("{}: island {} is move {}, {} individuals of {} keys; config.toml says move {}, {} of {}: the checkpoint "
-           "is not this run's",
-           file.string(), k, move, p.size, p.num_keys, config.islands.moves[k], config.islands.brkga.population_size,
-           num_keys);
+      fail(
+          "{}: island {} is move {}, {} individuals of {} keys; config.toml says move {}, {} of {}: the checkpoint "
+          "is not this run's",
+          file.string(), k, move, p.size, p.num_keys, config.islands.moves[k], config.islands.brkga.population_size,
+          num_keys);
     p.keys = r.get_array<double>(static_cast<std::size_t>(p.size) * static_cast<std::size_t>(p.num_keys), "keys");
     p.fitness = r.get_array<double>(static_cast<std::size_t>(p.size), "fitness");
     c.archipelago.moves.push_back(move);
@@ -124,7 +124,7 @@ data::GameDatabase load_run_games(const std::vector<std::string>& files, const c
   if (db.games.empty()) fail("{}: no usable games", files.empty() ? "(no data)" : files[0]);
   if (!db.problems.empty())
     log(fmt::format("{}: {} record(s) skipped; first: {}:{}: {}", what, db.problems.size(), db.problems[0].file,
-                        db.problems[0].record, db.problems[0].what));
+                    db.problems[0].record, db.problems[0].what));
   return db;
 }
 
@@ -151,9 +151,8 @@ IslandData upload_data(const SearchConfig& c, const Archipelago& a, Backend& bac
     d.fitness.push_back({r.handle, static_cast<u32>(split.first.size())});
     d.fitness_ids.push_back(std::move(r.fitness_ids));
     d.test_ids.push_back(std::move(r.test_ids));
-    log(fmt::format("island move {:>2}: {} fitness, {} test positions{}", move, split.first.size(),
-                        split.second.size(),
-                        test_db ? fmt::format(" (held out; {} of them also fitness positions)", m.test_seen) : ""));
+    log(fmt::format("island move {:>2}: {} fitness, {} test positions{}", move, split.first.size(), split.second.size(),
+                    test_db ? fmt::format(" (held out; {} of them also fitness positions)", m.test_seen) : ""));
   }
   return d;
 }
@@ -283,8 +282,10 @@ struct InjectedFailure {
 SearchOutcome run_loop(const SearchConfig& c, RunDir* run, Checkpoint state, const SearchRunOptions& o,
                        IslandTeam& team) {
   const LineSink log = [&](const std::string& line) {
-    if (run) run->log(line);
-    else if (o.progress) o.progress(fmt::format("[rank {}] {}", team.rank(), line));
+    if (run)
+      run->log(line);
+    else if (o.progress)
+      o.progress(fmt::format("[rank {}] {}", team.rank(), line));
   };
   auto backend = make_backend(o.backend, o.threads, o.device);
   const Decoder decoder(c.region, c.tuple_sizes);
@@ -404,8 +405,9 @@ SearchOutcome run_loop(const SearchConfig& c, RunDir* run, Checkpoint state, con
       out.interrupted = true;
       if (run)
         run->log(fmt::format("stopped after generation {}; checkpoint written; {}", g,
-                             o.resume_hint.empty() ? fmt::format("resume the run in {} to continue", run->path().string())
-                                                   : "continue with: " + o.resume_hint));
+                             o.resume_hint.empty()
+                                 ? fmt::format("resume the run in {} to continue", run->path().string())
+                                 : "continue with: " + o.resume_hint));
       return out;
     }
   }
@@ -428,11 +430,13 @@ std::vector<MemoryPart> search_memory_estimate(const SearchConfig& c, const Sear
   parts.push_back({fmt::format("keys and their checkpoint ({} islands x {} x {} keys x 8 B x 3)", islands, size, keys),
                    individuals * (keys + 1) * 8 * 3});
   parts.push_back({"next generation of one island", size * (keys + 1) * 8});
-  parts.push_back({fmt::format("training jobs of a generation ({} x {} B)", individuals,
-                               sizeof(ntuple::Geometry) + sizeof(TrainJob) + sizeof(TrainResult)),
-                   individuals * static_cast<double>(sizeof(ntuple::Geometry) + sizeof(TrainJob) + sizeof(TrainResult))});
+  parts.push_back(
+      {fmt::format("training jobs of a generation ({} x {} B)", individuals,
+                   sizeof(ntuple::Geometry) + sizeof(TrainJob) + sizeof(TrainResult)),
+       individuals * static_cast<double>(sizeof(ntuple::Geometry) + sizeof(TrainJob) + sizeof(TrainResult))});
   if (o.backend != "cuda") {  // "auto" may fall back to the CPU: count its parts too
-    parts.push_back({fmt::format("weight tables ({} threads x {})", threads, format_bytes(weights)), threads * weights});
+    parts.push_back(
+        {fmt::format("weight tables ({} threads x {})", threads, format_bytes(weights)), threads * weights});
     parts.push_back({fmt::format("mini-batch scratch ({} threads x {} samples x {} indices x 4 B)", threads,
                                  c.train.batch_size, stride),
                      threads * std::max(4.0, static_cast<double>(c.train.batch_size)) * stride * 4});
@@ -497,9 +501,10 @@ SearchOutcome resume_search(const fs::path& dir, const SearchRunOptions& options
   if (run) {
     run->log(check_search_memory(c, options));
     if (run->has(kCheckpoint) && run->read_file(kCheckpoint).starts_with("EFCKPT01"))
-      fail("{}: a checkpoint of an older evalforge (format EFCKPT01), which this version does not resume; start the "
-           "search again in a new directory",
-           run->file(kCheckpoint).string());
+      fail(
+          "{}: a checkpoint of an older evalforge (format EFCKPT01), which this version does not resume; start the "
+          "search again in a new directory",
+          run->file(kCheckpoint).string());
     if (std::optional<std::string> payload = run->read_checkpoint(kCheckpoint)) checkpoint = "C" + *payload;
   }
   team.broadcast(checkpoint);

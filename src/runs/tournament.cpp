@@ -9,17 +9,17 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include "core/bytes.hpp"
+#include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/memory_check.hpp"
+#include "core/rng.hpp"
 #include "core/run_dir.hpp"
 #include "core/toml_reader.hpp"
 #include "data/datasets.hpp"
 #include "data/games.hpp"
-#include "core/error.hpp"
-#include "core/rng.hpp"
+#include "games/othello/agent_file.hpp"
 #include "games/othello/squares.hpp"
 #include "ratings/ratings.hpp"
-#include "games/othello/agent_file.hpp"
 
 namespace ef::play {
 
@@ -129,7 +129,8 @@ TournamentGame parse_row(const RunDir::Row& f, const std::string& where, const s
     fail("{}: game {} is {} (black) vs {} (white), but the row says '{}' vs '{}'", where, *id, names[g.black],
          names[g.white], f[1], f[2]);
   const auto opening = parse_int<int>(f[3]);
-  if (!opening || *opening != g.opening) fail("{}: game {} starts from opening {}, not '{}'", where, *id, g.opening, f[3]);
+  if (!opening || *opening != g.opening)
+    fail("{}: game {} starts from opening {}, not '{}'", where, *id, g.opening, f[3]);
   const auto score = parse_int<int>(f[4]);
   if (!score || *score < -64 || *score > 64) fail("{}: black_score '{}' (expected an integer in -64..64)", where, f[4]);
   if (f[5] != format_result(*score))
@@ -152,7 +153,6 @@ TournamentGame parse_row(const RunDir::Row& f, const std::string& where, const s
 }
 
 std::string signed_elo(double x) { return fmt::format("{:+.1f}", x); }
-
 
 }  // namespace
 
@@ -206,14 +206,20 @@ TournamentConfig load_tournament_config(const std::string& file, const std::vect
     r.allow({"format", "openings", "opening_source", "opening_moves", "seed", "k_factor"});
     std::string format = "round-robin", source = "random";
     r.text("format", format);
-    if (format == "round-robin") c.format = TournamentFormat::kRoundRobin;
-    else if (format == "gauntlet") c.format = TournamentFormat::kGauntlet;
-    else fail("{}: '{}' (expected \"round-robin\" or \"gauntlet\")", r.where("format"), format);
+    if (format == "round-robin")
+      c.format = TournamentFormat::kRoundRobin;
+    else if (format == "gauntlet")
+      c.format = TournamentFormat::kGauntlet;
+    else
+      fail("{}: '{}' (expected \"round-robin\" or \"gauntlet\")", r.where("format"), format);
     r.integer("openings", c.openings, 1, 10000000);
     r.text("opening_source", source);
-    if (source == "random") c.opening_source = OpeningSource::kRandom;
-    else if (source == "dataset") c.opening_source = OpeningSource::kDataset;
-    else fail("{}: '{}' (expected \"random\" or \"dataset\")", r.where("opening_source"), source);
+    if (source == "random")
+      c.opening_source = OpeningSource::kRandom;
+    else if (source == "dataset")
+      c.opening_source = OpeningSource::kDataset;
+    else
+      fail("{}: '{}' (expected \"random\" or \"dataset\")", r.where("opening_source"), source);
     r.integer("opening_moves", c.opening_moves, 0, 59);
     r.seed("seed", c.seed);
     r.real("k_factor", c.k_factor, 1e-3, 1000.0);
@@ -226,9 +232,10 @@ TournamentConfig load_tournament_config(const std::string& file, const std::vect
     if (c.opening_source == OpeningSource::kDataset && c.data_files.empty())
       fail("{}: data.files: opening_source = \"dataset\" needs game files to take the openings from", file);
     if (c.opening_source == OpeningSource::kRandom && !c.data_files.empty())
-      fail("{}: data.files is set but tournament.opening_source is \"random\"; set opening_source = \"dataset\" "
-           "to open from those games, or drop the files",
-           file);
+      fail(
+          "{}: data.files is set but tournament.opening_source is \"random\"; set opening_source = \"dataset\" "
+          "to open from those games, or drop the files",
+          file);
   }
   if (const toml::array* agents = root["agent"].as_array()) {
     for (std::size_t k = 0; k < agents->size(); ++k) {
@@ -253,7 +260,8 @@ TournamentConfig load_tournament_config(const std::string& file, const std::vect
   if (c.format == TournamentFormat::kGauntlet && c.agents.size() < 2)
     fail("{}: a gauntlet needs the first agent and at least one opponent ([[agent]] tables), found {}", file,
          c.agents.size());
-  if (c.agents.size() < 2) fail("{}: a tournament needs at least 2 agents ([[agent]] tables), found {}", file, c.agents.size());
+  if (c.agents.size() < 2)
+    fail("{}: a tournament needs at least 2 agents ([[agent]] tables), found {}", file, c.agents.size());
   const double games = static_cast<double>(c.pairings().size()) * 2.0 * c.openings;
   if (games > static_cast<double>(std::numeric_limits<std::int32_t>::max()))
     fail("{}: {} pairings x {} openings x 2 is {} games, more than game ids can number; use fewer openings", file,
@@ -403,9 +411,9 @@ Standings compute_standings(const TournamentConfig& c, const std::vector<std::st
   // Text.
   std::size_t w = 5;
   for (const auto& name : names) w = std::max(w, name.size());
-  std::string t = fmt::format("Tournament: {}, {} agents, {} openings ({}, {} moves), {} games, seed {}\n",
-                              format_name(c.format), n, c.openings, source_name(c.opening_source), c.opening_moves,
-                              s.games, c.seed);
+  std::string t =
+      fmt::format("Tournament: {}, {} agents, {} openings ({}, {} moves), {} games, seed {}\n", format_name(c.format),
+                  n, c.openings, source_name(c.opening_source), c.opening_moves, s.games, c.seed);
   t += fmt::format(
       "BT: Bradley-Terry Elo (pool mean 0) with its 95% margin; seq: sequential Elo in game-id order, K = {}; score: "
       "mean score (win 1, draw 1/2) with its 95% Wilson interval\n\n",
@@ -414,8 +422,8 @@ Standings compute_standings(const TournamentConfig& c, const std::vector<std::st
                    "W-D-L", "score", "95% interval", "BT", "+-95", "seq");
   for (int r = 0; r < n; ++r) {
     const AgentStanding& a = s.agents[s.ranking[r]];
-    t += fmt::format("{:>4}  {:<{}}  {:>6}  {:>13}  {:>5.3f}  [{:.3f}, {:.3f}]  {:>7}  {:>6.1f}  {:>7}\n", r + 1, a.name,
-                     w, a.games, fmt::format("{}-{}-{}", a.wins, a.draws, a.losses), a.score, a.score_low95,
+    t += fmt::format("{:>4}  {:<{}}  {:>6}  {:>13}  {:>5.3f}  [{:.3f}, {:.3f}]  {:>7}  {:>6.1f}  {:>7}\n", r + 1,
+                     a.name, w, a.games, fmt::format("{}-{}-{}", a.wins, a.draws, a.losses), a.score, a.score_low95,
                      a.score_high95, signed_elo(a.bt_elo), a.bt_margin95, signed_elo(a.sequential_elo));
   }
   const std::size_t cw = std::max<std::size_t>(w, 7);
@@ -481,16 +489,18 @@ Standings compute_standings(const TournamentConfig& c, const std::vector<std::st
       const std::size_t k = static_cast<std::size_t>(s.ranking[r]) * n + s.ranking[q];
       lr.push_back(s.los[k]);
       gr.push_back(s.cross_games[k]);
-      if (s.cross_games[k]) sr.push_back(s.cross_score[k]);
-      else sr.push_back(nullptr);
+      if (s.cross_games[k])
+        sr.push_back(s.cross_score[k]);
+      else
+        sr.push_back(nullptr);
     }
     los.push_back(lr);
     cg.push_back(gr);
     cs.push_back(sr);
   }
-  j["los"] = los;               // los[r][q]: P(order[r] stronger than order[q])
+  j["los"] = los;  // los[r][q]: P(order[r] stronger than order[q])
   j["head_to_head_games"] = cg;
-  j["head_to_head_score"] = cs; // order[r]'s mean score against order[q]; null: never met
+  j["head_to_head_score"] = cs;  // order[r]'s mean score against order[q]; null: never met
   s.json = j.dump(2) + "\n";
   return s;
 }
@@ -529,10 +539,11 @@ TournamentOutcome run_tournament(const fs::path& dir, const std::string& config_
   if (resume && prints != fingerprints) {
     for (std::size_t k = 0; k < std::max(prints.size(), fingerprints.size()); ++k)
       if (k >= prints.size() || k >= fingerprints.size() || prints[k] != fingerprints[k])
-        fail("{}: agent[{}] ({}) is not the agent the tournament started with: its file or the config changed "
-             "(fingerprints '{}' then, '{}' now); start a new tournament",
-             opened->file(kSource).string(), k, k < names.size() ? names[k] : "removed",
-             k < fingerprints.size() ? fingerprints[k] : "none", k < prints.size() ? prints[k] : "none");
+        fail(
+            "{}: agent[{}] ({}) is not the agent the tournament started with: its file or the config changed "
+            "(fingerprints '{}' then, '{}' now); start a new tournament",
+            opened->file(kSource).string(), k, k < names.size() ? names[k] : "removed",
+            k < fingerprints.size() ? fingerprints[k] : "none", k < prints.size() ? prints[k] : "none");
   }
   const std::vector<othello::Position> openings = tournament_openings(c);
   const std::vector<std::pair<int, int>> pairs = c.pairings();

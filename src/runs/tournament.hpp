@@ -49,14 +49,14 @@
 // have no row. A resumed tournament gives byte-identical games.csv and standings to an
 // uninterrupted one.
 #pragma once
-#include "core/memory_check.hpp"
 #include <filesystem>
 #include <functional>
 #include <string>
 #include <utility>
 #include <vector>
-#include "core/run_dir.hpp"
 #include "backends/backend.hpp"
+#include "core/memory_check.hpp"
+#include "core/run_dir.hpp"
 
 namespace ef::play {
 
@@ -64,9 +64,9 @@ enum class TournamentFormat { kRoundRobin, kGauntlet };
 enum class OpeningSource { kRandom, kDataset };
 
 struct TournamentAgentConfig {
-  std::string file;  // as written in the config
-  std::string path;  // resolved: a built-in name or the agent file's path
-  std::string name;  // empty: the agent's own name
+  std::string file;                    // as written in the config
+  std::string path;                    // resolved: a built-in name or the agent file's path
+  std::string name;                    // empty: the agent's own name
   int depth = -2, exact_empties = -2;  // -2: keep the agent's
   double epsilon = -1;                 // < 0: keep the agent's
   std::string search;                  // "pvs" / "alphabeta"; empty: keep the agent's
@@ -81,7 +81,7 @@ struct TournamentConfig {
   double k_factor = 16.0;
   std::vector<std::string> data_files;  // resolved paths
   std::vector<TournamentAgentConfig> agents;
-  std::string source_file;              // the config file (for messages)
+  std::string source_file;  // the config file (for messages)
 
   // The pairings (a, b), a < b, in game-id order.
   std::vector<std::pair<int, int>> pairings() const;
@@ -91,7 +91,8 @@ struct TournamentConfig {
 
 // Reads and validates a config. Relative agent and data paths are looked up in `base_dirs` in
 // order (default: the config file's directory, then the working directory).
-TournamentConfig load_tournament_config(const std::string& file, const std::vector<std::filesystem::path>& base_dirs = {});
+TournamentConfig load_tournament_config(const std::string& file,
+                                        const std::vector<std::filesystem::path>& base_dirs = {});
 
 // What a tournament of `config` allocates that grows with its values (per-game bookkeeping,
 // openings, the rating fit), in bytes: run_tournament refuses one that needs more than the
@@ -131,8 +132,8 @@ struct Standings {
   std::vector<double> cross_score;    // row-major n x n: row's mean score against column (NaN: never met)
   std::vector<int> cross_games;       // row-major n x n: games between row and column
   int games = 0;
-  std::string text;                   // standings.txt
-  std::string json;                   // standings.json
+  std::string text;  // standings.txt
+  std::string json;  // standings.json
 };
 
 // Standings of `games` (any order; rated in id order). Every agent must have played.
@@ -145,15 +146,16 @@ struct TournamentRunOptions {
   int chunk_games = 4096;                // games per Backend::play batch (progress, checkpoints)
   std::function<bool()> stop_requested;  // checked between chunks (Ctrl-C): return after the chunk
   LineSink progress;                     // progress lines (log.txt gets them anyway); empty: quiet
-  bool check_only = false;  // resume: open and validate the directory (config, checkpoint, tables), then return without running
-  std::string resume_hint;               // how the user continues the tournament, named in messages
-                                         // (the app: "evalforge tournament --resume DIR"); may be empty
+  bool check_only =
+      false;  // resume: open and validate the directory (config, checkpoint, tables), then return without running
+  std::string resume_hint;  // how the user continues the tournament, named in messages
+                            // (the app: "evalforge tournament --resume DIR"); may be empty
 };
 
 struct TournamentOutcome {
-  bool complete = false;       // false: stopped before the last game (resume to finish)
+  bool complete = false;  // false: stopped before the last game (resume to finish)
   std::size_t games_played = 0, games_total = 0;
-  Standings standings;         // when complete
+  Standings standings;  // when complete
 };
 
 // Starts a tournament in `dir` (which must not hold a run) from `config_file`, or resumes the

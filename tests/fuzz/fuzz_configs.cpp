@@ -2,10 +2,10 @@
 // tournament, hex tune, hex match. The first input byte picks the type.
 #include "fuzz_support.hpp"
 #include "runs/evolve_config.hpp"
-#include "runs/hex_tune_run.hpp"
-#include "runs/shape_search_config.hpp"
 #include "runs/hex_match_run.hpp"
+#include "runs/hex_tune_run.hpp"
 #include "runs/match_experiment.hpp"
+#include "runs/shape_search_config.hpp"
 #include "runs/tournament.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

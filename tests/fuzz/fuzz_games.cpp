@@ -13,9 +13,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   options.use_cache = false;
   options.accept_read_errors = (size & 1) != 0;
   fuzz::expect_clean([&] {
-    if (kind == 4) data::read_obf(file, nullptr, false);
-    else if (kind == 5) data::load_games({fuzz::write_file("f.wtb", "")}, options);  // names read beside it
-    else data::load_games({file}, options);
+    if (kind == 4)
+      data::read_obf(file, nullptr, false);
+    else if (kind == 5)
+      data::load_games({fuzz::write_file("f.wtb", "")}, options);  // names read beside it
+    else
+      data::load_games({file}, options);
   });
   return 0;
 }

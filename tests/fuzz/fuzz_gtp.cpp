@@ -3,8 +3,8 @@
 #include <memory>
 #include <string>
 #include "fuzz_support.hpp"
-#include "games/othello/gtp_engine.hpp"
 #include "games/hex/gtp_engine.hpp"
+#include "games/othello/gtp_engine.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ef;
@@ -13,8 +13,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   agent.kind = play::EvaluatorKind::kRandom;
   std::unique_ptr<play::GtpEngine> othello;
   std::unique_ptr<play::HexGtpEngine> hex_engine;
-  if (hex) hex_engine = std::make_unique<play::HexGtpEngine>(play::parse_hex_player("random"), 5);
-  else othello = std::make_unique<play::GtpEngine>(agent, 1, 10);
+  if (hex)
+    hex_engine = std::make_unique<play::HexGtpEngine>(play::parse_hex_player("random"), 5);
+  else
+    othello = std::make_unique<play::GtpEngine>(agent, 1, 10);
   const std::string_view in = fuzz::rest(data, size);
   bool quit = false;
   for (std::size_t begin = 0; begin <= in.size() && !quit;) {

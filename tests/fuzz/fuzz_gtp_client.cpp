@@ -8,10 +8,10 @@
 #include <cstdlib>
 #include <string>
 #include "fuzz_support.hpp"
-#include "gtp/external_engine.hpp"
-#include "gtp/client.hpp"
-#include "games/othello/gtp_engine.hpp"
 #include "games/hex/gtp_engine.hpp"
+#include "games/othello/gtp_engine.hpp"
+#include "gtp/client.hpp"
+#include "gtp/external_engine.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ef::play;
@@ -37,10 +37,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       case GtpScan::Kind::kStale:
         if (buffer.size() >= before) std::abort();
         continue;
-      case GtpScan::Kind::kJunk:
-        return 0;  // the client kills the engine
-      case GtpScan::Kind::kNeedMore:
-        break;
+      case GtpScan::Kind::kJunk: return 0;  // the client kills the engine
+      case GtpScan::Kind::kNeedMore: break;
     }
     if (eof || buffer.size() > (std::size_t{1} << 20)) return 0;  // the engine died / sent too much
     if (read >= out.size()) {

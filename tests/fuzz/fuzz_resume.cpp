@@ -15,8 +15,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <functional>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,11 +27,11 @@
 #include "fuzz_support.hpp"
 #include "runs/evolve_config.hpp"
 #include "runs/evolve_run.hpp"
+#include "runs/hex_match_run.hpp"
 #include "runs/hex_tune_run.hpp"
+#include "runs/match_experiment.hpp"
 #include "runs/shape_search_config.hpp"
 #include "runs/shape_search_run.hpp"
-#include "runs/hex_match_run.hpp"
-#include "runs/match_experiment.hpp"
 #include "runs/tournament.hpp"
 
 namespace fs = std::filesystem;
@@ -40,13 +40,13 @@ using namespace ef;
 namespace {
 
 struct Template {
-  std::string kind;                                   // RunDir kind (checkpoint framing)
-  fs::path dir;                                       // the finished small run
-  std::function<void(const fs::path&)> resume;        // check_only resume of a copy
+  std::string kind;                             // RunDir kind (checkpoint framing)
+  fs::path dir;                                 // the finished small run
+  std::function<void(const fs::path&)> resume;  // check_only resume of a copy
 };
 
 struct Target {
-  std::size_t run;  // index into templates
+  std::size_t run;   // index into templates
   std::string file;  // relative to the run directory
 };
 
@@ -88,12 +88,13 @@ void make_templates() {
     const fs::path cfg = write(root / "search.toml",
                                "[search]\nmoves = [30, 40]\nisland_size = 4\nelite = 1\nmutants = 1\ngenerations = 2\n"
                                "tuple_sizes = [3, 2]\n[migration]\ninterval = 1\nsize = 1\n[training]\nepochs = 1\n"
-                               "[fitness]\ntest_every = 1\n[data]\nfiles = [\"" + games.string() + "\"]\n");
+                               "[fitness]\ntest_every = 1\n[data]\nfiles = [\"" +
+                                   games.string() + "\"]\n");
     ga::SearchRunOptions o;
     o.threads = 1;
     ga::run_search(ga::load_search_config(cfg.string()), root / "search", o);
-    templates.push_back({"search", root / "search",
-                         [](const fs::path& d) { ga::resume_search(d, checking<ga::SearchRunOptions>()); }});
+    templates.push_back(
+        {"search", root / "search", [](const fs::path& d) { ga::resume_search(d, checking<ga::SearchRunOptions>()); }});
   }
   auto evolve_resume = [](const fs::path& d) { ga::resume_evolve(d, checking<ga::EvolveRunOptions>()); };
   {  // Elo GA: 3 members, 2 generations, with a yardstick
@@ -106,9 +107,10 @@ void make_templates() {
     templates.push_back({"evolve", root / "elo", evolve_resume});
   }
   {  // Tic-Tac-Toe co-evolution: 2 trials of 4 members, 2 generations
-    const fs::path cfg = write(root / "ttt.toml",
-                               "[evolve]\nkind = \"tictactoe\"\ngenerations = 2\ntrials = 2\n[population]\nsize = 4\n"
-                               "[network]\ndepth = 1\n[opponent]\nkind = \"coevolution\"\ntop = 2\nmonitor_depth = 1\n");
+    const fs::path cfg =
+        write(root / "ttt.toml",
+              "[evolve]\nkind = \"tictactoe\"\ngenerations = 2\ntrials = 2\n[population]\nsize = 4\n"
+              "[network]\ndepth = 1\n[opponent]\nkind = \"coevolution\"\ntop = 2\nmonitor_depth = 1\n");
     ga::EvolveRunOptions o;
     o.threads = 1;
     ga::run_evolve(ga::load_evolve_config(cfg.string()), root / "ttt", o);
@@ -121,16 +123,19 @@ void make_templates() {
     play::TournamentRunOptions o;
     o.threads = 1;
     play::run_tournament(root / "tournament", cfg.string(), o);
-    templates.push_back({"tournament", root / "tournament",
-                         [](const fs::path& d) { play::run_tournament(d, "", checking<play::TournamentRunOptions>()); }});
+    templates.push_back({"tournament", root / "tournament", [](const fs::path& d) {
+                           play::run_tournament(d, "", checking<play::TournamentRunOptions>());
+                         }});
   }
   {  // match: 2 rounds of 4 games from move 50, small shapes, a checkpoint every round
     write(root / "small.json", R"({"name": "small", "tuples": [["a1","b1","c1"], ["b2","c3"]]})");
-    const fs::path cfg = write(root / "match.toml",
-                               "[match]\ngames = 8\ngames_per_round = 4\nstart_move = 50\nreplicates = 2\n[data]\n"
-                               "files = [\"" + games.string() + "\"]\n[agent1]\nname = \"a\"\nshapes = \"" +
-                                   (root / "small.json").string() + "\"\ndepth = 1\n[agent2]\nname = \"b\"\nshapes = \"" +
-                                   (root / "small.json").string() + "\"\ndepth = 1\n[run]\ncheckpoint_every = 1\n");
+    const fs::path cfg =
+        write(root / "match.toml",
+              "[match]\ngames = 8\ngames_per_round = 4\nstart_move = 50\nreplicates = 2\n[data]\n"
+              "files = [\"" +
+                  games.string() + "\"]\n[agent1]\nname = \"a\"\nshapes = \"" + (root / "small.json").string() +
+                  "\"\ndepth = 1\n[agent2]\nname = \"b\"\nshapes = \"" + (root / "small.json").string() +
+                  "\"\ndepth = 1\n[run]\ncheckpoint_every = 1\n");
     play::MatchRunOptions o;
     o.threads = 1;
     play::run_match(root / "match", cfg.string(), o);
@@ -146,8 +151,9 @@ void make_templates() {
     play::HexMatchRunOptions o;
     o.threads = 1;
     play::run_hex_match(root / "hex-match", &c, o);
-    templates.push_back({"hex-match", root / "hex-match",
-                         [](const fs::path& d) { play::run_hex_match(d, nullptr, checking<play::HexMatchRunOptions>()); }});
+    templates.push_back({"hex-match", root / "hex-match", [](const fs::path& d) {
+                           play::run_hex_match(d, nullptr, checking<play::HexMatchRunOptions>());
+                         }});
   }
   {  // hex tune: 4 individuals, 2 generations of 2 games on 3x3
     ga::HexTuneConfig c;

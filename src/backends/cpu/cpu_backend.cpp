@@ -1,20 +1,20 @@
 // The CPU backend: the reference implementation of the backend interface. Jobs are independent
 // and each runs start to finish on one worker thread, so results cannot depend on the thread
 // count; the arithmetic is the shared EF_HD integer code of ntuple.hpp.
+#include "backends/cpu/cpu_backend.hpp"
 #include <algorithm>
 #include <atomic>
-#include <memory>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <numeric>
 #include <thread>
 #include <tuple>
-#include "backends/cpu/train_body.hpp"
 #include "backends/backend.hpp"
+#include "backends/cpu/train_body.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "core/rng.hpp"
-#include "backends/cpu/cpu_backend.hpp"
 
 namespace ef {
 
@@ -22,8 +22,7 @@ namespace {
 
 class CpuBackend final : public Backend {
  public:
-  explicit CpuBackend(int threads)
-      : threads_(resolve_threads(threads)) {}
+  explicit CpuBackend(int threads) : threads_(resolve_threads(threads)) {}
   std::string name() const override { return fmt::format("cpu ({} threads)", threads_); }
 
   int add_positions(const PositionData& data) override {
@@ -31,13 +30,11 @@ class CpuBackend final : public Backend {
     return static_cast<int>(sets_.size()) - 1;
   }
 
-#define EF_CPU_PLAYOUT_METHODS(G)                                                              \
-  int add_agent(const play::AgentOf<G>& agent) override { return add_agent_of<G>(agent); }      \
-  void update_agent(int handle, const play::AgentOf<G>& agent) override {                       \
-    update_agent_of<G>(handle, agent);                                                          \
-  }                                                                                             \
-  void play(std::span<const GameJobOf<G>> jobs, std::span<play::GameRecordOf<G>> results) override { \
-    play_of<G>(jobs, results);                                                                  \
+#define EF_CPU_PLAYOUT_METHODS(G)                                                                              \
+  int add_agent(const play::AgentOf<G>& agent) override { return add_agent_of<G>(agent); }                     \
+  void update_agent(int handle, const play::AgentOf<G>& agent) override { update_agent_of<G>(handle, agent); } \
+  void play(std::span<const GameJobOf<G>> jobs, std::span<play::GameRecordOf<G>> results) override {           \
+    play_of<G>(jobs, results);                                                                                 \
   }
   EF_FOR_EACH_PLAYOUT_GAME(EF_CPU_PLAYOUT_METHODS)
 #undef EF_CPU_PLAYOUT_METHODS
@@ -104,7 +101,10 @@ class CpuBackend final : public Backend {
           midgame_tables ? std::size_t{1} << search::kMidgameTableBits : 0);
       search::OthelloTable midgame{midgame_entries.data(), midgame_tables ? midgame_entries.size() - 1 : 0, 0};
       play::PlayScratchOf<G> scratch;
-      if constexpr (requires { scratch.endgame_table; scratch.midgame_table; }) {  // a game with tables (Othello)
+      if constexpr (requires {
+                      scratch.endgame_table;
+                      scratch.midgame_table;
+                    }) {  // a game with tables (Othello)
         scratch.endgame_table = tables ? &table : nullptr;
         scratch.midgame_table = midgame_tables ? &midgame : nullptr;
       }

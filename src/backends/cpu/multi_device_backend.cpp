@@ -56,7 +56,8 @@ class DeviceWorker {
   // Runs task(backend) on the worker thread; the future carries its exception, if any.
   template <class R>
   std::future<R> submit(std::function<R(Backend&)> task) {
-    auto packaged = std::make_shared<std::packaged_task<R()>>([this, task = std::move(task)] { return task(*backend_); });
+    auto packaged =
+        std::make_shared<std::packaged_task<R()>>([this, task = std::move(task)] { return task(*backend_); });
     std::future<R> result = packaged->get_future();
     {
       std::lock_guard lock(mutex_);
@@ -130,20 +131,20 @@ class MultiDeviceBackend final : public Backend {
     return on_every_device([&](Backend& b) { return b.add_positions(data); }, "position set");
   }
   void train(std::span<const TrainJob> jobs, std::span<TrainResult> results) override { split(jobs, results); }
-#define EF_MULTI_DEVICE_PLAYOUT_METHODS(G)                                                                        \
-  int add_agent(const play::AgentOf<G>& agent) override {                                                        \
-    return on_every_device([&](Backend& b) { return b.add_agent(agent); }, "agent");                             \
-  }                                                                                                              \
-  void update_agent(int handle, const play::AgentOf<G>& agent) override {                                        \
-    on_every_device(                                                                                             \
-        [&](Backend& b) {                                                                                        \
-          b.update_agent(handle, agent);                                                                         \
-          return handle;                                                                                         \
-        },                                                                                                       \
-        "agent");                                                                                                \
-  }                                                                                                              \
-  void play(std::span<const GameJobOf<G>> jobs, std::span<play::GameRecordOf<G>> results) override {             \
-    split(jobs, results);                                                                                        \
+#define EF_MULTI_DEVICE_PLAYOUT_METHODS(G)                                                           \
+  int add_agent(const play::AgentOf<G>& agent) override {                                            \
+    return on_every_device([&](Backend& b) { return b.add_agent(agent); }, "agent");                 \
+  }                                                                                                  \
+  void update_agent(int handle, const play::AgentOf<G>& agent) override {                            \
+    on_every_device(                                                                                 \
+        [&](Backend& b) {                                                                            \
+          b.update_agent(handle, agent);                                                             \
+          return handle;                                                                             \
+        },                                                                                           \
+        "agent");                                                                                    \
+  }                                                                                                  \
+  void play(std::span<const GameJobOf<G>> jobs, std::span<play::GameRecordOf<G>> results) override { \
+    split(jobs, results);                                                                            \
   }
   EF_FOR_EACH_PLAYOUT_GAME(EF_MULTI_DEVICE_PLAYOUT_METHODS)
 #undef EF_MULTI_DEVICE_PLAYOUT_METHODS

@@ -1,10 +1,10 @@
 #include "backends/cpu/train_body.hpp"
-#include "backends/cpu/network_eval.hpp"
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <string_view>
+#include "backends/cpu/network_eval.hpp"
 #include "core/error.hpp"
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -102,9 +102,9 @@ struct Indexer {
     const __m256i hi = states(static_cast<u32>(black >> 32), static_cast<u32>(white >> 32));
     const __m256i quarter[4] = {_mm256_permute2x128_si256(lo, lo, 0x00), _mm256_permute2x128_si256(lo, lo, 0x11),
                                 _mm256_permute2x128_si256(hi, hi, 0x00), _mm256_permute2x128_si256(hi, hi, 0x11)};
-    const __m256i m13 = _mm256_set1_epi16(0x0301);      // bytes (1, 3): d0 + 3 d1
-    const __m256i m19 = _mm256_set1_epi32(0x00090001);  // words (1, 9): digits 0-3 of a group of 4
-    const __m256i m81 = _mm256_set1_epi32(0x00510001);  // words (1, 81)
+    const __m256i m13 = _mm256_set1_epi16(0x0301);        // bytes (1, 3): d0 + 3 d1
+    const __m256i m19 = _mm256_set1_epi32(0x00090001);    // words (1, 9): digits 0-3 of a group of 4
+    const __m256i m81 = _mm256_set1_epi32(0x00510001);    // words (1, 81)
     const __m256i m6561 = _mm256_set1_epi32(0x19A10001);  // words (1, 6561)
     for (int t = 0; t < num_groups; ++t) {
       const Avx2Group& gr = groups[t];
@@ -112,7 +112,8 @@ struct Indexer {
       for (int r = 0; r < 4; ++r) {
         __m256i d = _mm256_shuffle_epi8(quarter[0], _mm256_load_si256(reinterpret_cast<const __m256i*>(gr.shuf[r][0])));
         for (int q = 1; q < 4; ++q)
-          d = _mm256_or_si256(d, _mm256_shuffle_epi8(quarter[q], _mm256_load_si256(reinterpret_cast<const __m256i*>(gr.shuf[r][q]))));
+          d = _mm256_or_si256(
+              d, _mm256_shuffle_epi8(quarter[q], _mm256_load_si256(reinterpret_cast<const __m256i*>(gr.shuf[r][q]))));
         sum[r] = _mm256_madd_epi16(_mm256_maddubs_epi16(d, m13), m19);  // 4 dwords of 4 digits each, <= 80
       }
       const __m256i p01 = _mm256_madd_epi16(_mm256_packus_epi32(sum[0], sum[1]), m81);
@@ -148,8 +149,8 @@ struct Indexer {
     const __m512i states = _mm512_or_si512(_mm512_maskz_mov_epi8(black, _mm512_set1_epi8(2)),
                                            _mm512_maskz_mov_epi8(white, _mm512_set1_epi8(1)));
     const __m512i powers = _mm512_set1_epi32(0x1B090301);  // bytes (1, 3, 9, 27)
-    const __m512i m81 = _mm512_set1_epi32(0x00510001);      // words (1, 81)
-    const __m512i m6561 = _mm512_set1_epi32(0x19A10001);    // words (1, 6561)
+    const __m512i m81 = _mm512_set1_epi32(0x00510001);     // words (1, 81)
+    const __m512i m6561 = _mm512_set1_epi32(0x19A10001);   // words (1, 6561)
     for (int t = 0; t < num_groups; ++t) {
       const Avx512Group& gr = groups[t];
       __m512i sum[4];
@@ -159,8 +160,8 @@ struct Indexer {
       }
       const __m512i p01 = _mm512_madd_epi16(_mm512_packus_epi32(sum[0], sum[1]), m81);
       const __m512i p23 = _mm512_madd_epi16(_mm512_packus_epi32(sum[2], sum[3]), m81);
-      const __m512i idx = _mm512_add_epi32(_mm512_madd_epi16(_mm512_packus_epi32(p01, p23), m6561),
-                                           _mm512_load_si512(gr.offset));
+      const __m512i idx =
+          _mm512_add_epi32(_mm512_madd_epi16(_mm512_packus_epi32(p01, p23), m6561), _mm512_load_si512(gr.offset));
       _mm512_storeu_si512(out + 16 * t, idx);
     }
   }
@@ -290,23 +291,25 @@ void train_job(const PositionData& data, const TrainJob& job, TrainResult& resul
     case VectorPath::kAvx2: {
       const int groups = (nf + 7) / 8;
       build_program<Avx2Group, 8>(g, s.program, groups);
-      path_avx2::run_job(path_avx2::Indexer{program_of<Avx2Group>(s.program), groups}, data, job, weights,
-                         rate, result, s);
+      path_avx2::run_job(path_avx2::Indexer{program_of<Avx2Group>(s.program), groups}, data, job, weights, rate, result,
+                         s);
       break;
     }
     case VectorPath::kAvx512: {
       const int groups = (nf + 15) / 16;
       build_program<Avx512Group, 16>(g, s.program, groups);
-      path_avx512::run_job(path_avx512::Indexer{program_of<Avx512Group>(s.program), groups}, data, job,
-                           weights, rate, result, s);
+      path_avx512::run_job(path_avx512::Indexer{program_of<Avx512Group>(s.program), groups}, data, job, weights, rate,
+                           result, s);
       break;
     }
 #else
     default: fail("training: the {} path exists on x86-64 only", path_name(path));
 #endif
   }
-  if (job.return_weights) result.weights = std::move(table);
-  else result.weights.clear();
+  if (job.return_weights)
+    result.weights = std::move(table);
+  else
+    result.weights.clear();
 }
 
 NetworkEval::NetworkEval(const ntuple::Geometry& g, VectorPath path) : g_(&g), path_(path) {
@@ -336,14 +339,13 @@ i64 NetworkEval::operator()(const i32* weights, u64 black, u64 white) const {
   switch (path_) {
 #if defined(__x86_64__)
     case VectorPath::kAvx2:
-      return path_avx2::evaluate_network(
-          path_avx2::Indexer{static_cast<const Avx2Group*>(groups_), num_groups_}, weights, nf, black, white);
+      return path_avx2::evaluate_network(path_avx2::Indexer{static_cast<const Avx2Group*>(groups_), num_groups_},
+                                         weights, nf, black, white);
     case VectorPath::kAvx512:
-      return path_avx512::evaluate_network(
-          path_avx512::Indexer{static_cast<const Avx512Group*>(groups_), num_groups_}, weights, nf, black, white);
+      return path_avx512::evaluate_network(path_avx512::Indexer{static_cast<const Avx512Group*>(groups_), num_groups_},
+                                           weights, nf, black, white);
 #endif
-    default:
-      return path_portable::evaluate_network(path_portable::Indexer{*g_}, weights, nf, black, white);
+    default: return path_portable::evaluate_network(path_portable::Indexer{*g_}, weights, nf, black, white);
   }
 }
 

@@ -32,7 +32,7 @@ VectorPath path_from_name(std::string_view name);
 struct TrainScratch {
   std::vector<u32> indices;  // one mini-batch of samples, num_features (padded) each
   std::vector<u32> order;
-  std::vector<i64> errors;   // one mini-batch
+  std::vector<i64> errors;            // one mini-batch
   std::vector<std::uint8_t> program;  // the job's feature program (vector paths)
 };
 

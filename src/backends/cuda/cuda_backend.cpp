@@ -6,6 +6,7 @@
 //
 // This file: the backend's construction and the public entry points of cuda_backend.hpp (device
 // checks and information, make_cuda_backend, the batch statistics, the feature test kernel).
+#include "backends/cuda/cuda_backend.hpp"
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 #include <cstdint>
@@ -15,27 +16,25 @@
 #include <string>
 #include <utility>
 #include <vector>
-#include "core/error.hpp"
-#include "core/parallel.hpp"
-#include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/cuda_backend_impl.hpp"
 #include "backends/cuda/device_memory.hpp"
 #include "backends/cuda/train_kernels.hpp"
+#include "core/error.hpp"
+#include "core/parallel.hpp"
 
 namespace ef {
 
 namespace cuda::detail {
 
-CudaBackend::CudaBackend(int threads, int device)
-    : threads_(resolve_threads(threads)) {
+CudaBackend::CudaBackend(int threads, int device) : threads_(resolve_threads(threads)) {
   // CUDA's current device belongs to the host thread: this thread uses `device` from here on.
   check(cudaSetDevice(device), fmt::format("selecting device {}", device));
   check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "creating a stream");
   const auto info = cuda_device_info();
-  name_ = info ? fmt::format("cuda{} ({}, {} SMs, {:.0f} GiB)", device == 0 ? "" : fmt::format(" device {}", device),
-                             info->name, info->multiprocessors,
-                             static_cast<double>(info->global_memory_bytes) / (1u << 30))
-               : std::string("cuda");
+  name_ =
+      info ? fmt::format("cuda{} ({}, {} SMs, {:.0f} GiB)", device == 0 ? "" : fmt::format(" device {}", device),
+                         info->name, info->multiprocessors, static_cast<double>(info->global_memory_bytes) / (1u << 30))
+           : std::string("cuda");
 }
 
 CudaBackend::~CudaBackend() {
@@ -72,10 +71,10 @@ bool cuda_device_available(std::string* why) {
     cudaDeviceProp p{};
     const bool known = cudaGetDeviceProperties(&p, 0) == cudaSuccess;
     cudaGetLastError();
-    return say(fmt::format("no CUDA device: device 0{} cannot run this build's kernels: {} (configure with "
-                           "CMAKE_CUDA_ARCHITECTURES for it)",
-                           known ? fmt::format(" ({}, compute capability {}.{})", p.name, p.major, p.minor) : "",
-                           describe(k)));
+    return say(fmt::format(
+        "no CUDA device: device 0{} cannot run this build's kernels: {} (configure with "
+        "CMAKE_CUDA_ARCHITECTURES for it)",
+        known ? fmt::format(" ({}, compute capability {}.{})", p.name, p.major, p.minor) : "", describe(k)));
   }
   if (why) why->clear();
   return true;

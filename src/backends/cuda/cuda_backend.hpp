@@ -46,11 +46,11 @@ std::optional<CudaDeviceInfo> cuda_device_info(std::string* why = nullptr);
 struct CudaBatchStats {
   std::size_t jobs = 0;
   std::size_t chunks = 0;
-  std::size_t budget_bytes = 0;         // the memory budget the chunks were planned against
-  std::size_t largest_chunk_bytes = 0;  // device memory of the largest chunk
-  std::size_t distinct_id_lists = 0;    // eval id lists uploaded (each distinct span once per chunk)
+  std::size_t budget_bytes = 0;            // the memory budget the chunks were planned against
+  std::size_t largest_chunk_bytes = 0;     // device memory of the largest chunk
+  std::size_t distinct_id_lists = 0;       // eval id lists uploaded (each distinct span once per chunk)
   std::size_t distinct_sample_orders = 0;  // per-epoch sample orders computed on the host
-  double seconds = 0;                   // wall time of the train call
+  double seconds = 0;                      // wall time of the train call
 };
 // nullopt unless `backend` is a CUDA backend that has run a batch.
 std::optional<CudaBatchStats> cuda_batch_stats(const Backend& backend);

@@ -14,18 +14,18 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
-#include "core/error.hpp"
 #include "backends/backend.hpp"
 #include "backends/cuda/cuda_backend.hpp"
 #include "backends/cuda/device_memory.hpp"
+#include "core/error.hpp"
 #include "games/registry.hpp"
 
 namespace ef::cuda::detail {
 
 // Copied to and from the device byte for byte.
 static_assert(std::is_trivially_copyable_v<ntuple::Evaluator>);
-#define EF_ASSERT_DEVICE_COPYABLE(G)                                                                        \
-  static_assert(std::is_trivially_copyable_v<play::ParamsOf<G>> &&                                          \
+#define EF_ASSERT_DEVICE_COPYABLE(G)                               \
+  static_assert(std::is_trivially_copyable_v<play::ParamsOf<G>> && \
                 std::is_trivially_copyable_v<play::GameRecordOf<G>> && std::is_trivially_copyable_v<GameJobOf<G>>);
 EF_FOR_EACH_PLAYOUT_GAME(EF_ASSERT_DEVICE_COPYABLE)
 #undef EF_ASSERT_DEVICE_COPYABLE
@@ -37,9 +37,9 @@ struct ResidentSet {
 
 // What a chunk of jobs needs on the device, section by section.
 struct ChunkPlan {
-  std::size_t first = 0, last = 0;   // jobs [first, last)
-  std::vector<int> eval_lists;       // distinct eval lists, in first use order
-  std::vector<int> orders;           // distinct sample orders, in first use order
+  std::size_t first = 0, last = 0;  // jobs [first, last)
+  std::vector<int> eval_lists;      // distinct eval lists, in first use order
+  std::vector<int> orders;          // distinct sample orders, in first use order
   std::size_t bytes = 0;
 };
 
@@ -54,15 +54,15 @@ class CudaBackend final : public Backend {
 
   void train(std::span<const TrainJob> jobs, std::span<TrainResult> results) override;
 
-#define EF_CUDA_PLAYOUT_METHODS(G)                                                              \
-  int add_agent(const play::AgentOf<G>& agent) override {                                        \
-    auto& list = std::get<DeviceAgents<G>>(agents_);                                             \
-    list.push_back(upload_agent(agent, list.size()));                                            \
-    return static_cast<int>(list.size()) - 1;                                                    \
-  }                                                                                              \
+#define EF_CUDA_PLAYOUT_METHODS(G)                                                                           \
+  int add_agent(const play::AgentOf<G>& agent) override {                                                    \
+    auto& list = std::get<DeviceAgents<G>>(agents_);                                                         \
+    list.push_back(upload_agent(agent, list.size()));                                                        \
+    return static_cast<int>(list.size()) - 1;                                                                \
+  }                                                                                                          \
   void update_agent(int handle, const play::AgentOf<G>& agent) override { replace_agent<G>(handle, agent); } \
-  void play(std::span<const GameJobOf<G>> jobs, std::span<play::GameRecordOf<G>> results) override { \
-    play_of<G>(jobs, results);                                                                   \
+  void play(std::span<const GameJobOf<G>> jobs, std::span<play::GameRecordOf<G>> results) override {         \
+    play_of<G>(jobs, results);                                                                               \
   }
   EF_FOR_EACH_PLAYOUT_GAME(EF_CUDA_PLAYOUT_METHODS)
 #undef EF_CUDA_PLAYOUT_METHODS

@@ -20,10 +20,10 @@
 #include <span>
 #include <string>
 #include <vector>
-#include "core/error.hpp"
 #include "backends/cuda/cuda_backend_impl.hpp"
 #include "backends/cuda/device_memory.hpp"
 #include "backends/cuda/play_kernels.hpp"
+#include "core/error.hpp"
 #include "games/registry.hpp"
 
 namespace ef::cuda::detail {
@@ -32,8 +32,7 @@ CudaBackend::DeviceAgent<play::AgentParams> CudaBackend::upload_agent(const play
   agent.validate();
   // ProbCut's selective search depends on the midgame table, which a device thread lacks: the
   // device would play other moves than the CPU, so such agents stay on the CPU (docs/search.md).
-  if (agent.probcut)
-    fail("agent '{}': a ProbCut agent (probcut = ...) plays on the CPU backend only", agent.name);
+  if (agent.probcut) fail("agent '{}': a ProbCut agent (probcut = ...) plays on the CPU backend only", agent.name);
   DeviceAgent<play::AgentParams> d;
   d.params = agent.params(nullptr);
   if (agent.kind != play::EvaluatorKind::kNtuple) return d;
@@ -141,11 +140,12 @@ void CudaBackend::play_of(std::span<const GameJobOf<G>> jobs, std::span<play::Ga
   const bool tables = want_tables && budget > fixed && (budget - fixed) / (plain_game + table_bytes) >= want_concurrent;
   const std::size_t game_bytes = plain_game + (tables ? table_bytes : 0);
   if (budget < fixed + game_bytes)
-    fail("CUDA backend: a play batch needs at least {} bytes of device memory ({} agents' parameters and one game of "
-         "{} bytes) but the budget is {} bytes ({}); use the cpu backend",
-         fixed + game_bytes, agents.size(), game_bytes, budget,
-         limit && *limit == budget ? fmt::format("{}={}", kCudaMemoryLimitEnv, std::getenv(kCudaMemoryLimitEnv))
-                                   : fmt::format("{:.1f} MiB free on the device", mib(free_bytes)));
+    fail(
+        "CUDA backend: a play batch needs at least {} bytes of device memory ({} agents' parameters and one game of "
+        "{} bytes) but the budget is {} bytes ({}); use the cpu backend",
+        fixed + game_bytes, agents.size(), game_bytes, budget,
+        limit && *limit == budget ? fmt::format("{}={}", kCudaMemoryLimitEnv, std::getenv(kCudaMemoryLimitEnv))
+                                  : fmt::format("{:.1f} MiB free on the device", mib(free_bytes)));
   constexpr std::size_t kMaxGamesPerLaunch = std::size_t{1} << 24;
   const std::size_t per_chunk = std::min((budget - fixed) / game_bytes, kMaxGamesPerLaunch);
 
@@ -154,8 +154,8 @@ void CudaBackend::play_of(std::span<const GameJobOf<G>> jobs, std::span<play::Ga
   stats.budget_bytes = budget;
   for (std::size_t first = 0; first < jobs.size(); first += per_chunk) {
     const std::size_t n = std::min(per_chunk, jobs.size() - first);
-    stats.largest_chunk_bytes = std::max(stats.largest_chunk_bytes, play_chunk<G>(jobs.subspan(first, n),
-                                                                                 results.subspan(first, n), tables));
+    stats.largest_chunk_bytes =
+        std::max(stats.largest_chunk_bytes, play_chunk<G>(jobs.subspan(first, n), results.subspan(first, n), tables));
     ++stats.chunks;
   }
   stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -210,11 +210,10 @@ std::size_t CudaBackend::play_chunk(std::span<const GameJobOf<G>> jobs, std::spa
 
 // The play templates for every game of the registry: the per-game play() overrides in the class
 // call them from other files, which see only their declarations.
-#define EF_CUDA_PLAY_INSTANTIATIONS(G)                                                                          \
-  template void CudaBackend::ensure_play_stack<G>();                                                            \
-  template void CudaBackend::play_of<G>(std::span<const GameJobOf<G>> jobs,                                     \
-                                        std::span<play::GameRecordOf<G>> results);                              \
-  template std::size_t CudaBackend::play_chunk<G>(std::span<const GameJobOf<G>> jobs,                           \
+#define EF_CUDA_PLAY_INSTANTIATIONS(G)                                                                                 \
+  template void CudaBackend::ensure_play_stack<G>();                                                                   \
+  template void CudaBackend::play_of<G>(std::span<const GameJobOf<G>> jobs, std::span<play::GameRecordOf<G>> results); \
+  template std::size_t CudaBackend::play_chunk<G>(std::span<const GameJobOf<G>> jobs,                                  \
                                                   std::span<play::GameRecordOf<G>> results, bool tables);
 EF_FOR_EACH_PLAYOUT_GAME(EF_CUDA_PLAY_INSTANTIATIONS)
 #undef EF_CUDA_PLAY_INSTANTIATIONS

@@ -29,11 +29,11 @@
 #include <tuple>
 #include <utility>
 #include <vector>
-#include "core/error.hpp"
-#include "core/parallel.hpp"
 #include "backends/cuda/cuda_backend_impl.hpp"
 #include "backends/cuda/device_memory.hpp"
 #include "backends/cuda/train_kernels.hpp"
+#include "core/error.hpp"
+#include "core/parallel.hpp"
 
 namespace ef::cuda::detail {
 
@@ -210,15 +210,16 @@ void CudaBackend::train(std::span<const TrainJob> jobs, std::span<TrainResult> r
         add = extra();
       }
       if (cur.bytes + add > budget)
-        fail("CUDA backend: training job {} alone needs {:.1f} MiB of device memory ({:.1f} MiB of weights for "
-             "{} weights, {:.1f} MiB of mini-batch scratch, {} sample orders of {} ids, {} evaluation ids) but the "
-             "budget is {:.1f} MiB ({}); use smaller networks, fewer positions or a smaller batch_size, or the cpu "
-             "backend",
-             k, mib(cur.bytes + add), mib(std::size_t{j.geometry->num_weights()} * sizeof(i32)),
-             j.geometry->num_weights(), mib(j.params.batch_size > 1 ? minibatch_scratch_bytes(j) : 0), j.params.epochs,
-             j.train_ids.size(), j.eval_ids.size(), mib(budget),
-             limit && *limit == budget ? fmt::format("{}={}", kCudaMemoryLimitEnv, std::getenv(kCudaMemoryLimitEnv))
-                                       : fmt::format("{:.1f} MiB free on the device", mib(free_bytes)));
+        fail(
+            "CUDA backend: training job {} alone needs {:.1f} MiB of device memory ({:.1f} MiB of weights for "
+            "{} weights, {:.1f} MiB of mini-batch scratch, {} sample orders of {} ids, {} evaluation ids) but the "
+            "budget is {:.1f} MiB ({}); use smaller networks, fewer positions or a smaller batch_size, or the cpu "
+            "backend",
+            k, mib(cur.bytes + add), mib(std::size_t{j.geometry->num_weights()} * sizeof(i32)),
+            j.geometry->num_weights(), mib(j.params.batch_size > 1 ? minibatch_scratch_bytes(j) : 0), j.params.epochs,
+            j.train_ids.size(), j.eval_ids.size(), mib(budget),
+            limit && *limit == budget ? fmt::format("{}={}", kCudaMemoryLimitEnv, std::getenv(kCudaMemoryLimitEnv))
+                                      : fmt::format("{:.1f} MiB free on the device", mib(free_bytes)));
       cur.bytes += add;
       if (!eval_in[job_eval[k]]) {
         eval_in[job_eval[k]] = 1;

@@ -12,8 +12,8 @@
 #include <string>
 #include <string_view>
 #include <utility>
-#include "core/error.hpp"
 #include "backends/cuda/cuda_backend.hpp"
+#include "core/error.hpp"
 
 namespace ef::cuda::detail {
 

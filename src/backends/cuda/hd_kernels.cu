@@ -9,8 +9,8 @@
 // (checked: rng_kernel below).
 #include <cuda_runtime.h>
 #include "core/rng.hpp"
-#include "games/othello/swh.hpp"
 #include "games/othello/bitboard.hpp"
+#include "games/othello/swh.hpp"
 
 namespace ef::cuda {
 
@@ -48,8 +48,7 @@ __global__ void legal_moves_kernel(const u64* player, const u64* opponent, int n
 
 // Counter-based random numbers on the device: item i draws `per_item` values of each kind
 // from Rng(seed, purpose, i), the same values the host draws for (seed, purpose, i).
-__global__ void rng_kernel(u64 seed, u32 purpose, int n, int per_item, u32* words, u32* below_100,
-                           double* uniforms) {
+__global__ void rng_kernel(u64 seed, u32 purpose, int n, int per_item, u32* words, u32* below_100, double* uniforms) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   Rng rng(seed, static_cast<Purpose>(purpose), static_cast<u32>(i));

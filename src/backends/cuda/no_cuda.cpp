@@ -25,5 +25,4 @@ std::vector<std::uint32_t> cuda_feature_indices(const ntuple::Geometry&, std::sp
   fail("{}", kNoCudaBackend);
 }
 
-
 }  // namespace ef

@@ -16,8 +16,8 @@ __global__ void evaluate_kernel(const ntuple::Geometry* geometry, const i32* wei
 // Plain SGD for many networks at once, one thread per network, samples in a given order:
 // the simplest launcher of the shared step (the reference layout for the parity tests).
 __global__ void sgd_thread_per_network_kernel(const ntuple::Geometry* geometries, i32* const* weights, int networks,
-                                              const u64* black, const u64* white, const i64* label,
-                                              const u32* order, int n, u32 rate, ntuple::LossSums* loss) {
+                                              const u64* black, const u64* white, const i64* label, const u32* order,
+                                              int n, u32 rate, ntuple::LossSums* loss) {
   const int k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= networks) return;
   const ntuple::Geometry& g = geometries[k];

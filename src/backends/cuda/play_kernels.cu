@@ -36,9 +36,9 @@
 //     agents that solve from 10 or more empties and memory allows, a zeroed endgame
 //     transposition table of 2^kPlayTableBits entries (384 KiB) of its own.
 #include <cuda_runtime.h>
-#include "games/registry.hpp"
-#include "engine/playout.hpp"
 #include "backends/cuda/play_kernels.hpp"
+#include "engine/playout.hpp"
+#include "games/registry.hpp"
 
 namespace ef::cuda {
 
@@ -77,15 +77,15 @@ cudaError_t play_kernel_attributes(cudaFuncAttributes* attributes) {
 
 template <class G>
 cudaError_t play_kernel_occupancy(int* blocks_per_multiprocessor) {
-  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_multiprocessor, play_kernel<G>,
-                                                       kPlayThreadsPerBlock, 0);
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks_per_multiprocessor, play_kernel<G>, kPlayThreadsPerBlock,
+                                                       0);
 }
 
 // The registration: one kernel per playout game.
-#define EF_INSTANTIATE_PLAY_KERNEL(G)                                                                           \
+#define EF_INSTANTIATE_PLAY_KERNEL(G)                                                                             \
   template cudaError_t launch_play<G>(const play::ParamsOf<G>*, const GameJobOf<G>*, int, play::GameRecordOf<G>*, \
-                                      search::endgame::HashEntry*, u64, cudaStream_t);                          \
-  template cudaError_t play_kernel_attributes<G>(cudaFuncAttributes*);                                         \
+                                      search::endgame::HashEntry*, u64, cudaStream_t);                            \
+  template cudaError_t play_kernel_attributes<G>(cudaFuncAttributes*);                                            \
   template cudaError_t play_kernel_occupancy<G>(int*);
 EF_FOR_EACH_PLAYOUT_GAME(EF_INSTANTIATE_PLAY_KERNEL)
 #undef EF_INSTANTIATE_PLAY_KERNEL

@@ -7,14 +7,14 @@
 // search needs rather than for any position: depth <= kDeviceMaxDepth, endgames with
 // <= kDeviceMaxEmpties empties (the match of docs/method.md 1.4 solves from 20).
 #include <cuda_runtime.h>
-#include "games/othello/features.hpp"
-#include "games/othello/ntuple_evaluator.hpp"
-#include "games/othello/swh.hpp"
-#include "games/othello/game.hpp"
-#include "games/tictactoe/game.hpp"
 #include "engine/alphabeta.hpp"
 #include "games/othello/endgame.hpp"
+#include "games/othello/features.hpp"
+#include "games/othello/game.hpp"
+#include "games/othello/ntuple_evaluator.hpp"
+#include "games/othello/swh.hpp"
 #include "games/othello/tree_search.hpp"
+#include "games/tictactoe/game.hpp"
 
 namespace ef::cuda {
 
@@ -62,8 +62,8 @@ __global__ void othello_player_swh_kernel(const othello::Position* roots, int n,
                                           search::SearchResult* results) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
-    results[i] = search::search_othello<swh::Evaluator, kDeviceMaxDepth, kDeviceMaxEmpties>(roots[i], limits,
-                                                                                         swh::Evaluator{});
+    results[i] =
+        search::search_othello<swh::Evaluator, kDeviceMaxDepth, kDeviceMaxEmpties>(roots[i], limits, swh::Evaluator{});
 }
 
 // Tic-Tac-Toe: alpha-beta with the seed's static evaluator, legal moves and the symmetry class

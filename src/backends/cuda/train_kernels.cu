@@ -64,9 +64,9 @@
 // physical bound.
 #include <cuda_runtime.h>
 #include <cub/warp/warp_reduce.cuh>
+#include "backends/cuda/train_kernels.hpp"
 #include "games/othello/ntuple.hpp"
 #include "games/othello/ntuple_lanes.hpp"
-#include "backends/cuda/train_kernels.hpp"
 
 namespace ef::cuda {
 
@@ -76,9 +76,9 @@ constexpr int kWarpSize = ntuple::kLanes;
 constexpr unsigned kFullMask = 0xFFFFFFFFu;
 constexpr int kSlots = ntuple::kLaneSlots;
 using ntuple::FeatureSquares;
-using ntuple::LaneGeometry;
 using ntuple::lane_features;
 using ntuple::lane_geometry;
+using ntuple::LaneGeometry;
 
 using WarpSumI64 = cub::WarpReduce<i64>;
 using WarpSumU64 = cub::WarpReduce<u64>;
@@ -103,7 +103,7 @@ __device__ __forceinline__ void lane_add(const LaneGeometry& lg, i32* weights, c
 // The warp's total of the lanes' values, on every lane.
 __device__ __forceinline__ i64 warp_total(i64 partial, WarpSumI64::TempStorage& storage) {
   const i64 total = WarpSumI64(storage).Sum(partial);  // valid in lane 0
-  __syncwarp();  // the temp storage may be reused by the next call
+  __syncwarp();                                        // the temp storage may be reused by the next call
   return __shfl_sync(kFullMask, total, 0);
 }
 
@@ -235,8 +235,10 @@ __global__ void __launch_bounds__(kWarpSize) train_kernel(const DeviceJob* jobs,
   for (int epoch = 0; epoch < job.epochs; ++epoch) {
     ntuple::LossSums train_loss;  // meaningful in lane 0
     const u32* samples = job.epoch_samples[epoch];
-    if (job.batch_size == 1) train_epoch_sgd(job, lg, squares, lane, samples, sum_storage, train_loss);
-    else train_epoch_minibatch(job, lg, squares, lane, samples, sum_storage, train_loss);
+    if (job.batch_size == 1)
+      train_epoch_sgd(job, lg, squares, lane, samples, sum_storage, train_loss);
+    else
+      train_epoch_minibatch(job, lg, squares, lane, samples, sum_storage, train_loss);
     if (job.epoch_loss && lane == 0) job.epoch_loss[epoch] = train_loss;
   }
 
@@ -244,7 +246,8 @@ __global__ void __launch_bounds__(kWarpSize) train_kernel(const DeviceJob* jobs,
   ntuple::LossSums mine;
   for (u32 k = static_cast<u32>(lane); k < job.num_eval; k += kWarpSize) {
     const u32 id = job.eval_ids[k];
-    mine.add(ntuple::clamp_error(job.label[id] - ntuple::evaluate(geometry, job.weights, job.black[id], job.white[id])));
+    mine.add(
+        ntuple::clamp_error(job.label[id] - ntuple::evaluate(geometry, job.weights, job.black[id], job.white[id])));
   }
   ntuple::LossSums total;
   total.squared = WarpSumU64(loss_storage).Sum(mine.squared);
@@ -257,7 +260,7 @@ __global__ void __launch_bounds__(kWarpSize) train_kernel(const DeviceJob* jobs,
 
 // Symmetric sampling for tests: one warp per position, the training kernel's lane code.
 constexpr int kFeatureWarpsPerBlock = 4;
-__global__ void __launch_bounds__(kFeatureWarpsPerBlock * kWarpSize)
+__global__ void __launch_bounds__(kFeatureWarpsPerBlock* kWarpSize)
     feature_indices_kernel(const ntuple::Geometry* geometry, const u64* black, const u64* white, int n, u32* out) {
   __shared__ FeatureSquares squares;
   const int warp = static_cast<int>(threadIdx.x) / kWarpSize;
@@ -272,7 +275,8 @@ __global__ void __launch_bounds__(kFeatureWarpsPerBlock * kWarpSize)
   const std::size_t nf = static_cast<std::size_t>(geometry->num_features());
 #pragma unroll
   for (int j = 0; j < kSlots; ++j)
-    if (j < lg.slots) out[static_cast<std::size_t>(p) * nf + static_cast<std::size_t>(ntuple::lane_feature(lane, j))] = idx[j];
+    if (j < lg.slots)
+      out[static_cast<std::size_t>(p) * nf + static_cast<std::size_t>(ntuple::lane_feature(lane, j))] = idx[j];
 }
 
 }  // namespace

@@ -10,19 +10,20 @@ namespace ef::cuda {
 // One training job as the kernel sees it; every pointer is device memory.
 struct DeviceJob {
   const ntuple::Geometry* geometry = nullptr;
-  i32* weights = nullptr;                 // geometry->num_weights() int32, zeroed before the launch
-  const u64* black = nullptr;             // the job's resident position set
+  i32* weights = nullptr;      // geometry->num_weights() int32, zeroed before the launch
+  const u64* black = nullptr;  // the job's resident position set
   const u64* white = nullptr;
   const i64* label = nullptr;
   const u32* const* epoch_samples = nullptr;  // `epochs` pointers: position ids in the sample order of each epoch
   const u32* eval_ids = nullptr;
-  i32* steps = nullptr;                   // batch_size scratch (mini-batch steps); null when batch_size == 1
-  u32* batch_indices = nullptr;           // batch_size * num_features scratch (the batch's feature indices); null when batch_size == 1
-  ntuple::LossSums* epoch_loss = nullptr; // `epochs` entries, or null when not recorded
-  ntuple::LossSums* eval_loss = nullptr;  // one entry
+  i32* steps = nullptr;  // batch_size scratch (mini-batch steps); null when batch_size == 1
+  u32* batch_indices =
+      nullptr;  // batch_size * num_features scratch (the batch's feature indices); null when batch_size == 1
+  ntuple::LossSums* epoch_loss = nullptr;  // `epochs` entries, or null when not recorded
+  ntuple::LossSums* eval_loss = nullptr;   // one entry
   u32 num_train = 0;
   u32 num_eval = 0;
-  u32 rate = 0;                           // ntuple::rate_multiplier, computed on the host as the CPU does
+  u32 rate = 0;  // ntuple::rate_multiplier, computed on the host as the CPU does
   i32 epochs = 0;
   i32 batch_size = 1;
 };

@@ -8,8 +8,7 @@ void ConnectFourAgent::validate() const {
   check_search_limits(fmt::format("agent '{}'", name), params.depth, kConnectFourMaxDepth, params.epsilon_ppm);
   switch (params.kind) {
     case ConnectFourEvaluator::kRandom:
-    case ConnectFourEvaluator::kWeights:
-      return;
+    case ConnectFourEvaluator::kWeights: return;
   }
   fail("agent '{}': unknown evaluator kind {}", name, static_cast<u32>(params.kind));
 }

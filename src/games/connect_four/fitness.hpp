@@ -27,7 +27,8 @@ inline play::ConnectFourAgent weights_agent(const ga::BitString& bits, int depth
   a.params.depth = depth;
   for (int s = 0; s < kSquares; ++s) {
     int nibble = 0;
-    for (int b = 0; b < kBitsPerWeight; ++b) nibble = nibble << 1 | bits[static_cast<std::size_t>(kBitsPerWeight * s + b)];
+    for (int b = 0; b < kBitsPerWeight; ++b)
+      nibble = nibble << 1 | bits[static_cast<std::size_t>(kBitsPerWeight * s + b)];
     a.params.weights[s] = static_cast<signed char>(nibble >= 8 ? nibble - 16 : nibble);
   }
   return a;

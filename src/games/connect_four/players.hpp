@@ -42,8 +42,9 @@ struct ConnectFourParams {
     const int explored =
         exploration_move(games::ConnectFour::moves(s), kind == ConnectFourEvaluator::kRandom, epsilon_ppm, rng);
     if (explored != kSearchMove) return explored;
-    const search::SearchResult r = search::alphabeta<games::ConnectFour, connect_four::WeightsEvaluator,
-                                                     kConnectFourMaxDepth>(s, depth, connect_four::WeightsEvaluator{weights});
+    const search::SearchResult r =
+        search::alphabeta<games::ConnectFour, connect_four::WeightsEvaluator, kConnectFourMaxDepth>(
+            s, depth, connect_four::WeightsEvaluator{weights});
     nodes += r.nodes;
     return r.best_move;
   }

@@ -73,8 +73,8 @@ constexpr int kMaxNodes = kMaxCells + 2;
 // Directed arcs: a cell has at most 6 neighbours, 6 bridges and 2 edge-node arcs; an edge
 // node at most n adjacent cells and n - 1 edge-bridged ones.
 constexpr int kMaxArcs = kMaxCells * 14 + 4 * kMaxSide;
-constexpr unsigned char kNone = 255;  // "no node" / "no square" in the byte maps
-constexpr int kNoPath = 1 << 20;      // d when the edge nodes are not connected
+constexpr unsigned char kNone = 255;     // "no node" / "no square" in the byte maps
+constexpr int kNoPath = 1 << 20;         // d when the edge nodes are not connected
 constexpr double kNoConnection = 1e300;  // effective resistance when the edges are not connected
 
 struct NetworkOptions {
@@ -89,10 +89,10 @@ struct NetworkOptions {
 // Adjacency in CSR form: the neighbours of node v are arc[first[v] .. first[v + 1]).
 struct PositionNetwork {
   int colour = kBlack;
-  int n = 0;      // board side
-  int nodes = 0;  // N, edge nodes included
-  int edge[2] = {0, 0};  // node numbers of edge 0 and edge 1 (N-2, N-1)
-  int arcs = 0;          // directed arcs: twice the number of edges
+  int n = 0;                                // board side
+  int nodes = 0;                            // N, edge nodes included
+  int edge[2] = {0, 0};                     // node numbers of edge 0 and edge 1 (N-2, N-1)
+  int arcs = 0;                             // directed arcs: twice the number of edges
   unsigned char square_of_node[kMaxNodes];  // kNone for the edge nodes
   unsigned char node_of_square[kSquares];   // kNone for squares that are not nodes
   short first[kMaxNodes + 1];
@@ -116,11 +116,26 @@ EF_HD_INLINE void bridge_offset(int k, int& dc, int& dr, int& c1c, int& c1r, int
   const int s = k < 3 ? 1 : -1;
   const int m = k % 3;
   if (m == 0) {  // (1,1) via (1,0), (0,1)
-    dc = s; dr = s; c1c = s; c1r = 0; c2c = 0; c2r = s;
+    dc = s;
+    dr = s;
+    c1c = s;
+    c1r = 0;
+    c2c = 0;
+    c2r = s;
   } else if (m == 1) {  // (2,-1) via (1,0), (1,-1)
-    dc = 2 * s; dr = -s; c1c = s; c1r = 0; c2c = s; c2r = -s;
+    dc = 2 * s;
+    dr = -s;
+    c1c = s;
+    c1r = 0;
+    c2c = s;
+    c2r = -s;
   } else {  // (1,-2) via (0,-1), (1,-1)
-    dc = s; dr = -2 * s; c1c = 0; c1r = -s; c2c = s; c2r = -s;
+    dc = s;
+    dr = -2 * s;
+    c1c = 0;
+    c1r = -s;
+    c2c = s;
+    c2r = -s;
   }
 }
 
@@ -242,7 +257,8 @@ EF_HD_INLINE void build_network(const Board& b, int colour, const NetworkOptions
           detail::bridge_offset(k, dc, dr, c1c, c1r, c2c, c2r);
           if (!detail::inside(col + dc, row + dr, n)) continue;
           const unsigned char w = g.node_of_square[square_of(col + dc, row + dr)];
-          if (w != kNone && w != v && empty.has(square_of(col + c1c, row + c1r)) && empty.has(square_of(col + c2c, row + c2r)))
+          if (w != kNone && w != v && empty.has(square_of(col + c1c, row + c1r)) &&
+              empty.has(square_of(col + c2c, row + c2r)))
             add(near, w);
         }
       }
@@ -447,13 +463,13 @@ EF_HD_INLINE int shortest_path_network(const PositionNetwork& g, double* out, in
 }
 
 struct NetworkStats {
-  int nodes = 0;         // N
-  int d = kNoPath;       // edge-to-edge hops
-  double L = 0.0;        // average shortest path length
-  double C = 0.0;        // average betweenness
-  double C_prime = 0.0;  // average b' over G_p less the edge nodes
-  int gp_nodes = 0;      // G_p's nodes, edge nodes included
-  double gp_paths = 0.0; // number of shortest edge-to-edge paths
+  int nodes = 0;          // N
+  int d = kNoPath;        // edge-to-edge hops
+  double L = 0.0;         // average shortest path length
+  double C = 0.0;         // average betweenness
+  double C_prime = 0.0;   // average b' over G_p less the edge nodes
+  int gp_nodes = 0;       // G_p's nodes, edge nodes included
+  double gp_paths = 0.0;  // number of shortest edge-to-edge paths
 };
 
 // All of a network's characteristics (header comment).
@@ -589,8 +605,8 @@ EF_HD_INLINE double effective_resistance(const Board& b, int colour, double own_
   return current > 0.0 ? 1.0 / current : kNoConnection;
 }
 
-constexpr double kScale = 1 << 20;      // evaluator units per unit of natural log
-constexpr i32 kClamp = i32{1} << 29;    // |heuristic value| <= kClamp
+constexpr double kScale = 1 << 20;    // evaluator units per unit of natural log
+constexpr i32 kClamp = i32{1} << 29;  // |heuristic value| <= kClamp
 constexpr i32 kExactWin = (i32{1} << 30) - 1;
 
 // kScale * v rounded half away from zero, clamped to [-kClamp, kClamp] (NaN -> 0).

@@ -4,8 +4,8 @@
 #include <ostream>
 #include "core/error.hpp"
 #include "engine/playout.hpp"
-#include "gtp/external_engine.hpp"
 #include "games/hex/gtp_engine.hpp"
+#include "gtp/external_engine.hpp"
 
 namespace ef::play {
 
@@ -18,8 +18,9 @@ const char* colour_name(int colour) { return colour == hex::kBlack ? "black" : "
 
 void play_hex_external_match(const HexPlayer& player, const HexExternalOptions& options,
                              std::vector<HexExternalGame>& results, std::ostream* log) {
-  ExternalEngineOptions eo{options.command, options.games, options.move_timeout_s, options.startup_timeout_s,
-                           options.max_restarts, {"protocol_version", fmt::format("boardsize {}", options.size)}};
+  ExternalEngineOptions eo{options.command,        options.games,
+                           options.move_timeout_s, options.startup_timeout_s,
+                           options.max_restarts,   {"protocol_version", fmt::format("boardsize {}", options.size)}};
   if (options.swap) eo.setup.push_back("param_game allow_swap 1");
   validate_external_engine_options(eo);
   if (options.size < 1 || options.size > hex::kMaxSide)
@@ -59,14 +60,17 @@ void play_hex_external_match(const HexPlayer& player, const HexExternalOptions& 
       const std::string answer = engine_move_word(r.text);
       const int move = parse_hex_gtp_cell(answer, options.size);
       std::string why;
-      if (answer == "resign") error = fmt::format("engine resigned at ply {}", ply);
-      else if (move < 0) why = fmt::format("not a cell of the {0}x{0} board", options.size);
+      if (answer == "resign")
+        error = fmt::format("engine resigned at ply {}", ply);
+      else if (move < 0)
+        why = fmt::format("not a cell of the {0}x{0} board", options.size);
       else if (move == hex::kSwapSquare && !s.swap_available())
         why = options.swap ? "the swap is only White's answer to Black's first move" : "the swap rule is off";
-      else if (!s.legal(move)) why = "occupied";
+      else if (!s.legal(move))
+        why = "occupied";
       if (!why.empty())
-        error = fmt::format("engine played illegal move {} at ply {} ({})", answer.empty() ? "''" : gtp_quote(answer, 16),
-                            ply, why);
+        error = fmt::format("engine played illegal move {} at ply {} ({})",
+                            answer.empty() ? "''" : gtp_quote(answer, 16), ply, why);
       if (error) break;
       apply(move);
     }

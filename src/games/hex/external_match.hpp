@@ -24,21 +24,21 @@
 namespace ef::play {
 
 struct HexExternalOptions {
-  std::string command;          // run as /bin/sh -c COMMAND
+  std::string command;  // run as /bin/sh -c COMMAND
   int games = 2;
-  int size = 11;                // board side, 1..13
-  bool swap = false;            // the swap rule (the engine is told with `param_game allow_swap 1`)
-  double move_timeout_s = 10;   // per command during the games
+  int size = 11;                  // board side, 1..13
+  bool swap = false;              // the swap rule (the engine is told with `param_game allow_swap 1`)
+  double move_timeout_s = 10;     // per command during the games
   double startup_timeout_s = 30;  // per command right after (re)starting the engine
   u64 seed = 1;
   int max_restarts = 3;
 };
 
 struct HexExternalGame {
-  std::vector<int> moves;       // squares, hex::kSwapSquare for the swap
+  std::vector<int> moves;  // squares, hex::kSwapSquare for the swap
   bool agent_black = true;
-  bool completed = false;       // false: the engine forfeited (see `error`)
-  int winner = hex::kNobody;    // the colour that connected; our colour on a forfeit
+  bool completed = false;     // false: the engine forfeited (see `error`)
+  int winner = hex::kNobody;  // the colour that connected; our colour on a forfeit
   // What ended the game early, with the ply (1 = the first move), e.g.
   // "engine played illegal move z9 at ply 4 (not a cell of the 5x5 board)".
   std::string error;

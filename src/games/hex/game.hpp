@@ -31,10 +31,10 @@ namespace ef::hex {
 enum Colour : int { kBlack = 0, kWhite = 1, kNobody = -1 };
 
 constexpr int kMaxSide = 13;
-constexpr int kStride = kMaxSide + 1;          // bits per row, one of them padding
-constexpr int kWords = 3;                      // 13 rows x 14 bits = 182 bits
-constexpr int kSquares = kMaxSide * kStride;   // square numbers 0..181 (not all on a board)
-constexpr int kSwapSquare = kSquares;          // the swap move's number (bit 182)
+constexpr int kStride = kMaxSide + 1;         // bits per row, one of them padding
+constexpr int kWords = 3;                     // 13 rows x 14 bits = 182 bits
+constexpr int kSquares = kMaxSide * kStride;  // square numbers 0..181 (not all on a board)
+constexpr int kSwapSquare = kSquares;         // the swap move's number (bit 182)
 
 EF_HD_INLINE int square_of(int col, int row) { return row * kStride + col; }
 EF_HD_INLINE int col_of(int square) { return square % kStride; }
@@ -63,13 +63,14 @@ struct Cells {
   EF_HD_INLINE void set(int square) { w[square >> 6] |= u64{1} << (square & 63); }
   EF_HD_INLINE bool any() const { return (w[0] | w[1] | w[2]) != 0; }
   EF_HD_INLINE int count() const { return popcount64(w[0]) + popcount64(w[1]) + popcount64(w[2]); }
-  EF_HD_INLINE int lowest() const {
-    return w[0] ? ctz64(w[0]) : (w[1] ? 64 + ctz64(w[1]) : 128 + ctz64(w[2]));
-  }
+  EF_HD_INLINE int lowest() const { return w[0] ? ctz64(w[0]) : (w[1] ? 64 + ctz64(w[1]) : 128 + ctz64(w[2])); }
   EF_HD_INLINE void drop_lowest() {
-    if (w[0]) w[0] &= w[0] - 1;
-    else if (w[1]) w[1] &= w[1] - 1;
-    else w[2] &= w[2] - 1;
+    if (w[0])
+      w[0] &= w[0] - 1;
+    else if (w[1])
+      w[1] &= w[1] - 1;
+    else
+      w[2] &= w[2] - 1;
   }
   EF_HD_INLINE int nth(u32 k) const {
     for (int i = 0; i < kWords; ++i) {
@@ -85,8 +86,12 @@ struct Cells {
   EF_HD_INLINE Cells& operator|=(const Cells& o) { return *this = *this | o; }
   EF_HD_INLINE bool operator==(const Cells& o) const { return w[0] == o.w[0] && w[1] == o.w[1] && w[2] == o.w[2]; }
   // Shifted towards higher squares by k (0 < k < 64) / towards lower squares.
-  EF_HD_INLINE Cells up(int k) const { return {{w[0] << k, w[1] << k | w[0] >> (64 - k), w[2] << k | w[1] >> (64 - k)}}; }
-  EF_HD_INLINE Cells down(int k) const { return {{w[0] >> k | w[1] << (64 - k), w[1] >> k | w[2] << (64 - k), w[2] >> k}}; }
+  EF_HD_INLINE Cells up(int k) const {
+    return {{w[0] << k, w[1] << k | w[0] >> (64 - k), w[2] << k | w[1] >> (64 - k)}};
+  }
+  EF_HD_INLINE Cells down(int k) const {
+    return {{w[0] >> k | w[1] << (64 - k), w[1] >> k | w[2] << (64 - k), w[2] >> k}};
+  }
 };
 
 // The cells of an n x n board.
@@ -113,19 +118,20 @@ EF_HD_INLINE bool on_edge(int colour, int edge, int square, int n) {
 }
 EF_HD_INLINE Cells edge_cells(int colour, int edge, int n) {
   Cells c;
-  for (int i = 0; i < n; ++i) c.set(colour == kBlack ? square_of(i, edge == 0 ? 0 : n - 1) : square_of(edge == 0 ? 0 : n - 1, i));
+  for (int i = 0; i < n; ++i)
+    c.set(colour == kBlack ? square_of(i, edge == 0 ? 0 : n - 1) : square_of(edge == 0 ? 0 : n - 1, i));
   return c;
 }
 
 struct Board {
-  Cells stones[2];      // Black's and White's stones
-  Cells on_board;       // board_cells(n), kept so that moves and neighbours need no rebuild
-  Cells reach[2][2];    // [colour][edge]: the colour's stones connected to that edge
-  unsigned char n = 0;  // side length
+  Cells stones[2];              // Black's and White's stones
+  Cells on_board;               // board_cells(n), kept so that moves and neighbours need no rebuild
+  Cells reach[2][2];            // [colour][edge]: the colour's stones connected to that edge
+  unsigned char n = 0;          // side length
   unsigned char side = kBlack;  // the colour to move
   signed char winner = kNobody;
-  bool swap_rule = false;       // White may answer the first move with kSwapSquare
-  short plies = 0;              // moves made, the swap included
+  bool swap_rule = false;  // White may answer the first move with kSwapSquare
+  short plies = 0;         // moves made, the swap included
 
   EF_HD Cells empty() const { return on_board.without(stones[0] | stones[1]); }
   // Whether White may swap now: the rule is on and Black has made exactly the first move.

@@ -8,9 +8,9 @@ namespace ef::play {
 namespace {
 
 // What list_commands answers, in this order.
-constexpr const char* kCommands[] = {"protocol_version", "name",    "version",   "known_command",   "list_commands",
-                                     "boardsize",        "clear_board", "play",  "genmove",         "undo",
-                                     "showboard",        "final_score", "all_legal_moves", "param_game", "quit"};
+constexpr const char* kCommands[] = {
+    "protocol_version", "name", "version",   "known_command", "list_commands",   "boardsize",  "clear_board", "play",
+    "genmove",          "undo", "showboard", "final_score",   "all_legal_moves", "param_game", "quit"};
 
 const char* colour_name(int colour) { return colour == hex::kBlack ? "black" : "white"; }
 
@@ -50,12 +50,14 @@ void HexGtpEngine::clear() {
 }
 
 int HexGtpEngine::run(std::istream& in, std::ostream& out) {
-  return gtp_run(in, out, [this](const std::string& c, const std::vector<std::string>& a, bool& q) { return execute(c, a, q); });
+  return gtp_run(in, out,
+                 [this](const std::string& c, const std::vector<std::string>& a, bool& q) { return execute(c, a, q); });
 }
 
 std::string HexGtpEngine::handle_line(const std::string& line, bool& quit) {
   return gtp_handle_line(
-      line, [this](const std::string& c, const std::vector<std::string>& a, bool& q) { return execute(c, a, q); }, quit);
+      line, [this](const std::string& c, const std::vector<std::string>& a, bool& q) { return execute(c, a, q); },
+      quit);
 }
 
 hex::Board HexGtpEngine::for_colour(int colour) const {
@@ -63,7 +65,8 @@ hex::Board HexGtpEngine::for_colour(int colour) const {
   s.side = static_cast<unsigned char>(colour);
   // Out-of-turn play can leave one stone on the board with plies == 1 in ways that are no
   // first move of Black's (White's stone, or Black to move again): no swap then.
-  const bool first_move_answer = s.side == hex::kWhite && s.stones[hex::kBlack].count() == 1 && !s.stones[hex::kWhite].any();
+  const bool first_move_answer =
+      s.side == hex::kWhite && s.stones[hex::kBlack].count() == 1 && !s.stones[hex::kWhite].any();
   if (s.swap_available() && !first_move_answer) s.swap_rule = false;
   return s;
 }
@@ -137,14 +140,17 @@ GtpReply HexGtpEngine::cmd_play(const std::vector<std::string>& args) {
     return {false, fmt::format("syntax error: invalid cell {} (expected a1..{}{} or swap-pieces)", gtp_quote(args[1]),
                                static_cast<char>('a' + size_ - 1), size_)};
   if (board_.terminal())
-    return {false, fmt::format("illegal move: {} {}: the game is over ({} has won)", colour_name(colour), hex_gtp_cell(move),
-                               colour_name(board_.winner))};
+    return {false, fmt::format("illegal move: {} {}: the game is over ({} has won)", colour_name(colour),
+                               hex_gtp_cell(move), colour_name(board_.winner))};
   const hex::Board s = for_colour(colour);
   if (!s.legal(move)) {
     std::string why;
-    if (move != hex::kSwapSquare) why = "occupied";
-    else if (!board_.swap_rule) why = "the swap rule is off";
-    else why = "the swap is only White's answer to Black's first move";
+    if (move != hex::kSwapSquare)
+      why = "occupied";
+    else if (!board_.swap_rule)
+      why = "the swap rule is off";
+    else
+      why = "the swap is only White's answer to Black's first move";
     return {false, fmt::format("illegal move: {} {} ({})", colour_name(colour), hex_gtp_cell(move), why)};
   }
   history_.push_back(board_);

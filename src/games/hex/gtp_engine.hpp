@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 #include "games/hex/game.hpp"
-#include "gtp/protocol.hpp"
 #include "games/hex/player_spec.hpp"
+#include "gtp/protocol.hpp"
 
 namespace ef::play {
 

@@ -45,7 +45,8 @@ double number(std::string_view spec, std::string_view key, std::string_view valu
 
 int integer(std::string_view spec, std::string_view key, std::string_view value, int lo, int hi) {
   const double v = number(spec, key, value);
-  if (v != std::floor(v) || v < lo || v > hi) fail("hex player '{}': {}={} is not an integer in {}..{}", spec, key, value, lo, hi);
+  if (v != std::floor(v) || v < lo || v > hi)
+    fail("hex player '{}': {}={} is not an integer in {}..{}", spec, key, value, lo, hi);
   return static_cast<int>(v);
 }
 
@@ -75,41 +76,52 @@ HexPlayer parse_hex_player(std::string_view spec) {
     a.kind = ev ? HexEvaluator::kBetweenness : HexEvaluator::kResistance;
     double epsilon = 0;
     for (auto [k, v] : kv) {
-      if (k == "depth") a.depth = integer(spec, k, v, 1, kHexMaxDepth);
+      if (k == "depth")
+        a.depth = integer(spec, k, v, 1, kHexMaxDepth);
       else if (k == "epsilon") {
         epsilon = number(spec, k, v);
         if (epsilon < 0 || epsilon > 1) fail("hex player '{}': epsilon={} is outside 0..1", spec, v);
-      } else if (ev && k == "gamma") a.betweenness.gamma = number(spec, k, v);
-      else if (ev && k == "bridges") a.betweenness.options.bridges = integer(spec, k, v, 0, 1) == 1;
-      else if (ev && k == "edge_bridges") a.betweenness.options.edge_bridges = integer(spec, k, v, 0, 1) == 1;
-      else if (ev && k == "groups") a.betweenness.options.groups = integer(spec, k, v, 0, 1) == 1;
+      } else if (ev && k == "gamma")
+        a.betweenness.gamma = number(spec, k, v);
+      else if (ev && k == "bridges")
+        a.betweenness.options.bridges = integer(spec, k, v, 0, 1) == 1;
+      else if (ev && k == "edge_bridges")
+        a.betweenness.options.edge_bridges = integer(spec, k, v, 0, 1) == 1;
+      else if (ev && k == "groups")
+        a.betweenness.options.groups = integer(spec, k, v, 0, 1) == 1;
       else if (ev && k == "cp_sign") {
         a.betweenness.c_prime_sign = integer(spec, k, v, -1, 1);
         if (a.betweenness.c_prime_sign == 0) fail("hex player '{}': cp_sign=0 (use 1 or -1)", spec);
-      }
-      else if (ev && k == "sign") {
+      } else if (ev && k == "sign") {
         a.betweenness.sign = integer(spec, k, v, -1, 1);
         if (a.betweenness.sign == 0) fail("hex player '{}': sign=0 (use 1 or -1)", spec);
-      } else unknown(k, ev ? "gamma, depth, bridges, edge_bridges, groups, sign, cp_sign, epsilon" : "depth, epsilon");
+      } else
+        unknown(k, ev ? "gamma, depth, bridges, edge_bridges, groups, sign, cp_sign, epsilon" : "depth, epsilon");
     }
     a.epsilon_ppm = static_cast<u32>(std::llround(epsilon * kEpsilonScale));
     p.spec = ev ? fmt::format("ev:gamma={},depth={},bridges={},edge_bridges={},groups={},sign={},cp_sign={},epsilon={}",
                               a.betweenness.gamma, a.depth, int(a.betweenness.options.bridges),
-                              int(a.betweenness.options.edge_bridges), int(a.betweenness.options.groups), a.betweenness.sign,
-                              a.betweenness.c_prime_sign, epsilon)
+                              int(a.betweenness.options.edge_bridges), int(a.betweenness.options.groups),
+                              a.betweenness.sign, a.betweenness.c_prime_sign, epsilon)
                 : fmt::format("resistance:depth={},epsilon={}", a.depth, epsilon);
   } else if (kind == "uct") {
     p.uct = true;
     UctParams& u = p.uct_params;
     for (auto [k, v] : kv) {
-      if (k == "playouts") u.playouts = integer(spec, k, v, 1, 100000000);
-      else if (k == "c") u.exploration = number(spec, k, v);
-      else if (k == "expand") u.expand_after = integer(spec, k, v, 1, 1000000);
-      else if (k == "batch") u.leaf_batch = integer(spec, k, v, 1, 65536);
-      else unknown(k, "playouts, c, expand, batch");
+      if (k == "playouts")
+        u.playouts = integer(spec, k, v, 1, 100000000);
+      else if (k == "c")
+        u.exploration = number(spec, k, v);
+      else if (k == "expand")
+        u.expand_after = integer(spec, k, v, 1, 1000000);
+      else if (k == "batch")
+        u.leaf_batch = integer(spec, k, v, 1, 65536);
+      else
+        unknown(k, "playouts, c, expand, batch");
     }
     u.validate(fmt::format("hex player '{}'", spec));
-    p.spec = fmt::format("uct:playouts={},c={},expand={},batch={}", u.playouts, u.exploration, u.expand_after, u.leaf_batch);
+    p.spec =
+        fmt::format("uct:playouts={},c={},expand={},batch={}", u.playouts, u.exploration, u.expand_after, u.leaf_batch);
   } else {
     fail("hex player '{}': unknown kind '{}' (random, ev, resistance, uct)", spec, kind);
   }

@@ -12,12 +12,12 @@
 // contract: game g of a match keyed by `seed` is a pure function of (players, start, seed, g),
 // whatever the thread count. UCT draws the key of its own playouts from the game's stream.
 #pragma once
-#include <vector>
-#include "core/memory_check.hpp"
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
+#include "core/memory_check.hpp"
 #include "games/hex/players.hpp"
 #include "games/hex/uct.hpp"
 #include "ratings/ratings.hpp"
@@ -28,7 +28,7 @@ struct HexPlayer {
   std::string spec;  // canonical: every key, in the order above
   bool uct = false;
   UctParams uct_params;
-  HexAgent agent;    // when !uct
+  HexAgent agent;  // when !uct
 };
 
 // Throws ef::Error quoting the spec for an unknown kind or key, a malformed value or one out of range.

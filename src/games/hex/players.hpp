@@ -10,10 +10,10 @@
 #pragma once
 #include <string>
 #include "core/hd.hpp"
+#include "engine/alphabeta.hpp"
+#include "engine/playout.hpp"
 #include "games/hex/characteristics.hpp"
 #include "games/hex/game.hpp"
-#include "engine/playout.hpp"
-#include "engine/alphabeta.hpp"
 
 namespace ef::play {
 
@@ -24,8 +24,8 @@ constexpr int kHexMaxDepth = 3;
 
 struct HexParams {
   HexEvaluator kind = HexEvaluator::kBetweenness;
-  int depth = 1;         // alpha-beta plies, 1..kHexMaxDepth
-  u32 epsilon_ppm = 0;   // probability of a random move, in millionths
+  int depth = 1;                          // alpha-beta plies, 1..kHexMaxDepth
+  u32 epsilon_ppm = 0;                    // probability of a random move, in millionths
   hex::BetweennessEvaluator betweenness;  // kBetweenness: gamma, virtual connections, sign
 
   EF_HD int choose(const hex::Board& s, Rng& rng, u64& nodes, const PlayScratchOf<games::Hex>&) const {

@@ -19,7 +19,9 @@ void UctParams::validate(const std::string& who) const {
 namespace {
 const HexParams kRandomParams = hex_random_agent().params;
 
-signed char winner_of(const HexRecord& r) { return static_cast<signed char>(r.black_score > 0 ? hex::kBlack : hex::kWhite); }
+signed char winner_of(const HexRecord& r) {
+  return static_cast<signed char>(r.black_score > 0 ? hex::kBlack : hex::kWhite);
+}
 }  // namespace
 
 void InlinePlayouts::run(std::span<const hex::Board> starts, u64 seed, u32 first_game, std::span<signed char> winners) {
@@ -30,9 +32,11 @@ void InlinePlayouts::run(std::span<const hex::Board> starts, u64 seed, u32 first
   }
 }
 
-BackendPlayouts::BackendPlayouts(PlayBackend<games::Hex>& backend) : backend_(backend), random_(backend.add_agent(hex_random_agent())) {}
+BackendPlayouts::BackendPlayouts(PlayBackend<games::Hex>& backend)
+    : backend_(backend), random_(backend.add_agent(hex_random_agent())) {}
 
-void BackendPlayouts::run(std::span<const hex::Board> starts, u64 seed, u32 first_game, std::span<signed char> winners) {
+void BackendPlayouts::run(std::span<const hex::Board> starts, u64 seed, u32 first_game,
+                          std::span<signed char> winners) {
   jobs_.resize(starts.size());
   records_.resize(starts.size());
   for (std::size_t i = 0; i < starts.size(); ++i) {

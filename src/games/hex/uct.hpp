@@ -21,8 +21,8 @@
 #include <span>
 #include <vector>
 #include "engine/play_backend.hpp"
-#include "games/hex/players.hpp"
 #include "games/hex/game.hpp"
+#include "games/hex/players.hpp"
 
 namespace ef::play {
 
@@ -78,13 +78,13 @@ class Uct {
   struct Node {
     int parent = -1;
     int first_child = -1;
-    short children = 0;  // 0: not expanded
-    short move = -1;     // the square played into this node
+    short children = 0;       // 0: not expanded
+    short move = -1;          // the square played into this node
     signed char mover = -1;   // the colour that played it
     signed char winner = -1;  // the game is over here: who won
     int visits = 0;
-    int pending = 0;     // playouts selected but not yet backed up (virtual loss)
-    double wins = 0;     // playouts won by `mover`
+    int pending = 0;  // playouts selected but not yet backed up (virtual loss)
+    double wins = 0;  // playouts won by `mover`
   };
   int select_child(const Node& n) const;
   void expand(int node, const hex::Board& s);

@@ -24,11 +24,11 @@ struct Agent {
   std::string name = "swh";
   EvaluatorKind kind = EvaluatorKind::kSwh;
   search::OthelloLimits limits{1, -1};
-  double epsilon = 0.0;                     // probability of a random move, 0..1
-  features::Weights features;               // kFeatures
-  std::vector<ntuple::Geometry> geometries; // kNtuple
-  std::vector<std::string> geometry_names;  // a name per geometry (shape names; may be empty)
-  std::vector<Network> networks;            // kNtuple
+  double epsilon = 0.0;                                     // probability of a random move, 0..1
+  features::Weights features;                               // kFeatures
+  std::vector<ntuple::Geometry> geometries;                 // kNtuple
+  std::vector<std::string> geometry_names;                  // a name per geometry (shape names; may be empty)
+  std::vector<Network> networks;                            // kNtuple
   std::array<int, ntuple::kMoveNumbers> network_of_move{};  // kNtuple: index into networks
   // Selective midgame search (engine/pvs.hpp's ProbCut; null: none). params() points
   // limits.probcut at it; copies share it (it is never changed). CPU backend and GTP only.
@@ -57,7 +57,8 @@ Agent ntuple_agent_per_move(std::string name, std::vector<ntuple::Geometry> geom
 
 template <>
 struct ResidentAgent<Agent> {
-  explicit ResidentAgent(const Agent& a) : agent(a), evaluator(agent.ntuple_evaluator()), params(agent.params(&evaluator)) {}
+  explicit ResidentAgent(const Agent& a)
+      : agent(a), evaluator(agent.ntuple_evaluator()), params(agent.params(&evaluator)) {}
   ResidentAgent(const ResidentAgent&) = delete;
   ResidentAgent& operator=(const ResidentAgent&) = delete;
   Agent agent;

@@ -1,17 +1,17 @@
 #include "games/othello/agent_file.hpp"
-#include "games/othello/probcut.hpp"
 #include <fmt/format.h>
 #include <zlib.h>
 #include <algorithm>
 #include <cstring>
 #include <iterator>
 #include "core/bytes.hpp"
+#include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/toml_reader.hpp"
 #include "games/othello/feature_weights.hpp"
+#include "games/othello/probcut.hpp"
 #include "games/othello/shape.hpp"
 #include "games/othello/squares.hpp"
-#include "core/error.hpp"
 
 namespace ef::play {
 
@@ -183,9 +183,12 @@ Agent load_agent(const std::string& spec) {
   r.integer("exact_empties", a.limits.exact_empties, -1, kMaxExactEmpties);
   std::string algorithm = "pvs";
   r.text("search", algorithm);
-  if (algorithm == "pvs") a.limits.algorithm = search::MidgameSearch::kPvs;
-  else if (algorithm == "alphabeta") a.limits.algorithm = search::MidgameSearch::kAlphaBeta;
-  else fail("{}: search '{}' (expected pvs or alphabeta)", r.where("search"), algorithm);
+  if (algorithm == "pvs")
+    a.limits.algorithm = search::MidgameSearch::kPvs;
+  else if (algorithm == "alphabeta")
+    a.limits.algorithm = search::MidgameSearch::kAlphaBeta;
+  else
+    fail("{}: search '{}' (expected pvs or alphabeta)", r.where("search"), algorithm);
   r.real("epsilon", a.epsilon, 0.0, 1.0);
   if (r.has("probcut")) {
     std::string file;
@@ -206,8 +209,9 @@ Agent load_agent(const std::string& spec) {
     if (chromosome.empty()) fail("{}: a features agent needs a chromosome", r.where("chromosome"));
     if (material != "flips" && material != "discs")
       fail("{}: '{}' (expected flips or discs)", r.where("material"), material);
-    a.features = features::parse_chromosome(chromosome, material == "flips" ? features::Material::kFlips : features::Material::kDiscs,
-                                  r.where("chromosome"));
+    a.features = features::parse_chromosome(
+        chromosome, material == "flips" ? features::Material::kFlips : features::Material::kDiscs,
+        r.where("chromosome"));
   } else if (r.has("chromosome") || r.has("material")) {
     fail("{}: chromosome and material are for evaluator = \"features\"", spec);
   }
@@ -233,8 +237,9 @@ fs::path save_agent(const Agent& agent, const fs::path& file) {
   agent.validate();
   if (file.has_parent_path()) fs::create_directories(file.parent_path());
   std::string t = "# evalforge agent\n";
-  t += fmt::format("name = {}\nevaluator = \"{}\"\ndepth = {}\nexact_empties = {}\nepsilon = {}\n", toml_quote(agent.name),
-                   kind_name(agent.kind), agent.limits.depth, agent.limits.exact_empties, agent.epsilon);
+  t += fmt::format("name = {}\nevaluator = \"{}\"\ndepth = {}\nexact_empties = {}\nepsilon = {}\n",
+                   toml_quote(agent.name), kind_name(agent.kind), agent.limits.depth, agent.limits.exact_empties,
+                   agent.epsilon);
   if (agent.limits.algorithm == search::MidgameSearch::kAlphaBeta) t += "search = \"alphabeta\"\n";
   if (agent.probcut) {
     fs::path params = file;

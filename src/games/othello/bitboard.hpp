@@ -8,7 +8,7 @@ namespace ef::othello {
 
 constexpr u64 kNotFileA = 0xFEFEFEFEFEFEFEFEull;
 constexpr u64 kNotFileH = 0x7F7F7F7F7F7F7F7Full;
-constexpr u64 kInner = 0x7E7E7E7E7E7E7E7Eull;  // files b..g: stops horizontal wrap-around
+constexpr u64 kInner = 0x7E7E7E7E7E7E7E7Eull;                 // files b..g: stops horizontal wrap-around
 constexpr u64 kStartBlack = (u64{1} << 28) | (u64{1} << 35);  // e4, d5
 constexpr u64 kStartWhite = (u64{1} << 27) | (u64{1} << 36);  // d4, e5
 
@@ -113,9 +113,9 @@ EF_HD_INLINE u64 legal_moves_portable(u64 P, u64 O) {
   // East (towards higher bits within a rank): adding the opponent discs next to a player's
   // disc to the opponent discs carries through each such run and sets the square after it.
   const u64 east = (Oh + ((P << 1) & Oh)) & ~Oh;
-  const u64 m = east | detail::moves_dir<-1>(P, Oh) | detail::moves_dir<8>(P, O) |
-                detail::moves_dir<-8>(P, O) | detail::moves_dir<9>(P, Oh) | detail::moves_dir<7>(P, Oh) |
-                detail::moves_dir<-7>(P, Oh) | detail::moves_dir<-9>(P, Oh);
+  const u64 m = east | detail::moves_dir<-1>(P, Oh) | detail::moves_dir<8>(P, O) | detail::moves_dir<-8>(P, O) |
+                detail::moves_dir<9>(P, Oh) | detail::moves_dir<7>(P, Oh) | detail::moves_dir<-7>(P, Oh) |
+                detail::moves_dir<-9>(P, Oh);
   return m & ~(P | O);
 }
 
@@ -123,9 +123,8 @@ EF_HD_INLINE u64 legal_moves_portable(u64 P, u64 O) {
 EF_HD_INLINE u64 flips_portable(u64 P, u64 O, int sq) {
   const detail::Rays r = detail::rays(sq);
   return detail::flips_up(P, O, r.up[0]) | detail::flips_up(P, O, r.up[1]) | detail::flips_up(P, O, r.up[2]) |
-         detail::flips_up(P, O, r.up[3]) | detail::flips_down(P, O, r.down[0]) |
-         detail::flips_down(P, O, r.down[1]) | detail::flips_down(P, O, r.down[2]) |
-         detail::flips_down(P, O, r.down[3]);
+         detail::flips_up(P, O, r.up[3]) | detail::flips_down(P, O, r.down[0]) | detail::flips_down(P, O, r.down[1]) |
+         detail::flips_down(P, O, r.down[2]) | detail::flips_down(P, O, r.down[3]);
 }
 
 #if !defined(__CUDACC__) && defined(__AVX2__) && (defined(__GNUC__) || defined(__clang__)) && \
@@ -214,9 +213,9 @@ EF_HD_INLINE u64 flips(u64 P, u64 O, int sq) {
 }
 
 struct Board {
-  u64 player = kStartBlack;    // side to move
+  u64 player = kStartBlack;  // side to move
   u64 opponent = kStartWhite;
-  int side = kBlack;           // colour of `player`
+  int side = kBlack;  // colour of `player`
 
   EF_HD u64 black() const { return side == kBlack ? player : opponent; }
   EF_HD u64 white() const { return side == kBlack ? opponent : player; }
@@ -224,9 +223,7 @@ struct Board {
   EF_HD int discs() const { return popcount64(player | opponent); }
   EF_HD int empties() const { return 64 - discs(); }
   EF_HD bool can_move() const { return moves() != 0; }
-  EF_HD bool game_over() const {
-    return legal_moves(player, opponent) == 0 && legal_moves(opponent, player) == 0;
-  }
+  EF_HD bool game_over() const { return legal_moves(player, opponent) == 0 && legal_moves(opponent, player) == 0; }
   // Plays sq for the side to move; returns false (board unchanged) if illegal.
   EF_HD bool play(int sq) {
     if (sq < 0 || sq > 63 || ((player | opponent) >> sq & 1)) return false;
@@ -259,9 +256,7 @@ struct Board {
     b.opponent = side == kBlack ? white : black;
     return b;
   }
-  EF_HD bool operator==(const Board& o) const {
-    return player == o.player && opponent == o.opponent && side == o.side;
-  }
+  EF_HD bool operator==(const Board& o) const { return player == o.player && opponent == o.opponent && side == o.side; }
 };
 
 // ---- The 8 board symmetries --------------------------------------------------------------
@@ -280,9 +275,12 @@ EF_HD_INLINE u64 mirror_files(u64 x) {  // (r,c) -> (r,7-c): bit reverse inside 
 }
 EF_HD_INLINE u64 transpose(u64 x) {  // (r,c) -> (c,r): reflect in the a1-h8 diagonal
   u64 t;
-  t = 0x0F0F0F0F00000000ull & (x ^ (x << 28)); x ^= t ^ (t >> 28);
-  t = 0x3333000033330000ull & (x ^ (x << 14)); x ^= t ^ (t >> 14);
-  t = 0x5500550055005500ull & (x ^ (x << 7));  x ^= t ^ (t >> 7);
+  t = 0x0F0F0F0F00000000ull & (x ^ (x << 28));
+  x ^= t ^ (t >> 28);
+  t = 0x3333000033330000ull & (x ^ (x << 14));
+  x ^= t ^ (t >> 14);
+  t = 0x5500550055005500ull & (x ^ (x << 7));
+  x ^= t ^ (t >> 7);
   return x;
 }
 EF_HD_INLINE u64 symmetry(u64 x, int s) {
@@ -293,7 +291,11 @@ EF_HD_INLINE u64 symmetry(u64 x, int s) {
 }
 EF_HD_INLINE int symmetry_square(int sq, int s) {
   int r = sq >> 3, c = sq & 7;
-  if (s & 4) { int t = r; r = c; c = t; }
+  if (s & 4) {
+    int t = r;
+    r = c;
+    c = t;
+  }
   if (s & 1) c = 7 - c;
   if (s & 2) r = 7 - r;
   return 8 * r + c;

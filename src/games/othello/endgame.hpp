@@ -46,8 +46,8 @@
 #pragma once
 #include <concepts>
 #include "core/hd.hpp"
-#include "games/othello/bitboard.hpp"
 #include "engine/alphabeta.hpp"
+#include "games/othello/bitboard.hpp"
 
 namespace ef::search {
 
@@ -59,13 +59,13 @@ struct SolveResult {
 
 namespace endgame {
 
-constexpr int kSmallEmpties = 5;       // solved by solve_small<N>
+constexpr int kSmallEmpties = 5;  // solved by solve_small<N>
 static_assert(kSmallEmpties == 5, "solve_few's switch covers kSmallEmpties - 1 <= 4 children");
-constexpr int kSortEmpties = 5;        // fastest-first ordering above this many empties
-constexpr int kHashEmpties = 8;        // transposition table from this many empties up
-constexpr int kStabilityEmpties = 7;   // stability cutoff tried from this many empties up
-constexpr int kEtcEmpties = 11;        // children probed for a cutoff when they have this many empties or more
-constexpr int kScoreLimit = 65;        // beyond every score (|score| <= 64)
+constexpr int kSortEmpties = 5;       // fastest-first ordering above this many empties
+constexpr int kHashEmpties = 8;       // transposition table from this many empties up
+constexpr int kStabilityEmpties = 7;  // stability cutoff tried from this many empties up
+constexpr int kEtcEmpties = 11;       // children probed for a cutoff when they have this many empties or more
+constexpr int kScoreLimit = 65;       // beyond every score (|score| <= 64)
 // Frame::research_alpha when no re-search is pending. It must lie below every lower bound a
 // re-search can start from: that is v - 1 >= -65 for a child worth v = -64 (a wipe-out whose
 // null-window scout at the root tie window (-65, -64) failed high), so -kScoreLimit itself would
@@ -356,9 +356,9 @@ EF_HD_INLINE int shallow_value(u64 P, u64 O, int alpha, int beta, const Order& o
 
 template <int kMaxEmpties>
 struct Frame {
-  u64 P, O;            // after a forced pass (passed == true): the position after the pass
-  int alpha, beta;     // window, alpha raised as moves improve it
-  int entry_alpha;     // alpha on entry: what the result is a bound against (for the table)
+  u64 P, O;         // after a forced pass (passed == true): the position after the pass
+  int alpha, beta;  // window, alpha raised as moves improve it
+  int entry_alpha;  // alpha on entry: what the result is a bound against (for the table)
   int best;
   int best_move;
   int empties;
@@ -670,7 +670,8 @@ EF_HD SolveResult solve_pass(u64 P, u64 O, int alpha, int beta, HashTable* table
     // Node done: remember what it proved (a lower bound if it failed high, an upper bound if it
     // failed low, else the exact score), then hand its value to the parent.
     if (table && f.empties >= endgame::kHashEmpties) {
-      if (horizon > 0) table->store(f.P, f.O, f.empties, -64, 64, f.best_move);  // a move hint, no bound
+      if (horizon > 0)
+        table->store(f.P, f.O, f.empties, -64, 64, f.best_move);  // a move hint, no bound
       else
         table->store(f.P, f.O, f.empties, f.best > f.entry_alpha ? f.best : -64, f.best < f.beta ? f.best : 64,
                      f.best_move);
@@ -696,9 +697,9 @@ EF_HD SolveResult solve_pass(u64 P, u64 O, int alpha, int beta, HashTable* table
 // memory); a position with more empties than that is not searched (score 0, best_move
 // kNoMove, nodes 0).
 template <int kMaxEmpties = 64, class Order = endgame::NoOrdering>
-  requires endgame::OrderingEvaluator<Order>
-EF_HD SolveResult solve_endgame(u64 P, u64 O, int alpha = -64, int beta = 64, endgame::HashTable* table = nullptr,
-                                const Order* order = nullptr) {
+requires endgame::OrderingEvaluator<Order> EF_HD SolveResult solve_endgame(u64 P, u64 O, int alpha = -64, int beta = 64,
+                                                                           endgame::HashTable* table = nullptr,
+                                                                           const Order* order = nullptr) {
   const int empties = 64 - popcount64(P | O);
   if (empties > kMaxEmpties) return SolveResult{};
   // A window bound at +-64 is widened to +-65: scores cannot pass 64, but with beta = 64 a first
@@ -712,7 +713,8 @@ EF_HD SolveResult solve_endgame(u64 P, u64 O, int alpha = -64, int beta = 64, en
   if constexpr (Order::kEnabled) {
     if (order && table && empties >= endgame::kPassEmpties) {
       int estimate = 0;
-      for (int depth = endgame::kPassFirstDepth; empties - depth >= endgame::kPassMinHorizon; depth += endgame::kPassStep) {
+      for (int depth = endgame::kPassFirstDepth; empties - depth >= endgame::kPassMinHorizon;
+           depth += endgame::kPassStep) {
         const SolveResult pass = endgame::solve_pass<kMaxEmpties>(P, O, -endgame::kScoreLimit, endgame::kScoreLimit,
                                                                   table, order, empties - depth);
         nodes += pass.nodes;

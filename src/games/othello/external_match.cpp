@@ -3,8 +3,8 @@
 #include <optional>
 #include <ostream>
 #include "core/error.hpp"
-#include "gtp/external_engine.hpp"
 #include "games/othello/gtp_engine.hpp"
+#include "gtp/external_engine.hpp"
 
 namespace ef::play {
 
@@ -16,7 +16,8 @@ const char* gtp_color(int color) { return color == othello::kBlack ? "b" : "w"; 
 const char* color_name(int color) { return color == othello::kBlack ? "black" : "white"; }
 
 ExternalEngineOptions engine_options(const ExternalMatchOptions& o) {
-  return {o.command, o.games, o.move_timeout_s, o.startup_timeout_s, o.max_restarts, {"protocol_version", "boardsize 8"}};
+  return {o.command,           o.games,        o.move_timeout_s,
+          o.startup_timeout_s, o.max_restarts, {"protocol_version", "boardsize 8"}};
 }
 
 void validate(const ExternalMatchOptions& o) {
@@ -26,8 +27,8 @@ void validate(const ExternalMatchOptions& o) {
     for (std::size_t i = 0; i < o.openings[k].size(); ++i) {
       const int m = o.openings[k][i];
       const u64 legal = games::Othello::moves(s);
-      const bool ok = m == search::kPassMove ? (legal == 0 && !s.board.game_over())
-                                             : (m >= 0 && m < 64 && (legal >> m & 1));
+      const bool ok =
+          m == search::kPassMove ? (legal == 0 && !s.board.game_over()) : (m >= 0 && m < 64 && (legal >> m & 1));
       if (!ok)
         fail("external match: opening {}: move {} ({}) is not legal for {}", k + 1, i + 1,
              m >= -1 && m < 64 ? gtp_vertex(m) : std::to_string(m), color_name(s.board.side));
@@ -38,7 +39,8 @@ void validate(const ExternalMatchOptions& o) {
 
 }  // namespace
 
-std::vector<ExternalGame> play_external_match(const Agent& agent, const ExternalMatchOptions& options, std::ostream* log) {
+std::vector<ExternalGame> play_external_match(const Agent& agent, const ExternalMatchOptions& options,
+                                              std::ostream* log) {
   std::vector<ExternalGame> results;
   play_external_match(agent, options, results, log);
   return results;
@@ -53,7 +55,8 @@ void play_external_match(const Agent& agent, const ExternalMatchOptions& options
   const AgentParams params = agent.params(&evaluator);
   std::vector<search::endgame::HashEntry> entries(std::size_t{1} << 20);
   search::endgame::HashTable table{entries.data(), entries.size() - 1, 0};
-  std::vector<search::TranspositionEntry<games::OthelloKey>> midgame_entries(std::size_t{1} << search::kMidgameTableBits);
+  std::vector<search::TranspositionEntry<games::OthelloKey>> midgame_entries(std::size_t{1}
+                                                                             << search::kMidgameTableBits);
   search::OthelloTable midgame{midgame_entries.data(), midgame_entries.size() - 1, 0};
 
   ExternalEngine engine(engine_options(options));
@@ -65,7 +68,8 @@ void play_external_match(const Agent& agent, const ExternalMatchOptions& options
     game.agent_black = g % 2 == 0;
     const int agent_color = game.agent_black ? othello::kBlack : othello::kWhite;
     const std::vector<int>* opening =
-        options.openings.empty() ? nullptr : &options.openings[static_cast<std::size_t>(g / 2) % options.openings.size()];
+        options.openings.empty() ? nullptr
+                                 : &options.openings[static_cast<std::size_t>(g / 2) % options.openings.size()];
     Rng rng = game_rng(options.seed, static_cast<u32>(g));
     u64 nodes = 0;
     othello::Position s;
@@ -100,10 +104,14 @@ void play_external_match(const Agent& agent, const ExternalMatchOptions& options
       const std::string answer = engine_move_word(r.text);
       const int move = parse_gtp_vertex(answer);
       std::string why;
-      if (answer == "resign") error = fmt::format("engine resigned at ply {}", ply);
-      else if (move == search::kNoMove) why = "not an a1..h8 vertex";
-      else if (move == search::kPassMove && legal) why = fmt::format("a pass, but {} has a legal move", color_name(color));
-      else if (move >= 0 && !(legal >> move & 1)) why = fmt::format("not a legal move for {}", color_name(color));
+      if (answer == "resign")
+        error = fmt::format("engine resigned at ply {}", ply);
+      else if (move == search::kNoMove)
+        why = "not an a1..h8 vertex";
+      else if (move == search::kPassMove && legal)
+        why = fmt::format("a pass, but {} has a legal move", color_name(color));
+      else if (move >= 0 && !(legal >> move & 1))
+        why = fmt::format("not a legal move for {}", color_name(color));
       if (!why.empty())
         error = fmt::format("engine played illegal move {} at ply {} ({})", answer.empty() ? "''" : answer, ply, why);
       if (error) break;
@@ -121,7 +129,10 @@ void play_external_match(const Agent& agent, const ExternalMatchOptions& options
     if (log) {
       const int a = game.agent_score();
       const std::string result = game.completed
-                                     ? fmt::format("{:+d} for the agent ({})", a, a > 0 ? "win" : a < 0 ? "loss" : "draw")
+                                     ? fmt::format("{:+d} for the agent ({})", a,
+                                                   a > 0   ? "win"
+                                                   : a < 0 ? "loss"
+                                                           : "draw")
                                      : fmt::format("forfeit by the engine, scored as an agent win: {}", game.error);
       *log << fmt::format("game {}/{}: {} plays {}, {} plies: {}\n", g + 1, options.games, agent.name,
                           color_name(agent_color), game.moves.size(), result);

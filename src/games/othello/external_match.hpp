@@ -25,9 +25,9 @@
 namespace ef::play {
 
 struct ExternalMatchOptions {
-  std::string command;         // run as /bin/sh -c COMMAND
+  std::string command;  // run as /bin/sh -c COMMAND
   int games = 2;
-  double move_timeout_s = 10;  // per command during the games (genmove and play)
+  double move_timeout_s = 10;     // per command during the games (genmove and play)
   double startup_timeout_s = 30;  // per command right after (re)starting the engine (loading weights)
   u64 seed = 1;
   int max_restarts = 3;
@@ -58,6 +58,7 @@ struct ExternalGame {
 void play_external_match(const Agent& agent, const ExternalMatchOptions& options, std::vector<ExternalGame>& results,
                          std::ostream* log);
 // The same, returning the games (nothing of them survives an error).
-std::vector<ExternalGame> play_external_match(const Agent& agent, const ExternalMatchOptions& options, std::ostream* log);
+std::vector<ExternalGame> play_external_match(const Agent& agent, const ExternalMatchOptions& options,
+                                              std::ostream* log);
 
 }  // namespace ef::play

@@ -13,24 +13,27 @@ Weights parse_chromosome(std::string_view text, Material kind, const std::string
   for (;; ++field) {
     const std::size_t colon = rest.find(':');
     const std::string_view token = rest.substr(0, colon);
-    if (field >= 11) fail("{}: chromosome \"{}\" has more than 11 fields (o:e:wf1:wm1:wc1:...:wc3 expected)", where, text);
+    if (field >= 11)
+      fail("{}: chromosome \"{}\" has more than 11 fields (o:e:wf1:wm1:wc1:...:wc3 expected)", where, text);
     int v = 0;
     const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), v);
     if (ec != std::errc{} || end != token.data() + token.size())
       fail("{}: chromosome field {} ({}) is \"{}\", an integer expected", where, field + 1, kNames[field], token);
     const int lo = kGeneBounds[field].low, hi = kGeneBounds[field].high;
-    if (v < lo || v > hi) fail("{}: chromosome field {} ({}) is {}, expected {}..{}", where, field + 1, kNames[field], v, lo, hi);
+    if (v < lo || v > hi)
+      fail("{}: chromosome field {} ({}) is {}, expected {}..{}", where, field + 1, kNames[field], v, lo, hi);
     values[field] = v;
     if (colon == std::string_view::npos) break;
     rest = rest.substr(colon + 1);
   }
-  if (field != 10) fail("{}: chromosome \"{}\" has {} fields, 11 expected (o:e:wf1:wm1:wc1:...:wc3)", where, text, field + 1);
+  if (field != 10)
+    fail("{}: chromosome \"{}\" has {} fields, 11 expected (o:e:wf1:wm1:wc1:...:wc3)", where, text, field + 1);
   return from_genes(values, kind, where);
 }
 
 std::array<int, kGenes> to_genes(const Weights& w) {
-  return {w.o, w.e, w.material[0], w.mobility[0], w.corners[0], w.material[1], w.mobility[1], w.corners[1],
-          w.material[2], w.mobility[2], w.corners[2]};
+  return {w.o,           w.e,          w.material[0], w.mobility[0], w.corners[0], w.material[1],
+          w.mobility[1], w.corners[1], w.material[2], w.mobility[2], w.corners[2]};
 }
 
 Weights from_genes(std::span<const int> genes, Material kind, const std::string& where) {

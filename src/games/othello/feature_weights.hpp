@@ -20,8 +20,8 @@ constexpr int kGenes = 11;
 struct GeneBounds {
   int low, high;
 };
-constexpr std::array<GeneBounds, kGenes> kGeneBounds{{{1, 20}, {41, 60}, {0, 10}, {0, 10}, {0, 10}, {0, 10},
-                                                      {0, 10}, {0, 10}, {0, 10}, {0, 10}, {0, 10}}};
+constexpr std::array<GeneBounds, kGenes> kGeneBounds{
+    {{1, 20}, {41, 60}, {0, 10}, {0, 10}, {0, 10}, {0, 10}, {0, 10}, {0, 10}, {0, 10}, {0, 10}, {0, 10}}};
 std::array<int, kGenes> to_genes(const Weights& weights);
 // Throws ef::Error naming `where` unless there are 11 genes, each in its range.
 Weights from_genes(std::span<const int> genes, Material kind, const std::string& where);

@@ -42,8 +42,7 @@ struct Weights {
 // The mover's value of a position reached by a move: `mover` just moved (flipping `flips`
 // discs), `to_move` is to reply. `step` is the move number.
 // `replies` is the reply count when the caller has it (the opponent's legal moves, popcounted).
-EF_HD_INLINE int mover_value_given_replies(const Weights& w, u64 mover, u64 to_move, int flips, int step,
-                                           int replies) {
+EF_HD_INLINE int mover_value_given_replies(const Weights& w, u64 mover, u64 to_move, int flips, int step, int replies) {
   const int p = w.phase(step);
   const int material = w.kind == Material::kFlips ? flips : popcount64(mover) - popcount64(to_move);
   const int corners = popcount64(mover & kCorners) - popcount64(to_move & kCorners);

@@ -1,11 +1,11 @@
 #include "games/othello/fitness_matches.hpp"
-#include <chrono>
 #include <fmt/format.h>
-#include "games/othello/feature_weights.hpp"
-#include "core/error.hpp"
+#include <chrono>
 #include "core/bytes.hpp"
+#include "core/error.hpp"
 #include "core/rng.hpp"
 #include "engine/round_robin.hpp"
+#include "games/othello/feature_weights.hpp"
 
 namespace ef::play {
 
@@ -45,8 +45,10 @@ std::vector<double> FeatureTournament::play_round_robin(const std::vector<std::v
   const int n = static_cast<int>(population.size());
   for (int i = 0; i < n; ++i) {
     const Agent a = feature_agent(population[i], options_, fmt::format("member-{}", i));
-    if (i < static_cast<int>(handles_.size())) backend_.update_agent(handles_[i], a);
-    else handles_.push_back(backend_.add_agent(a));
+    if (i < static_cast<int>(handles_.size()))
+      backend_.update_agent(handles_[i], a);
+    else
+      handles_.push_back(backend_.add_agent(a));
   }
   // ga::round_robin_pairings' order (i, j), (j, i) for i < j is engine/round_robin.hpp's layout
   // of the pairs i < j with one opening each: pair p's games are 2p and 2p + 1.

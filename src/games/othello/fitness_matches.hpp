@@ -47,8 +47,8 @@ class FeatureTournament {
     int wins = 0, draws = 0, losses = 0;
     double score() const { return (wins + 0.5 * draws) / std::max(1, wins + draws + losses); }
   };
-  Yardstick play_yardstick(std::span<const int> genes, const Agent& opponent, int openings, int opening_plies,
-                           u64 seed, int generation);
+  Yardstick play_yardstick(std::span<const int> genes, const Agent& opponent, int openings, int opening_plies, u64 seed,
+                           int generation);
 
  private:
   PlayBackend<games::Othello>& backend_;

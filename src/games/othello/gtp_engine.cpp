@@ -12,9 +12,10 @@ namespace ef::play {
 namespace {
 
 // What list_commands answers, in this order.
-constexpr const char* kCommands[] = {"protocol_version", "name", "version", "known_command", "list_commands",
-                                     "boardsize", "clear_board", "komi", "play", "genmove", "undo", "showboard",
-                                     "final_score", "time_settings", "time_left", "quit"};
+constexpr const char* kCommands[] = {
+    "protocol_version", "name",          "version",   "known_command", "list_commands", "boardsize",
+    "clear_board",      "komi",          "play",      "genmove",       "undo",          "showboard",
+    "final_score",      "time_settings", "time_left", "quit"};
 
 std::string lower(std::string s) { return gtp_lower(std::move(s)); }
 bool all_digits(const std::string& s) { return gtp_all_digits(s); }
@@ -36,7 +37,8 @@ struct DeadlineStop {
 };
 
 bool parse_stones(const std::string& text, double& out) {
-  if (text.empty() || text.size() > 9 || !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+  if (text.empty() || text.size() > 9 ||
+      !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
     return false;
   out = std::stod(text);
   return true;
@@ -103,8 +105,10 @@ GtpEngine::Reply GtpEngine::cmd_time_settings(const std::vector<std::string>& ar
       !parse_stones(args[2], stones))
     return {false, "syntax error (usage: time_settings MAIN_SECONDS BYO_YOMI_SECONDS BYO_YOMI_STONES)"};
   time_ = TimeControl{};
-  if (main > 0) time_.game_seconds = main;
-  else if (byo > 0) time_.move_seconds = stones > 0 ? byo / stones : byo;
+  if (main > 0)
+    time_.game_seconds = main;
+  else if (byo > 0)
+    time_.move_seconds = stones > 0 ? byo / stones : byo;
   clock_left_[0] = clock_left_[1] = time_.game_seconds;
   return {true, ""};
 }
@@ -115,18 +119,21 @@ GtpEngine::Reply GtpEngine::cmd_time_left(const std::vector<std::string>& args) 
   if (color < 0 || !parse_seconds(args[1], left) || !parse_stones(args[2], stones))
     return {false, "syntax error (usage: time_left COLOR SECONDS STONES)"};
   if (time_.game_seconds <= 0 && time_.move_seconds <= 0) time_.game_seconds = left;  // a clock we were not told of
-  if (time_.game_seconds > 0) clock_left_[color] = left;
-  else if (stones > 0) time_.move_seconds = left / stones;
+  if (time_.game_seconds > 0)
+    clock_left_[color] = left;
+  else if (stones > 0)
+    time_.move_seconds = left / stones;
   return {true, ""};
 }
 
 int GtpEngine::run(std::istream& in, std::ostream& out) {
-  return gtp_run(in, out, [this](const std::string& c, const std::vector<std::string>& a, bool& q) { return execute(c, a, q); });
+  return gtp_run(in, out,
+                 [this](const std::string& c, const std::vector<std::string>& a, bool& q) { return execute(c, a, q); });
 }
 
 std::string GtpEngine::handle_line(const std::string& raw, bool& quit) {
-  return gtp_handle_line(raw, [this](const std::string& c, const std::vector<std::string>& a, bool& q) { return execute(c, a, q); },
-                         quit);
+  return gtp_handle_line(
+      raw, [this](const std::string& c, const std::vector<std::string>& a, bool& q) { return execute(c, a, q); }, quit);
 }
 
 GtpEngine::Reply GtpEngine::execute(const std::string& command, const std::vector<std::string>& args, bool& quit) {
@@ -185,7 +192,8 @@ GtpEngine::Reply GtpEngine::execute(const std::string& command, const std::vecto
 GtpEngine::Reply GtpEngine::cmd_play(const std::vector<std::string>& args) {
   if (args.size() != 2) return {false, "syntax error (usage: play COLOR VERTEX, e.g. play black d3)"};
   const int color = parse_gtp_color(args[0]);
-  if (color < 0) return {false, fmt::format("syntax error: invalid color '{}' (expected b, black, w or white)", args[0])};
+  if (color < 0)
+    return {false, fmt::format("syntax error: invalid color '{}' (expected b, black, w or white)", args[0])};
   const int move = parse_gtp_vertex(args[1]);
   if (move == search::kNoMove)
     return {false, fmt::format("syntax error: invalid vertex '{}' (expected a1..h8 or pass)", args[1])};
@@ -200,7 +208,8 @@ GtpEngine::Reply GtpEngine::cmd_play(const std::vector<std::string>& args) {
     position_ = games::Othello::pass(s);
     return {true, ""};
   }
-  if (!(legal >> move & 1)) return {false, fmt::format("illegal move: {} for {}", square_name(move), color_name(color))};
+  if (!(legal >> move & 1))
+    return {false, fmt::format("illegal move: {} for {}", square_name(move), color_name(color))};
   history_.push_back(position_);
   position_ = games::Othello::play(s, move);
   return {true, ""};
@@ -209,7 +218,8 @@ GtpEngine::Reply GtpEngine::cmd_play(const std::vector<std::string>& args) {
 GtpEngine::Reply GtpEngine::cmd_genmove(const std::vector<std::string>& args) {
   if (args.size() != 1) return {false, "syntax error (usage: genmove COLOR)"};
   const int color = parse_gtp_color(args[0]);
-  if (color < 0) return {false, fmt::format("syntax error: invalid color '{}' (expected b, black, w or white)", args[0])};
+  if (color < 0)
+    return {false, fmt::format("syntax error: invalid color '{}' (expected b, black, w or white)", args[0])};
   othello::Position s = position_;
   if (s.board.side != color) s = games::Othello::pass(s);
   history_.push_back(position_);
@@ -229,8 +239,8 @@ GtpEngine::Reply GtpEngine::cmd_genmove(const std::vector<std::string>& args) {
     AgentParams timed = params_;
     timed.limits.depth = kTimedMaxDepth;
     timed.limits.algorithm = search::MidgameSearch::kPvs;  // plain alpha-beta cannot be stopped
-    const DeadlineStop stop{start, start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(budget)),
-                            budget};
+    const DeadlineStop stop{
+        start, start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(budget)), budget};
     move = choose_move<kTimedMaxDepth, kMaxExactEmpties>(timed, s, rng, nodes, &table_, &midgame_table_, stop,
                                                          &last_depth_);
   } else {

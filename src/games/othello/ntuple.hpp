@@ -19,11 +19,11 @@ namespace ef::ntuple {
 
 constexpr int kMaxTupleSize = 12;
 constexpr int kMaxTuples = 64;
-constexpr int kWeightShift = 16;                  // weight unit = 2^-16 disc
-constexpr i64 kOne = i64{1} << kWeightShift;      // one disc
-constexpr i64 kMaxError = 128 * kOne;             // error clamp
-constexpr int kRateShift = 24;                    // learning-rate multiplier unit = 2^-24
-constexpr int kLossShift = 8;                     // losses accumulate errors in units of 2^-8 disc
+constexpr int kWeightShift = 16;              // weight unit = 2^-16 disc
+constexpr i64 kOne = i64{1} << kWeightShift;  // one disc
+constexpr i64 kMaxError = 128 * kOne;         // error clamp
+constexpr int kRateShift = 24;                // learning-rate multiplier unit = 2^-24
+constexpr int kLossShift = 8;                 // losses accumulate errors in units of 2^-8 disc
 
 EF_HD_INLINE u32 pow3(int n) {
   u32 p = 1;
@@ -65,7 +65,7 @@ EF_HD_INLINE u32 binary_to_ternary(u32 bits) {
 // A network's geometry in a flat, device-copyable form.
 struct Geometry {
   int num_tuples = 0;
-  u64 mask[kMaxTuples] = {};     // squares of tuple i (ascending order is implied by the mask)
+  u64 mask[kMaxTuples] = {};        // squares of tuple i (ascending order is implied by the mask)
   u32 offset[kMaxTuples + 1] = {};  // weight-table start of tuple i; offset[num_tuples] = total
   EF_HD u32 num_weights() const { return offset[num_tuples]; }
   EF_HD int num_features() const { return 8 * num_tuples; }  // active weights per position
@@ -144,7 +144,7 @@ EF_HD_INLINE i64 sgd_step(i32* weights, const u32* idx, int n, i64 label, u32 ra
 
 // Loss accumulation in exact integers (order-free): error rounded to 2^-8 disc.
 struct LossSums {
-  u64 squared = 0;  // sum of e8^2, e8 = error in units of 2^-8 disc (|e8| <= 2^15)
+  u64 squared = 0;   // sum of e8^2, e8 = error in units of 2^-8 disc (|e8| <= 2^15)
   u64 absolute = 0;  // sum of |e8|
   u64 count = 0;
   EF_HD void add(i64 e) {
@@ -162,7 +162,9 @@ struct LossSums {
   EF_HD double mse() const {
     return count ? static_cast<double>(squared) / (65536.0 * static_cast<double>(count)) : 0.0;
   }
-  EF_HD double mae() const { return count ? static_cast<double>(absolute) / (256.0 * static_cast<double>(count)) : 0.0; }
+  EF_HD double mae() const {
+    return count ? static_cast<double>(absolute) / (256.0 * static_cast<double>(count)) : 0.0;
+  }
 };
 
 // Learning rate as the fraction of a position's error that one SGD step removes when all its

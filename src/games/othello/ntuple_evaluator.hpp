@@ -13,8 +13,8 @@
 // game is exact in the same units: exact(score) = score * 2^16.
 #pragma once
 #include "core/hd.hpp"
-#include "games/othello/ntuple.hpp"
 #include "games/othello/game.hpp"
+#include "games/othello/ntuple.hpp"
 
 namespace ef::ntuple {
 

@@ -8,8 +8,8 @@
 // lane, each read from the original board through the feature's square list.
 #pragma once
 #include "core/hd.hpp"
-#include "games/othello/ntuple.hpp"
 #include "games/othello/bitboard.hpp"
+#include "games/othello/ntuple.hpp"
 
 // Unrolled on the device (register arrays need constant indices); the host compiler ignores it.
 #if defined(__CUDA_ARCH__)

@@ -14,11 +14,11 @@
 #pragma once
 #include "core/hd.hpp"
 #include "core/rng.hpp"
+#include "engine/playout.hpp"
 #include "games/othello/features.hpp"
+#include "games/othello/game.hpp"
 #include "games/othello/ntuple_evaluator.hpp"
 #include "games/othello/swh.hpp"
-#include "games/othello/game.hpp"
-#include "engine/playout.hpp"
 #include "games/othello/tree_search.hpp"
 
 namespace ef::play {
@@ -48,16 +48,16 @@ struct EvaluatorKindName {
   const char* name;
 };
 inline constexpr EvaluatorKindName kEvaluatorKinds[] = {{EvaluatorKind::kNtuple, "ntuple"},
-                                                         {EvaluatorKind::kSwh, "swh"},
-                                                         {EvaluatorKind::kFeatures, "features"},
-                                                         {EvaluatorKind::kRandom, "random"}};
+                                                        {EvaluatorKind::kSwh, "swh"},
+                                                        {EvaluatorKind::kFeatures, "features"},
+                                                        {EvaluatorKind::kRandom, "random"}};
 
 struct AgentParams {
   EvaluatorKind kind = EvaluatorKind::kSwh;
   search::OthelloLimits limits{1, -1};
-  u32 epsilon_ppm = 0;                       // probability of a random move, in millionths
-  features::Evaluator features;              // kFeatures
-  const ntuple::Evaluator* ntuple = nullptr; // kNtuple (a device pointer on the device)
+  u32 epsilon_ppm = 0;                        // probability of a random move, in millionths
+  features::Evaluator features;               // kFeatures
+  const ntuple::Evaluator* ntuple = nullptr;  // kNtuple (a device pointer on the device)
 
   // The playout engine's player interface (playout.hpp).
   EF_HD int choose(const othello::Position& s, Rng& rng, u64& nodes, const OthelloScratch& scratch) const;
@@ -81,8 +81,8 @@ using OthelloRecord = GameRecordOf<games::Othello>;
 // `searched_depth` (may be null) receives the midgame search's completed depth (0: none ran).
 template <int kStackDepth = kMaxDepth, int kStackEmpties = kMaxExactEmpties, class Stop = search::NeverStop>
 EF_HD int choose_move(const AgentParams& agent, const othello::Position& s, Rng& rng, u64& nodes,
-                      search::endgame::HashTable* table, search::OthelloTable* midgame = nullptr,
-                      const Stop& stop = {}, int* searched_depth = nullptr) {
+                      search::endgame::HashTable* table, search::OthelloTable* midgame = nullptr, const Stop& stop = {},
+                      int* searched_depth = nullptr) {
   const int explored = exploration_move(othello::legal_moves(s.board.player, s.board.opponent),
                                         agent.kind == EvaluatorKind::kRandom, agent.epsilon_ppm, rng);
   if (searched_depth) *searched_depth = 0;
@@ -90,8 +90,8 @@ EF_HD int choose_move(const AgentParams& agent, const othello::Position& s, Rng&
   search::SearchResult r;
   switch (agent.kind) {
     case EvaluatorKind::kSwh:
-      r = search::search_othello<swh::Evaluator, kStackDepth, kStackEmpties, Stop>(s, agent.limits, swh::Evaluator{}, table,
-                                                                                    midgame, stop);
+      r = search::search_othello<swh::Evaluator, kStackDepth, kStackEmpties, Stop>(s, agent.limits, swh::Evaluator{},
+                                                                                   table, midgame, stop);
       break;
     case EvaluatorKind::kFeatures:
       r = search::search_othello<features::Evaluator, kStackDepth, kStackEmpties, Stop>(s, agent.limits, agent.features,

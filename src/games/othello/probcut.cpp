@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include "core/files.hpp"
-#include "core/toml_reader.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/parallel.hpp"
 #include "core/rng.hpp"
+#include "core/toml_reader.hpp"
 #include "games/othello/game.hpp"
 #include "games/othello/tree_search.hpp"
 
@@ -174,8 +174,7 @@ std::shared_ptr<const search::ProbCut> load_probcut(const std::filesystem::path&
       c.real("b", b, -1e12, 1e12);
       c.real("sigma", sigma, 1e-9, 1e12);
       c.integer("samples", samples, 0, 2'000'000'000);
-      if (p->sigma[depth][phase] > 0)
-        fail("{}: a second cut for depth {} phase {}", c.where("depth"), depth, phase);
+      if (p->sigma[depth][phase] > 0) fail("{}: a second cut for depth {} phase {}", c.where("depth"), depth, phase);
       p->a[depth][phase] = static_cast<float>(a);
       p->b[depth][phase] = static_cast<float>(b);
       p->sigma[depth][phase] = static_cast<float>(sigma);

@@ -1,14 +1,14 @@
 #include "games/othello/shape.hpp"
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <toml++/toml.h>
 #include <algorithm>
-#include <optional>
-#include <string_view>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
-#include <toml++/toml.h>
+#include <string_view>
 #include "core/error.hpp"
 #include "games/othello/squares.hpp"
 
@@ -105,14 +105,15 @@ Shape shape_from_json(const nlohmann::json& j, const std::string& where, const s
         it.key() != "island")
       fail("{}: unknown key '{}' (expected name, move, tuples)", where, it.key());
   if (!j.contains("tuples")) fail("{}: missing key 'tuples'", where);
-  if (j.contains("name") && !j["name"].is_string()) fail("{}: 'name' must be a string (got {})", where, j["name"].dump());
+  if (j.contains("name") && !j["name"].is_string())
+    fail("{}: 'name' must be a string (got {})", where, j["name"].dump());
   std::string name = j.value("name", default_name);
   Shape s = make_shape(name, tuples_from_json(j["tuples"], where), where);
   if (j.contains("move")) {
     const nlohmann::json& m = j["move"];
     const bool integer = m.is_number_integer();
-    if (!integer || (m.is_number_unsigned() ? m.get<std::uint64_t>() > kMaxMove : m.get<std::int64_t>() < 0 ||
-                                                                                     m.get<std::int64_t>() > kMaxMove))
+    if (!integer || (m.is_number_unsigned() ? m.get<std::uint64_t>() > kMaxMove
+                                            : m.get<std::int64_t>() < 0 || m.get<std::int64_t>() > kMaxMove))
       fail("{}: 'move' must be an integer from 0 to {} (got {})", where, kMaxMove, m.dump());
     s.move = m.get<int>();
   }
@@ -191,7 +192,8 @@ std::vector<Shape> load_shapes(const std::string& spec) {
     if (j.is_object() && j.contains("shapes")) {
       if (!j["shapes"].is_array()) fail("{}: 'shapes' must be an array", spec);
       for (std::size_t i = 0; i < j["shapes"].size(); ++i)
-        shapes.push_back(shape_from_json(j["shapes"][i], fmt::format("{}: shapes[{}]", spec, i), fmt::format("{}-{}", stem, i)));
+        shapes.push_back(
+            shape_from_json(j["shapes"][i], fmt::format("{}: shapes[{}]", spec, i), fmt::format("{}-{}", stem, i)));
     } else {
       shapes.push_back(shape_from_json(j, spec, stem));
     }
@@ -271,9 +273,10 @@ Phases parse_phases(const std::string& text, const std::string& what) {
     const auto last = colon == std::string_view::npos ? std::nullopt : number(item.substr(0, colon));
     const auto move = colon == std::string_view::npos ? std::nullopt : number(item.substr(colon + 1));
     if (!last || !move)
-      fail("{}: '{}' is not a phase (expected 'paper' or last move:shape move pairs such as "
-           "32:30,36:34,40:38,44:42,60:46)",
-           what, item);
+      fail(
+          "{}: '{}' is not a phase (expected 'paper' or last move:shape move pairs such as "
+          "32:30,36:34,40:38,44:42,60:46)",
+          what, item);
     phases.emplace_back(*last, *move);
     begin = end + 1;
   }

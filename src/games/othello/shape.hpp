@@ -20,8 +20,8 @@ namespace ef::ntuple {
 
 struct Shape {
   std::string name;
-  int move = -1;                          // the move number it was searched for, if any
-  std::vector<std::vector<int>> tuples;   // each tuple's squares, ascending
+  int move = -1;                         // the move number it was searched for, if any
+  std::vector<std::vector<int>> tuples;  // each tuple's squares, ascending
   Geometry geometry() const;
   std::size_t num_weights() const;
   std::vector<int> tuple_sizes() const;
@@ -54,7 +54,7 @@ Phases parse_phases(const std::string& text, const std::string& what);
 void check_phases(const Phases& phases, const std::string& where);
 
 struct PhasedShapes {
-  std::vector<Shape> shapes;                 // one per phase (the single shape without phases)
+  std::vector<Shape> shapes;                      // one per phase (the single shape without phases)
   std::array<int, kMoveNumbers> phase_of_move{};  // index into `shapes` for each move 0..60
 };
 // The shape of each phase, found by its `move` in `shapes` (loaded from `shapes_file`, named in

@@ -5,10 +5,10 @@
 // position with at most exact_empties empty squares is solved, any other searched to `depth`.
 #pragma once
 #include <type_traits>
-#include "games/othello/game.hpp"
 #include "engine/alphabeta.hpp"
-#include "games/othello/endgame.hpp"
 #include "engine/pvs.hpp"
+#include "games/othello/endgame.hpp"
+#include "games/othello/game.hpp"
 
 namespace ef::search {
 
@@ -36,18 +36,16 @@ static_assert(sizeof(TranspositionEntry<games::OthelloKey>) == 40);
 // best_move: as alphabeta() and solve_endgame() choose it (the lowest square of best value).
 // `table` (may be null) serves the exact solves, `midgame` (may be null) the midgame search;
 // neither changes a value or a move, except for a ProbCut agent (limits.probcut), whose
-// selective search depends on the midgame table's size (kMidgameTableBits everywhere). `stop` (host time controls) may end the midgame search
-// early: the deepest completed iteration answers then (pvs.hpp). kMaxEmpties sizes the solver's stack: a
-// position with more empties than that is searched by alpha-beta even below exact_empties.
+// selective search depends on the midgame table's size (kMidgameTableBits everywhere). `stop` (host time controls) may
+// end the midgame search early: the deepest completed iteration answers then (pvs.hpp). kMaxEmpties sizes the solver's
+// stack: a position with more empties than that is searched by alpha-beta even below exact_empties.
 template <class E, int kMaxDepth = 16, int kMaxEmpties = 64, class Stop = NeverStop>
-  requires EvaluatorFor<E, games::Othello>
-EF_HD SearchResult search_othello(const othello::Position& position, const OthelloLimits& limits, const E& evaluator,
-                                  endgame::HashTable* table = nullptr, OthelloTable* midgame = nullptr,
-                                  const Stop& stop = {}) {
+requires EvaluatorFor<E, games::Othello> EF_HD SearchResult
+search_othello(const othello::Position& position, const OthelloLimits& limits, const E& evaluator,
+               endgame::HashTable* table = nullptr, OthelloTable* midgame = nullptr, const Stop& stop = {}) {
   const int empties = position.board.empties();
   if (empties <= limits.exact_empties && empties <= kMaxEmpties) {
-    const SolveResult s =
-        solve_endgame<kMaxEmpties>(position.board.player, position.board.opponent, -64, 64, table);
+    const SolveResult s = solve_endgame<kMaxEmpties>(position.board.player, position.board.opponent, -64, 64, table);
     SearchResult r;
     r.value = static_cast<i32>(evaluator.exact(s.score));
     r.best_move = s.best_move;
@@ -65,8 +63,7 @@ EF_HD SearchResult search_othello(const othello::Position& position, const Othel
 #else
   // A stop (time controls) needs pvs(): alphabeta() cannot be stopped.
   constexpr bool kStoppable = !std::is_same_v<Stop, NeverStop>;
-  if (!kStoppable && limits.probcut == nullptr &&
-      (limits.algorithm == MidgameSearch::kAlphaBeta || midgame == nullptr))
+  if (!kStoppable && limits.probcut == nullptr && (limits.algorithm == MidgameSearch::kAlphaBeta || midgame == nullptr))
     return alphabeta<games::Othello, E, kMaxDepth>(position, limits.depth, evaluator);
   PvsOptions options;
   options.probcut = limits.probcut;

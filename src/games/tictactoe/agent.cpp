@@ -1,6 +1,6 @@
-#include "games/tictactoe/players.hpp"
 #include "core/error.hpp"
 #include "engine/agent_checks.hpp"
+#include "games/tictactoe/players.hpp"
 
 namespace ef::play {
 
@@ -9,8 +9,7 @@ void TicTacToeAgent::validate() const {
   switch (params.kind) {
     case TicTacToeEvaluator::kRandom:
     case TicTacToeEvaluator::kStatic:
-    case TicTacToeEvaluator::kNetwork:
-      return;
+    case TicTacToeEvaluator::kNetwork: return;
   }
   fail("agent '{}': unknown evaluator kind {}", name, static_cast<u32>(params.kind));
 }

@@ -34,8 +34,10 @@ std::vector<int> TttMatches::play(std::span<const TttMatch> matches) {
     for (const TicTacToeAgent* a : {m.player, m.opponent})
       if (slot.emplace(a, static_cast<int>(agents.size())).second) agents.push_back(a);
   for (std::size_t i = 0; i < agents.size(); ++i) {
-    if (i < handles_.size()) backend_.update_agent(handles_[i], *agents[i]);
-    else handles_.push_back(backend_.add_agent(*agents[i]));
+    if (i < handles_.size())
+      backend_.update_agent(handles_[i], *agents[i]);
+    else
+      handles_.push_back(backend_.add_agent(*agents[i]));
   }
   // Each match: the 8 openings, the player as X then as O (engine/round_robin.hpp's layout).
   std::vector<Pairing> pairs;

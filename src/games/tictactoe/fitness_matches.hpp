@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 #include "engine/play_backend.hpp"
-#include "games/tictactoe/players.hpp"
-#include "games/tictactoe/network.hpp"
 #include "ga/bitstring_ga.hpp"
+#include "games/tictactoe/network.hpp"
+#include "games/tictactoe/players.hpp"
 #include "ratings/ratings.hpp"
 
 namespace ef::play {

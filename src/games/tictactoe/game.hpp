@@ -44,9 +44,9 @@ EF_HD_INLINE bool has_line(u32 mask) {
 }
 
 struct Board {
-  u32 x = 0;        // squares held by X
-  u32 o = 0;        // squares held by O
-  int side = kX;    // the player to move
+  u32 x = 0;      // squares held by X
+  u32 o = 0;      // squares held by O
+  int side = kX;  // the player to move
 
   EF_HD u32 empty() const { return ~(x | o) & kAll; }
   EF_HD u32 mover() const { return side == kX ? x : o; }
@@ -122,10 +122,14 @@ EF_HD_INLINE int static_value_for_x(const Board& b) {
   for (int i = 0; i < 8; ++i) {
     const u32 l = line(i);
     const int nx = popcount64(b.x & l), no = popcount64(b.o & l);
-    if (nx == 3) value += 30;
-    else if (no == 3) value -= 30;
-    else if (nx == 2) value += no == 0 ? 20 : 10;
-    else if (no == 2) value -= nx == 0 ? 20 : 10;
+    if (nx == 3)
+      value += 30;
+    else if (no == 3)
+      value -= 30;
+    else if (nx == 2)
+      value += no == 0 ? 20 : 10;
+    else if (no == 2)
+      value -= nx == 0 ? 20 : 10;
   }
   return value;
 }

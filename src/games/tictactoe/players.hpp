@@ -9,10 +9,10 @@
 #pragma once
 #include <string>
 #include "core/hd.hpp"
-#include "games/tictactoe/network.hpp"
-#include "games/tictactoe/game.hpp"
-#include "engine/playout.hpp"
 #include "engine/alphabeta.hpp"
+#include "engine/playout.hpp"
+#include "games/tictactoe/game.hpp"
+#include "games/tictactoe/network.hpp"
 
 namespace ef::play {
 
@@ -23,12 +23,13 @@ constexpr int kTicTacToeMaxDepth = 9;
 
 struct TicTacToeParams {
   TicTacToeEvaluator kind = TicTacToeEvaluator::kStatic;
-  int depth = 4;         // minimax plies, 1..kTicTacToeMaxDepth
-  u32 epsilon_ppm = 0;   // probability of a random move, in millionths
+  int depth = 4;               // minimax plies, 1..kTicTacToeMaxDepth
+  u32 epsilon_ppm = 0;         // probability of a random move, in millionths
   tictactoe::Network network;  // kNetwork
 
   EF_HD int choose(const tictactoe::Board& s, Rng& rng, u64& nodes, const PlayScratchOf<games::TicTacToe>&) const {
-    const int explored = exploration_move(games::TicTacToe::moves(s), kind == TicTacToeEvaluator::kRandom, epsilon_ppm, rng);
+    const int explored =
+        exploration_move(games::TicTacToe::moves(s), kind == TicTacToeEvaluator::kRandom, epsilon_ppm, rng);
     if (explored != kSearchMove) return explored;
     search::SearchResult r;
     switch (kind) {
