@@ -44,7 +44,7 @@ void run(const EvolveArgs& a) {
   } else {
     if (a.config.empty()) fail("evolve: give --config FILE (e.g. configs/elo-oe_fmc.toml) or --resume DIR");
     ga::EvolveConfig c = ga::load_evolve_config(a.config);
-    if (a.generations > 0) (c.kind == "tictactoe" ? c.ttt.generations : c.elo.generations) = a.generations;
+    if (a.generations > 0) c.generations() = a.generations;
     dir = a.out.empty() ? fmt::format("runs/evolve-{:%Y%m%d-%H%M%S}", fmt::localtime(std::time(nullptr))) : a.out;
     o.resume_hint = fmt::format("evalforge evolve --resume {}", dir);
     outcome = ga::run_evolve(c, dir, o);

@@ -1,7 +1,9 @@
 #include "runs/evolve_config.hpp"
 #include <fmt/format.h>
 #include <toml++/toml.h>
+#include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include "core/error.hpp"
 #include "core/toml_reader.hpp"
 #include "games/othello/feature_weights.hpp"
@@ -133,19 +135,55 @@ std::string tictactoe_to_toml(const TicTacToeConfig& c) {
 
 }  // namespace
 
+const char* evolve_kind_name(EvolveKind kind) {
+  for (const auto& k : kEvolveKinds)
+    if (k.kind == kind) return k.name;
+  fail("evolve: kind {} is not in kEvolveKinds (runs/evolve_config.hpp)", static_cast<int>(kind));
+}
+
+int& EvolveConfig::generations() {
+  switch (kind) {
+    case EvolveKind::kEloOthello: return elo.generations;
+    case EvolveKind::kTicTacToe: return ttt.generations;
+  }
+  fail("evolve: kind {} has no generation limit", static_cast<int>(kind));
+}
+
+namespace {
+
+EloOthelloConfig load_elo_othello(const toml::table& root, const std::string& file);
+
+}  // namespace
+
 EvolveConfig load_evolve_config(const std::string& file) {
   const toml::table root = parse_run_config(file);
   EvolveConfig c;
-  if (const auto* evolve = root["evolve"].as_table()) TableReader(*evolve, file, "evolve").text("kind", c.kind);
-  if (c.kind == "tictactoe") {
-    c.ttt = load_tictactoe(root, file);
-    return c;
+  std::string name = evolve_kind_name(c.kind);
+  if (const auto* evolve = root["evolve"].as_table()) TableReader(*evolve, file, "evolve").text("kind", name);
+  const auto* known = std::find_if(std::begin(kEvolveKinds), std::end(kEvolveKinds),
+                                   [&](const EvolveKindName& k) { return name == k.name; });
+  if (known == std::end(kEvolveKinds)) {
+    std::string names;
+    for (std::size_t i = 0; i < std::size(kEvolveKinds); ++i)
+      names +=
+          fmt::format("{}{}", i == 0 ? "" : (i + 1 == std::size(kEvolveKinds) ? " or " : ", "), kEvolveKinds[i].name);
+    fail("{}: '{}' (expected {})", TableReader(root, file, "evolve").where("kind"), name, names);
   }
-  if (c.kind != "elo-othello")
-    fail("{}: '{}' (expected elo-othello or tictactoe)", TableReader(root, file, "evolve").where("kind"), c.kind);
+  c.kind = known->kind;
+  switch (c.kind) {
+    case EvolveKind::kEloOthello: c.elo = load_elo_othello(root, file); break;
+    case EvolveKind::kTicTacToe: c.ttt = load_tictactoe(root, file); break;
+  }
+  return c;
+}
+
+namespace {
+
+EloOthelloConfig load_elo_othello(const toml::table& root, const std::string& file) {
+  EloOthelloConfig elo;
   check_sections(root, file, {"evolve", "population", "elo", "play", "yardstick", "run"});
   auto section = [&](const char* name) -> const toml::table& { return section_of(root, name); };
-  EloOthelloConfig& e = c.elo;
+  EloOthelloConfig& e = elo;
   {
     TableReader r(section("evolve"), file, "evolve");
     r.allow({"kind", "generations", "stall_generations", "seed"});
@@ -216,15 +254,13 @@ EvolveConfig load_evolve_config(const std::string& file) {
   std::vector<GeneRange> ranges;
   for (const auto& b : features::kGeneBounds) ranges.push_back({b.low, b.high});
   validate(e.ga, ranges, file);
-  return c;
+  return elo;
 }
 
-std::string evolve_config_to_toml(const EvolveConfig& c) {
-  if (c.kind == "tictactoe") return tictactoe_to_toml(c.ttt);
-  const EloOthelloConfig& e = c.elo;
+std::string elo_othello_to_toml(const EloOthelloConfig& e) {
   std::string t;
-  t += fmt::format("[evolve]\nkind = {}\ngenerations = {}\nstall_generations = {}\nseed = {}\n\n", toml_quote(c.kind),
-                   e.generations, e.stall_generations, e.seed);
+  t += fmt::format("[evolve]\nkind = {}\ngenerations = {}\nstall_generations = {}\nseed = {}\n\n",
+                   toml_quote(evolve_kind_name(EvolveKind::kEloOthello)), e.generations, e.stall_generations, e.seed);
   t += fmt::format(
       "[population]\nsize = {}\nchromosome = \"{}\"\nparent_fraction = {}\nmutation_rate = {}\nmutation_genes = {}\n"
       "crossover = \"{}\"\n\n",
@@ -238,6 +274,16 @@ std::string evolve_config_to_toml(const EvolveConfig& c) {
                    toml_quote(e.yardstick), e.yardstick_openings, e.yardstick_opening_plies, e.yardstick_every);
   t += fmt::format("[run]\ncheckpoint_every = {}\n", e.checkpoint_every);
   return t;
+}
+
+}  // namespace
+
+std::string evolve_config_to_toml(const EvolveConfig& c) {
+  switch (c.kind) {
+    case EvolveKind::kEloOthello: return elo_othello_to_toml(c.elo);
+    case EvolveKind::kTicTacToe: return tictactoe_to_toml(c.ttt);
+  }
+  fail("evolve: kind {} cannot be written", static_cast<int>(c.kind));
 }
 
 }  // namespace ef::ga

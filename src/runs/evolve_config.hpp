@@ -44,10 +44,26 @@ struct TicTacToeConfig {
   int checkpoint_every = 1;  // [run]
 };
 
+// The kinds of evolve run. Each is one entry of kEvolveKinds (its name in [evolve] kind) and
+// one case of the switches in evolve_config.cpp and evolve_run.cpp, which have no default: a
+// new kind that misses one is a compiler warning (-Wswitch), never a silent fallback.
+enum class EvolveKind { kEloOthello, kTicTacToe };
+
+struct EvolveKindName {
+  EvolveKind kind;
+  const char* name;
+};
+inline constexpr EvolveKindName kEvolveKinds[] = {{EvolveKind::kEloOthello, "elo-othello"},
+                                                  {EvolveKind::kTicTacToe, "tictactoe"}};
+// The kind's name in [evolve] kind.
+const char* evolve_kind_name(EvolveKind kind);
+
 struct EvolveConfig {
-  std::string kind = "elo-othello";
+  EvolveKind kind = EvolveKind::kEloOthello;
   EloOthelloConfig elo;  // kind "elo-othello"
   TicTacToeConfig ttt;   // kind "tictactoe"
+  // The kind's generation limit ([evolve] generations).
+  int& generations();
 };
 
 // Reads and validates `file`. Relative agent paths resolve against the file's directory.

@@ -276,7 +276,7 @@ void check_new_limit(const RunDir& run, int played, int generations) {
 }  // namespace evolve_detail
 
 std::vector<MemoryPart> evolve_memory_estimate(const EvolveConfig& config) {
-  if (config.kind == "tictactoe") return tictactoe_memory_estimate(config.ttt);
+  if (config.kind == EvolveKind::kTicTacToe) return tictactoe_memory_estimate(config.ttt);
   const EloOthelloConfig& c = config.elo;
   const double n = c.ga.population;
   const double games = n * (n - 1);  // a round robin, both colours
@@ -298,14 +298,15 @@ std::vector<MemoryPart> evolve_memory_estimate(const EvolveConfig& config) {
 namespace {
 void check_evolve_memory(const EvolveConfig& config) {
   check_memory("evolve", evolve_memory_estimate(config),
-               config.kind == "tictactoe" ? "fewer trials, a smaller population or a smaller co-evolution top"
-                                          : "a smaller population");
+               config.kind == EvolveKind::kTicTacToe
+                   ? "fewer trials, a smaller population or a smaller co-evolution top"
+                   : "a smaller population");
 }
 }  // namespace
 
 EvolveOutcome run_evolve(const EvolveConfig& config, const fs::path& dir, const EvolveRunOptions& options) {
   check_evolve_memory(config);
-  if (config.kind == "tictactoe") return run_tictactoe(config, dir, options);
+  if (config.kind == EvolveKind::kTicTacToe) return run_tictactoe(config, dir, options);
   const EloOthelloConfig& c = config.elo;
   RunDir::check_creatable(dir, kKind, options.resume_hint);
   Setup setup = make_setup(c, options);
@@ -323,7 +324,7 @@ EvolveOutcome resume_evolve(const fs::path& dir, const EvolveRunOptions& options
   if (options.progress) run.set_sink(options.progress);
   EvolveConfig config = load_evolve_config(run.file("config.toml").string());
   check_evolve_memory(config);
-  if (config.kind == "tictactoe") return resume_tictactoe(run, std::move(config), options, generations);
+  if (config.kind == EvolveKind::kTicTacToe) return resume_tictactoe(run, std::move(config), options, generations);
   EloOthelloConfig& c = config.elo;
   const std::vector<GeneRange> ranges = gene_ranges();
   const auto payload = run.read_checkpoint(kCheckpoint);

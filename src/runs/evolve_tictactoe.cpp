@@ -380,7 +380,8 @@ static BitString bits_from_hex(const std::string& hex, int bits, const std::stri
 
 std::vector<play::TicTacToeAgent> load_best_networks(const fs::path& dir) {
   const EvolveConfig c = load_evolve_config((dir / "config.toml").string());
-  if (c.kind != "tictactoe") fail("{}: not a tictactoe evolve run (kind {})", dir.string(), c.kind);
+  if (c.kind != EvolveKind::kTicTacToe)
+    fail("{}: not a tictactoe evolve run (kind {})", dir.string(), evolve_kind_name(c.kind));
   const fs::path file = dir / "best_networks.csv";
   std::ifstream in(file);
   if (!in) fail("{}: cannot read (is the run complete?)", file.string());
