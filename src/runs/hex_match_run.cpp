@@ -20,14 +20,13 @@ constexpr const char* kGames = "games.csv";
 constexpr const char* kGamesHeader = "game,black,white,winner,plies,seconds,moves";
 }  // namespace
 
-void validate_hex_match_config(const HexMatchConfig& c, const std::string& who) {
+HexMatchPlayers validate_hex_match_config(const HexMatchConfig& c, const std::string& who) {
   if (c.games < 1 || c.games > (1 << 24)) fail("{}: games {} is outside 1..2^24", who, c.games);
   if (c.size < 1 || c.size > hex::kMaxSide) fail("{}: size {} is outside 1..{}", who, c.size, hex::kMaxSide);
-  parse_hex_player(c.a);
-  parse_hex_player(c.b);
+  return {parse_hex_player(c.a), parse_hex_player(c.b)};
 }
 
-HexMatchConfig load_hex_match_config(const std::string& file) {
+HexMatchConfig load_hex_match_config(const std::string& file, HexMatchPlayers* players) {
   const toml::table t = parse_run_config(file);
   TableReader root(t, file, "");
   root.allow({"hex_match"});
@@ -44,7 +43,8 @@ HexMatchConfig load_hex_match_config(const std::string& file) {
   r.integer("size", c.size, 1, hex::kMaxSide);
   r.boolean("swap", c.swap);
   r.seed("seed", c.seed);
-  validate_hex_match_config(c, file);
+  HexMatchPlayers parsed = validate_hex_match_config(c, file);
+  if (players) *players = std::move(parsed);
   return c;
 }
 
@@ -78,8 +78,9 @@ std::string row_text(const HexGameRow& r) {
 }
 
 // The trees of the players' tables and the rows of every game (moves as text, 4 B a ply).
-void check_hex_match_memory(const HexMatchConfig& c, const HexMatchRunOptions& options) {
-  const HexPlayer a = parse_hex_player(c.a), b = parse_hex_player(c.b);
+void check_hex_match_memory(const HexMatchConfig& c, const HexMatchPlayers& players,
+                            const HexMatchRunOptions& options) {
+  const HexPlayer &a = players.a, &b = players.b;
   const double rows = static_cast<double>(c.games) * (sizeof(HexGameRow) + 4.0 * c.size * c.size);
   check_memory("hex match",
                {hex_tree_memory({&a, &b}, c.size, resolve_threads(options.threads)),
@@ -93,23 +94,24 @@ std::vector<HexGameRow> run_hex_match(const std::filesystem::path& dir, const He
                                       const HexMatchRunOptions& options) {
   std::optional<RunDir> run;
   HexMatchConfig c;
+  HexMatchPlayers players;  // parsed once, here or by the loader
   std::vector<HexGameRow> done;
   if (config) {
     c = *config;
-    validate_hex_match_config(c, "hex match");
-    // The canonical specs (every key spelled out), so that a later change of a default cannot
-    // change what a resumed run plays.
-    c.a = parse_hex_player(c.a).spec;
-    c.b = parse_hex_player(c.b).spec;
-    check_hex_match_memory(c, options);
+    players = validate_hex_match_config(c, "hex match");
+    // The canonical specs (every key spelled out, numbers in their shortest exact form), so that a
+    // later change of a default cannot change what a resumed run plays.
+    c.a = players.a.spec;
+    c.b = players.b.spec;
+    check_hex_match_memory(c, players, options);
     run = RunDir::create(dir, kKind, options.resume_hint, {{kGames, kGamesHeader}});
     run->set_sink(options.progress);
     run->commit_config(hex_match_config_toml(c));
   } else {
     run = RunDir::open(dir, kKind);
     run->set_sink(options.progress);
-    c = load_hex_match_config(run->file("config.toml").string());
-    check_hex_match_memory(c, options);
+    c = load_hex_match_config(run->file("config.toml").string(), &players);
+    check_hex_match_memory(c, players, options);
     std::vector<bool> seen(c.games, false);
     run->resume_table(kGames, kGamesHeader, [&](const RunDir::Row& f, const std::string& where) {
       HexGameRow r;
@@ -130,7 +132,7 @@ std::vector<HexGameRow> run_hex_match(const std::filesystem::path& dir, const He
     });
   }
   if (options.check_only) return done;
-  const HexPlayer a = parse_hex_player(c.a), b = parse_hex_player(c.b);
+  const HexPlayer &a = players.a, &b = players.b;
   std::vector<int> todo;
   {
     std::vector<bool> have(c.games, false);

@@ -15,6 +15,7 @@
 #include <vector>
 #include "core/hd.hpp"
 #include "core/run_dir.hpp"
+#include "games/hex/player_spec.hpp"
 
 namespace ef::play {
 
@@ -26,11 +27,18 @@ struct HexMatchConfig {
   u64 seed = 1;
 };
 
-// Throws ef::Error naming file and key; the specs are parsed (and so checked) too.
-HexMatchConfig load_hex_match_config(const std::string& file);
+// The two players of a match, parsed from the config's specs once (games/hex/player_spec.hpp):
+// what the run plays and sizes its memory check by.
+struct HexMatchPlayers {
+  HexPlayer a, b;
+};
+
+// Throws ef::Error naming file and key; the specs are parsed (and so checked) too, into
+// `players` when given.
+HexMatchConfig load_hex_match_config(const std::string& file, HexMatchPlayers* players = nullptr);
 std::string hex_match_config_toml(const HexMatchConfig& c);
-// Checks ranges and the specs; `who` names the source in messages.
-void validate_hex_match_config(const HexMatchConfig& c, const std::string& who);
+// Checks ranges and parses the specs; `who` names the source in messages.
+HexMatchPlayers validate_hex_match_config(const HexMatchConfig& c, const std::string& who);
 
 struct HexGameRow {
   int game = 0;

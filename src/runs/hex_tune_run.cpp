@@ -31,20 +31,21 @@ play::HexPlayer with_gamma(const play::HexPlayer& base, double gamma) {
 }
 }  // namespace
 
-void validate_hex_tune_config(const HexTuneConfig& c, const std::string& who) {
+HexTunePlayers validate_hex_tune_config(const HexTuneConfig& c, const std::string& who) {
   BrkgaParams p{c.population, c.elite, c.mutants, 0.7};
   p.validate();
   if (c.generations < 1 || c.generations > 100000) fail("{}: generations {} is outside 1..100000", who, c.generations);
   if (c.games < 2 || c.games > 100000 || c.games % 2) fail("{}: games {} must be even, 2..100000", who, c.games);
   if (!(c.gamma_max > 0 && c.gamma_max <= 1e6)) fail("{}: gamma_max {} is outside (0, 10^6]", who, c.gamma_max);
   if (c.size < 1 || c.size > hex::kMaxSide) fail("{}: size {} is outside 1..{}", who, c.size, hex::kMaxSide);
-  play::parse_hex_player(c.opponent);
-  const play::HexPlayer tuned = play::parse_hex_player(c.player);
+  HexTunePlayers players{play::parse_hex_player(c.opponent), play::parse_hex_player(c.player)};
+  const play::HexPlayer& tuned = players.player;
   if (tuned.uct || tuned.agent.params.kind != play::HexEvaluator::kBetweenness)
     fail("{}: player '{}' is not an ev player (gamma is what is tuned)", who, c.player);
+  return players;
 }
 
-HexTuneConfig load_hex_tune_config(const std::string& file) {
+HexTuneConfig load_hex_tune_config(const std::string& file, HexTunePlayers* players) {
   const toml::table t = parse_run_config(file);
   TableReader root(t, file, "");
   root.allow({"hex_tune"});
@@ -64,7 +65,8 @@ HexTuneConfig load_hex_tune_config(const std::string& file) {
   r.real("gamma_max", c.gamma_max, 1e-9, 1e6);
   r.integer("size", c.size, 1, hex::kMaxSide);
   r.seed("seed", c.seed);
-  validate_hex_tune_config(c, file);
+  HexTunePlayers parsed = validate_hex_tune_config(c, file);
+  if (players) *players = std::move(parsed);
   return c;
 }
 
@@ -107,8 +109,8 @@ Population decode(const std::string& bytes, const HexTuneConfig& c, const std::s
 }
 
 // The opponent's and the player's trees, and the resume check's table of rows seen.
-void check_hex_tune_memory(const HexTuneConfig& c, const HexTuneOptions& options) {
-  const play::HexPlayer opponent = play::parse_hex_player(c.opponent), player = play::parse_hex_player(c.player);
+void check_hex_tune_memory(const HexTuneConfig& c, const HexTunePlayers& players, const HexTuneOptions& options) {
+  const play::HexPlayer &opponent = players.opponent, &player = players.player;
   const int threads = resolve_threads(options.threads);
   check_memory("hex tune",
                {play::hex_tree_memory({&opponent, &player}, c.size, threads),
@@ -122,15 +124,16 @@ HexTuneResult run_hex_tune(const std::filesystem::path& dir, const HexTuneConfig
                            const HexTuneOptions& options) {
   std::optional<RunDir> run;
   HexTuneConfig c;
+  HexTunePlayers players;  // parsed once, here or by the loader
   Population pop;
   u32 generation = 0;
   if (config) {
     c = *config;
-    validate_hex_tune_config(c, "hex tune");
-    // Canonical specs: defaults may change, a run may not.
-    c.opponent = play::parse_hex_player(c.opponent).spec;
-    c.player = play::parse_hex_player(c.player).spec;
-    check_hex_tune_memory(c, options);
+    players = validate_hex_tune_config(c, "hex tune");
+    // Canonical specs (numbers in their shortest exact form): defaults may change, a run may not.
+    c.opponent = players.opponent.spec;
+    c.player = players.player.spec;
+    check_hex_tune_memory(c, players, options);
     run = RunDir::create(dir, kKind, options.resume_hint, {{kRows, kRowsHeader}, {kBest, kBestHeader}});
     run->set_sink(options.progress);
     pop = random_population(c.population, 1, c.seed, kIsland);
@@ -139,8 +142,8 @@ HexTuneResult run_hex_tune(const std::filesystem::path& dir, const HexTuneConfig
   } else {
     run = RunDir::open(dir, kKind);
     run->set_sink(options.progress);
-    c = load_hex_tune_config(run->file("config.toml").string());
-    check_hex_tune_memory(c, options);
+    c = load_hex_tune_config(run->file("config.toml").string(), &players);
+    check_hex_tune_memory(c, players, options);
     const auto bytes = run->read_checkpoint(kCheckpoint);
     if (!bytes) fail("{}: no checkpoint", run->file(kCheckpoint).string());
     pop = decode(*bytes, c, run->file(kCheckpoint).string(), generation);
@@ -177,8 +180,8 @@ HexTuneResult run_hex_tune(const std::filesystem::path& dir, const HexTuneConfig
     checked.generations_done = static_cast<int>(generation);
     return checked;
   }
-  const play::HexPlayer opponent = play::parse_hex_player(c.opponent);
-  const play::HexPlayer base = play::parse_hex_player(c.player);
+  const play::HexPlayer& opponent = players.opponent;
+  const play::HexPlayer& base = players.player;
   const int threads = resolve_threads(options.threads);
   run->log(
       fmt::format("hex tune: gamma of {} in [0, {}] against {}, population {} (elite {}, mutants {}), {} generations "

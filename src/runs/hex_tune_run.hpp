@@ -18,6 +18,7 @@
 #include <string>
 #include "core/hd.hpp"
 #include "core/run_dir.hpp"
+#include "games/hex/player_spec.hpp"
 
 namespace ef::ga {
 
@@ -31,9 +32,18 @@ struct HexTuneConfig {
   u64 seed = 1;
 };
 
-HexTuneConfig load_hex_tune_config(const std::string& file);
+// The opponent and the tuned player, parsed from the config's specs once
+// (games/hex/player_spec.hpp): what the run plays and sizes its memory check by.
+struct HexTunePlayers {
+  play::HexPlayer opponent, player;
+};
+
+// Throws ef::Error naming file and key; the specs are parsed (and so checked) too, into
+// `players` when given.
+HexTuneConfig load_hex_tune_config(const std::string& file, HexTunePlayers* players = nullptr);
 std::string hex_tune_config_toml(const HexTuneConfig& c);
-void validate_hex_tune_config(const HexTuneConfig& c, const std::string& who);
+// Checks ranges and parses the specs (the player must be an ev player); `who` names the source.
+HexTunePlayers validate_hex_tune_config(const HexTuneConfig& c, const std::string& who);
 
 struct HexTuneOptions {
   int threads = 0;
