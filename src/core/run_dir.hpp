@@ -70,6 +70,16 @@ class ProgressMeter {
 // stderr; tests pass none or a capture). The sink gets the line without a trailing newline.
 using LineSink = std::function<void(const std::string&)>;
 
+// What every run loop takes from its caller besides its config: the part of the skeleton that
+// all the runs of src/runs/ share. A run kind's options derive from it and add their own.
+struct RunOptions {
+  int threads = 0;                       // 0: all hardware threads
+  LineSink progress;                     // progress lines (log.txt gets them anyway); empty: quiet
+  std::function<bool()> stop_requested;  // asked at the run's safe points: true = checkpoint and return
+  bool check_only = false;  // resume: open and validate the directory (config, checkpoint, tables), then return
+  std::string resume_hint;  // how the user continues the run ("evalforge KIND --resume DIR"), named in messages
+};
+
 class RunDir {
  public:
   // A new run of `kind` ("search", "match", "tournament", "evolve") in `dir`. Fails with a clear

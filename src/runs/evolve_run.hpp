@@ -30,17 +30,11 @@
 
 namespace ef::ga {
 
-struct EvolveRunOptions {
+struct EvolveRunOptions : RunOptions {
   std::string backend = "cpu";
-  int threads = 0;
   // Several devices (`evolve --devices`): each generation's games split over one backend per
   // device (make_multi_device_backend), the same bits as one; empty: one backend.
   std::vector<int> devices;
-  LineSink progress;                     // progress lines (besides log.txt); none: quiet
-  std::function<bool()> stop_requested;  // checked after each generation: checkpoint and return
-  bool check_only =
-      false;  // resume: open and validate the directory (config, checkpoint, tables), then return without running
-  std::string resume_hint;  // how the user resumes ("evalforge evolve --resume DIR")
 };
 
 struct EvolveOutcome {

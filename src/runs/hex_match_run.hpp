@@ -49,13 +49,7 @@ struct HexGameRow {
   std::string moves;
 };
 
-struct HexMatchRunOptions {
-  int threads = 0;  // 0: all hardware threads
-  bool check_only =
-      false;  // resume: open and validate the directory (config, checkpoint, tables), then return without running
-  std::string resume_hint;
-  LineSink progress;
-  std::function<bool()> stop_requested;
+struct HexMatchRunOptions : RunOptions {
   bool* stopped = nullptr;  // set when a stop request ended the run early
 };
 

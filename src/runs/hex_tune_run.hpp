@@ -45,14 +45,8 @@ std::string hex_tune_config_toml(const HexTuneConfig& c);
 // Checks ranges and parses the specs (the player must be an ev player); `who` names the source.
 HexTunePlayers validate_hex_tune_config(const HexTuneConfig& c, const std::string& who);
 
-struct HexTuneOptions {
-  int threads = 0;
-  bool check_only =
-      false;  // resume: open and validate the directory (config, checkpoint, tables), then return without running
-  std::string resume_hint;
-  LineSink progress;
-  std::function<bool()> stop_requested;
-  bool* stopped = nullptr;
+struct HexTuneOptions : RunOptions {
+  bool* stopped = nullptr;  // set when a stop request ended the run early
 };
 
 struct HexTuneResult {

@@ -69,16 +69,9 @@ struct MatchRound {
   double score() const { return (wins + 0.5 * draws) / (wins + draws + losses); }
 };
 
-struct MatchRunOptions {
+struct MatchRunOptions : RunOptions {
   std::string backend = "cpu";
-  int threads = 0;
-  std::function<bool()> stop_requested;  // checked between rounds (Ctrl-C): checkpoint and return
-  bool* stopped = nullptr;               // set when the match returned early because of it
-  LineSink progress;                     // progress lines (log.txt gets them anyway); empty: quiet
-  bool check_only =
-      false;  // resume: open and validate the directory (config, checkpoint, tables), then return without running
-  std::string resume_hint;  // how the user continues the match, named in messages
-                            // (the app: "evalforge match --resume DIR"); may be empty
+  bool* stopped = nullptr;  // set when the match returned early because of a stop request
 };
 
 // What a match of `config` allocates that grows with its values (agents' networks, a round's

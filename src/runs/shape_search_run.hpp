@@ -31,16 +31,9 @@
 
 namespace ef::ga {
 
-struct SearchRunOptions {
+struct SearchRunOptions : RunOptions {
   std::string backend = "cpu";
-  int threads = 0;
-  int device = 0;                        // CUDA device of a cuda backend (make_backend)
-  LineSink progress;                     // progress lines (log.txt gets them anyway); empty: quiet
-  std::function<bool()> stop_requested;  // asked after every generation: true = checkpoint and return
-  bool check_only =
-      false;  // resume: open and validate the directory (config, checkpoint, tables), then return without running
-  std::string resume_hint;  // how the user continues the run, named in messages
-                            // (the app: "evalforge search --resume DIR"); may be empty
+  int device = 0;  // CUDA device of a cuda backend (make_backend)
   // The processes the islands are spread over (island_team.hpp); null: this process holds them
   // all. With a team of several ranks every rank calls run_search / resume_search with the
   // same arguments; only rank 0 creates, reads or writes the run directory (metrics, shapes,

@@ -140,16 +140,9 @@ struct Standings {
 Standings compute_standings(const TournamentConfig& config, const std::vector<std::string>& names,
                             std::vector<TournamentGame> games);
 
-struct TournamentRunOptions {
+struct TournamentRunOptions : RunOptions {
   std::string backend = "cpu";
-  int threads = 0;
-  int chunk_games = 4096;                // games per Backend::play batch (progress, checkpoints)
-  std::function<bool()> stop_requested;  // checked between chunks (Ctrl-C): return after the chunk
-  LineSink progress;                     // progress lines (log.txt gets them anyway); empty: quiet
-  bool check_only =
-      false;  // resume: open and validate the directory (config, checkpoint, tables), then return without running
-  std::string resume_hint;  // how the user continues the tournament, named in messages
-                            // (the app: "evalforge tournament --resume DIR"); may be empty
+  int chunk_games = 4096;  // games per Backend::play batch (progress, checkpoints; a stop waits for the chunk)
 };
 
 struct TournamentOutcome {
