@@ -192,7 +192,9 @@ TEST(ConnectFour, RoundRobinRanksTheSearchersAboveRandomPlay) {
   }
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j)
-      if (i != j) EXPECT_EQ(points[i][j] + points[j][i], 50.0) << i << " " << j;
+      if (i != j) {
+        EXPECT_EQ(points[i][j] + points[j][i], 50.0) << i << " " << j;
+      }
   // Both searchers beat random play clearly (between the two searchers, on this small board and
   // from these openings, the colour decides most games: no order is asserted there).
   EXPECT_GT(points[2][0], 45.0);

@@ -9,6 +9,7 @@
 #include "core/error.hpp"
 #include "core/run_dir.hpp"
 #include "runs/evolve_run.hpp"
+#include "runs/run_kinds.hpp"
 
 namespace ef::app {
 
@@ -39,14 +40,14 @@ void run(const EvolveArgs& a) {
   if (!a.resume.empty()) {
     if (!a.config.empty() || !a.out.empty()) fail("--resume DIR takes its config from DIR; drop --config/--out");
     dir = a.resume;
-    o.resume_hint = fmt::format("evalforge evolve --resume {}", dir);
+    o.resume_hint = resume_command(RunKind::kEvolve, dir);
     outcome = ga::resume_evolve(dir, o, a.generations);
   } else {
     if (a.config.empty()) fail("evolve: give --config FILE (e.g. configs/elo-oe_fmc.toml) or --resume DIR");
     ga::EvolveConfig c = ga::load_evolve_config(a.config);
     if (a.generations > 0) c.generations() = a.generations;
     dir = a.out.empty() ? fmt::format("runs/evolve-{:%Y%m%d-%H%M%S}", fmt::localtime(std::time(nullptr))) : a.out;
-    o.resume_hint = fmt::format("evalforge evolve --resume {}", dir);
+    o.resume_hint = resume_command(RunKind::kEvolve, dir);
     outcome = ga::run_evolve(c, dir, o);
   }
   if (outcome.interrupted) throw ExitStatus{kStoppedExitStatus};

@@ -15,6 +15,7 @@
 #include "games/othello/external_match.hpp"
 #include "ratings/ratings.hpp"
 #include "runs/match_experiment.hpp"
+#include "runs/run_kinds.hpp"
 
 namespace ef::app {
 
@@ -135,12 +136,12 @@ void run_match_command(const MatchArgs& a) {
   if (!a.resume.empty()) {
     if (!a.config.empty() || !a.out.empty()) fail("--resume DIR takes its config from DIR; drop --config/--out");
     dir = a.resume;
-    o.resume_hint = fmt::format("evalforge match --resume {}", dir);
+    o.resume_hint = resume_command(RunKind::kMatch, dir);
     rounds = play::run_match(dir, "", o);
   } else {
     if (a.config.empty()) fail("match: give --config FILE (e.g. configs/match-2core.toml) or --resume DIR");
     dir = a.out.empty() ? fmt::format("runs/match-{:%Y%m%d-%H%M%S}", fmt::localtime(std::time(nullptr))) : a.out;
-    o.resume_hint = fmt::format("evalforge match --resume {}", dir);
+    o.resume_hint = resume_command(RunKind::kMatch, dir);
     rounds = play::run_match(dir, a.config, o);
   }
   // (a signal during the last round lets the match finish: exit 0)

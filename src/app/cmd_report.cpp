@@ -15,11 +15,14 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include "app/commands.hpp"
 #include "app/report.hpp"
 #include "core/error.hpp"
+#include "core/run_dir.hpp"
 #include "games/othello/shape.hpp"
+#include "runs/run_kinds.hpp"
 
 namespace ef::app {
 
@@ -134,20 +137,20 @@ void report_match(const fs::path& dir, int window_arg) {
   fmt::print("report written to {} (win_rate.png)\n", dir.string());
 }
 
-// The kind run.toml names ("" when there is none).
-std::string run_kind(const fs::path& dir) {
-  std::ifstream in(dir / "run.toml");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("kind = \"", 0) == 0 && line.size() > 9 && line.back() == '"')
-      return line.substr(8, line.size() - 9);
-  return "";
-}
-
 void report(const fs::path& dir, int window_arg) {
+  // A match from before run.toml is known by its tables.
   if (!fs::exists(dir / "metrics.csv") && fs::exists(dir / "rounds.csv")) return report_match(dir, window_arg);
-  const std::string kind = run_kind(dir);
-  if (kind == "evolve") return report_evolve(dir);
-  if (kind == "hex-match" || kind == "hex-tune") return report_hex(dir, kind);
+  const std::optional<std::string> name = RunDir::recorded_kind(dir);
+  if (const std::optional<RunKind> kind = name ? run_kind_named(*name) : std::nullopt) {
+    switch (*kind) {
+      case RunKind::kMatch: return report_match(dir, window_arg);
+      case RunKind::kEvolve: return report_evolve(dir);
+      case RunKind::kHexMatch:
+      case RunKind::kHexTune: return report_hex(dir, *name);
+      case RunKind::kSearch:
+      case RunKind::kTournament: break;  // the metrics figures below (a tournament has none: an error naming the file)
+    }
+  }
   const auto series = read_metrics(dir / "metrics.csv");
   int max_gen = 0;
   for (const auto& [m, s] : series) max_gen = std::max(max_gen, s.generation.back());

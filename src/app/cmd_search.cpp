@@ -13,6 +13,7 @@
 #include "runs/shape_search_run.hpp"
 #if EF_HAVE_MPI
 #include "ga/mpi_team.hpp"
+#include "runs/run_kinds.hpp"
 #endif
 
 namespace ef::app {
@@ -55,7 +56,7 @@ void pick_gpu_for_rank(const mpi::MpiTeam& team) {
 // How the user continues the run: with any rank count, or any --devices, or neither.
 std::string resume_command(const std::string& dir) {
   if (ga::launcher_world_size() > 1) return fmt::format("mpirun -np R evalforge search --resume {} (any R)", dir);
-  return fmt::format("evalforge search --resume {}", dir);
+  return resume_command(RunKind::kSearch, dir);
 }
 
 // `dir` gets the run directory as soon as it is known (for the messages of a failed MPI run).

@@ -8,6 +8,7 @@
 #include "app/commands.hpp"
 #include "core/error.hpp"
 #include "core/run_dir.hpp"
+#include "runs/run_kinds.hpp"
 #include "runs/tournament.hpp"
 
 namespace ef::app {
@@ -40,7 +41,7 @@ void run_tournament_command(const TournamentArgs& a) {
     config = a.config;
     dir = a.out.empty() ? fmt::format("runs/tournament-{:%Y%m%d-%H%M%S}", fmt::localtime(std::time(nullptr))) : a.out;
   }
-  o.resume_hint = fmt::format("evalforge tournament --resume {}", dir);
+  o.resume_hint = resume_command(RunKind::kTournament, dir);
   // Ctrl-C / SIGTERM: finish the chunk in flight (its games are kept), stop.
   install_stop_signals();
   const play::TournamentOutcome r = play::run_tournament(dir, config, o);

@@ -111,19 +111,6 @@ std::string without_newline(std::string_view s) {
   return std::string(s);
 }
 
-// The kind named by DIR/run.toml; nullopt when there is no run.toml (a run from before it).
-std::optional<std::string> recorded_kind(const fs::path& dir) {
-  const fs::path file = dir / kRunToml;
-  if (!fs::exists(file)) return std::nullopt;
-  const toml::table t = parse_toml_file(file.string());
-  TableReader r(t, file.string(), "");
-  r.allow({"kind", "evalforge_version"});
-  std::string kind;
-  r.text("kind", kind);
-  if (kind.empty()) fail("{}: kind is required", file.string());
-  return kind;
-}
-
 std::size_t count_fields(std::string_view line) {
   return static_cast<std::size_t>(std::count(line.begin(), line.end(), ',')) + 1;
 }
@@ -139,6 +126,18 @@ RunDir::Row split_row(std::string_view line) {
 }
 
 }  // namespace
+
+std::optional<std::string> RunDir::recorded_kind(const fs::path& dir) {
+  const fs::path file = dir / kRunToml;
+  if (!fs::exists(file)) return std::nullopt;
+  const toml::table t = parse_toml_file(file.string());
+  TableReader r(t, file.string(), "");
+  r.allow({"kind", "evalforge_version"});
+  std::string kind;
+  r.text("kind", kind);
+  if (kind.empty()) fail("{}: kind is required", file.string());
+  return kind;
+}
 
 void RunDir::check_creatable(const fs::path& dir, std::string_view kind, std::string_view resume_hint) {
   if (kind.empty()) fail("RunDir::create: empty kind");

@@ -101,6 +101,9 @@ class RunDir {
   // An existing run of `kind`: fails naming dir when config.toml is missing or run.toml names
   // another kind (run dirs from before run.toml existed: no run.toml => accept, for compatibility).
   static RunDir open(const std::filesystem::path& dir, std::string_view kind);
+  // The kind DIR/run.toml names; nullopt when there is no run.toml (a run from before it).
+  // ef::Error naming the file when it is malformed.
+  static std::optional<std::string> recorded_kind(const std::filesystem::path& dir);
 
   const std::filesystem::path& path() const { return dir_; }
   const std::string& kind() const { return kind_; }

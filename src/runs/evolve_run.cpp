@@ -12,6 +12,7 @@
 #include "games/othello/feature_weights.hpp"
 #include "ratings/ratings.hpp"
 #include "runs/evolve_tictactoe.hpp"
+#include "runs/run_kinds.hpp"
 
 namespace ef::ga {
 
@@ -19,7 +20,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kKind = "evolve";
+constexpr const char* kKind = run_kind_name(RunKind::kEvolve);
 constexpr const char* kMetrics = "metrics.csv";
 constexpr const char* kCheckpoint = "checkpoint.bin";
 constexpr const char* kMetricsHeader =

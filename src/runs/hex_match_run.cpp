@@ -11,11 +11,12 @@
 #include "core/parallel.hpp"
 #include "core/toml_reader.hpp"
 #include "games/hex/player_spec.hpp"
+#include "runs/run_kinds.hpp"
 
 namespace ef::play {
 
 namespace {
-constexpr const char* kKind = "hex-match";
+constexpr const char* kKind = run_kind_name(RunKind::kHexMatch);
 constexpr const char* kGames = "games.csv";
 constexpr const char* kGamesHeader = "game,black,white,winner,plies,seconds,moves";
 }  // namespace

@@ -10,11 +10,12 @@
 #include "core/toml_reader.hpp"
 #include "ga/brkga.hpp"
 #include "games/hex/player_spec.hpp"
+#include "runs/run_kinds.hpp"
 
 namespace ef::ga {
 
 namespace {
-constexpr const char* kKind = "hex-tune";
+constexpr const char* kKind = run_kind_name(RunKind::kHexTune);
 constexpr const char* kRows = "generations.csv";
 constexpr const char* kRowsHeader = "generation,individual,gamma,wins,games,fitness";
 constexpr const char* kBest = "best.csv";

@@ -19,6 +19,7 @@
 #include "data/games.hpp"
 #include "games/othello/agent_file.hpp"
 #include "games/othello/shape.hpp"
+#include "runs/run_kinds.hpp"
 #include "runs/training_table.hpp"
 
 namespace ef::play {
@@ -193,7 +194,7 @@ std::string checkpoint_agent(int replicate, int agent, int round) {
   return fmt::format("r{}-agent{}-round{}.toml", replicate, agent + 1, round);
 }
 
-constexpr std::string_view kKind = "match";
+constexpr std::string_view kKind = run_kind_name(RunKind::kMatch);
 constexpr const char* kRounds = "rounds.csv";
 constexpr const char* kRoundsHeader = "replicate,round,games_played,wins,draws,losses,score,seconds";
 constexpr std::string_view kCheckpointDir = "checkpoint";

@@ -16,6 +16,7 @@
 #include "core/parallel.hpp"
 #include "core/run_dir.hpp"
 #include "games/othello/shape.hpp"
+#include "runs/run_kinds.hpp"
 #include "runs/score_table.hpp"
 #include "runs/shape_decoder.hpp"
 #include "runs/shape_fitness.hpp"
@@ -26,7 +27,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr std::string_view kKind = "search";
+constexpr std::string_view kKind = run_kind_name(RunKind::kSearch);
 constexpr std::string_view kMetrics = "metrics.csv", kCheckpoint = "checkpoint.bin", kShapes = "best_shapes.json";
 constexpr std::string_view kMetricsHeader = "generation,island,move,best,mean,worst,test_mse,seconds";
 // search.generations' upper limit in the config reader: no row of a run has a larger generation.

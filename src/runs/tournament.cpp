@@ -20,6 +20,7 @@
 #include "games/othello/agent_file.hpp"
 #include "games/othello/squares.hpp"
 #include "ratings/ratings.hpp"
+#include "runs/run_kinds.hpp"
 
 namespace ef::play {
 
@@ -31,7 +32,7 @@ namespace {
 // 20 and 21). Counter (i, attempt, 0): random openings; (i, 0, 1): dataset picks.
 constexpr Purpose kTournamentOpeningPurpose = static_cast<Purpose>(22);
 
-constexpr std::string_view kKind = "tournament";
+constexpr std::string_view kKind = run_kind_name(RunKind::kTournament);
 constexpr const char* kGames = "games.csv";
 constexpr const char* kSource = "source.toml";
 constexpr const char* kGamesHeader = "game,black,white,opening,black_score,result,moves";
