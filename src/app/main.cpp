@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <exception>
 #include "app/commands.hpp"
+#include "app/options.hpp"
 #include "core/error.hpp"
 #include "core/run_dir.hpp"
 #include "data/datasets.hpp"
@@ -39,7 +40,7 @@ int main(int argc, char** argv) {
   } catch (const ef::app::ExitStatus& e) {
     return e.code;
   } catch (const ef::Error& e) {
-    fmt::print(stderr, "evalforge: error: {}\n", e.what());
+    fmt::print(stderr, "evalforge: error: {}\n", ef::app::describe_error(e));
     return 2;
   } catch (const std::exception& e) {
     fmt::print(stderr, "evalforge: internal error: {}\n", e.what());

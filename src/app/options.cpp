@@ -1,6 +1,8 @@
 #include "app/options.hpp"
 #include <fmt/core.h>
 #include <charconv>
+#include <string_view>
+#include <utility>
 #include "core/error.hpp"
 #include "core/toml_reader.hpp"
 #include "runs/training_table.hpp"
@@ -97,6 +99,17 @@ data::GameDatabase load_data_files(const std::vector<std::string>& files, const 
   }
   if (db.games.empty()) fail("{}: no usable games", fmt::join(files, ", "));
   return db;
+}
+
+std::string describe_error(const Error& e) {
+  // The library's input names and the flags that set them, declared once.
+  static constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
+      {"backend", "--backend"},     {"devices", "--devices"},        {"moves", "--moves"},
+      {"positions", "--positions"}, {"min_depth", "--min-depth"},    {"max_depth", "--max-depth"},
+      {"threshold", "--threshold"}, {"generations", "--generations"}};
+  for (const auto& [input, flag] : kFlags)
+    if (e.input == input) return fmt::format("{}: {}", flag, e.detail);
+  return e.what();
 }
 
 }  // namespace ef::app

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 #include "backends/backend.hpp"
+#include "core/error.hpp"
 #include "data/datasets.hpp"
 #include "data/games.hpp"
 #include "data/positions.hpp"
@@ -37,5 +38,10 @@ std::filesystem::path builtin_ordering_network();
 // `files`: paths or data-set names (fetched into the cache when missing).
 data::GameDatabase load_data_files(const std::vector<std::string>& files, const data::ReadOptions& options,
                                    bool report);
+
+// The message of a library error as the command line says it: an error about one of the
+// library's inputs (ef::Error::input, e.g. "backend") names the flag that sets it ("--backend");
+// any other error is its message.
+std::string describe_error(const Error& e);
 
 }  // namespace ef::app

@@ -22,11 +22,11 @@ std::unique_ptr<Backend> make_backend(std::string_view kind, int threads, int de
   std::string why;
   const bool cuda = cuda_device_available(&why);
   if (kind == "cuda") {
-    if (!cuda) fail("--backend cuda: {}", why);
+    if (!cuda) fail_input("backend", "cuda: {}", why);
     return make_cuda_backend(threads, device);
   }
   if (kind == "auto") return cuda ? make_cuda_backend(threads, device) : make_cpu_backend(threads);
-  fail("--backend: unknown backend '{}' (expected cpu, cuda or auto)", kind);
+  fail_input("backend", "unknown backend '{}' (expected cpu, cuda or auto)", kind);
 }
 
 }  // namespace ef

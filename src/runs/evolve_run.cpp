@@ -270,8 +270,8 @@ EvolveOutcome stopped_after(RunDir& run, int generation, const std::string& resu
 
 void check_new_limit(const RunDir& run, int played, int generations) {
   if (generations > 0 && generations < played)
-    fail("{}: {} generations are played already; --generations {} would end the run before them", run.path().string(),
-         played, generations);
+    fail_input("generations", "{}: {} generations are played already; a limit of {} would end the run before them",
+               run.path().string(), played, generations);
 }
 
 }  // namespace evolve_detail

@@ -315,8 +315,9 @@ EvolveOutcome resume_tictactoe(RunDir& run, EvolveConfig config, const EvolveRun
   // An unfinished run's checkpoint holds generation N bred but not played: its last generation
   // must be N or later (the last one is the generation whose best networks are kept).
   if (!state.finished && generations > 0 && generations <= state.generation)
-    fail("{}: --generations must be at least {}: the populations of generation {} are bred but not played",
-         run.path().string(), state.generation + 1, state.generation);
+    fail_input("generations",
+               "{}: the limit must be at least {}: the populations of generation {} are bred but not played",
+               run.path().string(), state.generation + 1, state.generation);
   auto backend = evolve_detail::make_evolve_backend(options);
   const int rows_per_generation = c.trials * populations(c);
   const int next = state.generation;

@@ -86,7 +86,7 @@ void check_hex_match_memory(const HexMatchConfig& c, const HexMatchPlayers& play
   check_memory("hex match",
                {hex_tree_memory({&a, &b}, c.size, resolve_threads(options.threads)),
                 {fmt::format("game rows ({} games)", c.games), rows}},
-               "fewer UCT playouts, fewer games or fewer --threads");
+               "fewer UCT playouts, fewer games or fewer threads");
 }
 
 }  // namespace

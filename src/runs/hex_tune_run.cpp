@@ -116,7 +116,7 @@ void check_hex_tune_memory(const HexTuneConfig& c, const HexTunePlayers& players
   check_memory("hex tune",
                {play::hex_tree_memory({&opponent, &player}, c.size, threads),
                 {"rows seen on resume", static_cast<double>(c.generations) * c.population / 8}},
-               "fewer UCT playouts or fewer --threads");
+               "fewer UCT playouts or fewer threads");
 }
 
 }  // namespace

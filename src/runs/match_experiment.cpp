@@ -351,7 +351,7 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
   std::string memory;
   if (!resume || !opened->has(kState))
     memory = check_memory("match", match_memory_estimate(c, config_name, options.threads),
-                          "fewer replicates, fewer games_per_round, smaller shapes or fewer --threads");
+                          "fewer replicates, fewer games_per_round, smaller shapes or fewer threads");
 
   // Start positions: the position at start_move of every dataset game long enough to have one.
   const data::GameDatabase db = data::load_games(std::vector<fs::path>(c.data_files.begin(), c.data_files.end()));

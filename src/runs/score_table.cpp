@@ -23,7 +23,7 @@ ResidentSplit make_resident(const data::Split& split, Backend& backend) {
 }
 
 MoveSplit score_positions_at_move(const std::vector<data::Game>& games, int move, const ScoreOptions& options) {
-  if (move < 1 || move > 60) fail("--moves: {} is not a move number (expected 1..60)", move);
+  if (move < 1 || move > 60) fail_input("moves", "{} is not a move number (expected 1..60)", move);
   MoveSplit m;
   if (!options.test_games) {
     m.split =

@@ -454,7 +454,7 @@ namespace {
 // Refuses a run that cannot fit; returns the log line of the estimate.
 std::string check_search_memory(const SearchConfig& c, const SearchRunOptions& o) {
   return check_memory("search", search_memory_estimate(c, o),
-                      "fewer islands, a smaller island_size, fewer or smaller tuples, or fewer --threads");
+                      "fewer islands, a smaller island_size, fewer or smaller tuples, or fewer threads");
 }
 }  // namespace
 

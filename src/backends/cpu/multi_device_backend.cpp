@@ -186,7 +186,7 @@ std::unique_ptr<Backend> make_multi_device_backend(std::string_view kind, int th
   if (devices.empty()) fail("no devices given");
   for (std::size_t i = 0; i < devices.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
-      if (devices[i] == devices[j]) fail("--devices lists device {} twice", devices[i]);
+      if (devices[i] == devices[j]) fail_input("devices", "lists device {} twice", devices[i]);
   if (devices.size() == 1) return make_backend(kind, threads, devices[0]);
   // The CPU threads shared among the devices' backends (a CUDA backend uses its few for the
   // sample orders); every backend gets at least one.

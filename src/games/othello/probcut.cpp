@@ -109,12 +109,12 @@ ProbCutFit fit_with(const E& evaluator, const ProbCutFitOptions& o) {
 }  // namespace
 
 ProbCutFit fit_probcut(const Agent& agent, const ProbCutFitOptions& o) {
-  if (o.positions < 1 || o.positions > 10'000'000) fail("probcut: --positions {} is outside 1..10000000", o.positions);
+  if (o.positions < 1 || o.positions > 10'000'000) fail_input("positions", "{} is outside 1..10000000", o.positions);
   if (o.min_depth < 2 || o.min_depth > search::kProbCutMaxDepth)
-    fail("probcut: --min-depth {} is outside 2..{}", o.min_depth, search::kProbCutMaxDepth);
+    fail_input("min_depth", "{} is outside 2..{}", o.min_depth, search::kProbCutMaxDepth);
   if (o.max_depth < o.min_depth || o.max_depth > search::kProbCutMaxDepth)
-    fail("probcut: --max-depth {} is outside {}..{}", o.max_depth, o.min_depth, search::kProbCutMaxDepth);
-  if (!(o.threshold >= 1e-3 && o.threshold <= 10)) fail("probcut: --threshold {} is outside 0.001..10", o.threshold);
+    fail_input("max_depth", "{} is outside {}..{}", o.max_depth, o.min_depth, search::kProbCutMaxDepth);
+  if (!(o.threshold >= 1e-3 && o.threshold <= 10)) fail_input("threshold", "{} is outside 0.001..10", o.threshold);
   agent.validate();
   switch (agent.kind) {
     case EvaluatorKind::kNtuple: {
