@@ -157,10 +157,10 @@ struct GameConfig {
 
 // The n-tuple agent of bench/solve_bench's games: the Edax shape, one network for every move,
 // weights pseudo-random within +-0.5 disc.
-play::Agent bench_agent(const GameConfig& c) {
+play::OthelloAgent bench_agent(const GameConfig& c) {
   std::array<int, ntuple::kMoveNumbers> geometry_of_move{};
-  play::Agent a = play::ntuple_agent_per_move("edax-shape", {ntuple::edax_shape().geometry()}, {"edax"},
-                                              geometry_of_move, c.limits);
+  play::OthelloAgent a = play::ntuple_agent_per_move("edax-shape", {ntuple::edax_shape().geometry()}, {"edax"},
+                                                     geometry_of_move, c.limits);
   // One network for all moves (ntuple_agent_per_move made 61 zero ones).
   a.networks.resize(1);
   a.network_of_move.fill(0);
@@ -231,7 +231,7 @@ void games_bench(const Args& a, int threads, Backend& cpu, Backend* gpu, const s
   fmt::print("{:<32} {:>14} {:>14} {:>14} {:>14} {:>9} {:>8}\n", "configuration", "CPU games/s", "CPU nodes/s",
              "GPU games/s", "GPU nodes/s", "GPU/CPU", "parity");
   for (const GameConfig& c : configs) {
-    const play::Agent agent = bench_agent(c);
+    const play::OthelloAgent agent = bench_agent(c);
     const int hc = cpu.add_agent(agent);
     const std::size_t cpu_n =
         static_cast<std::size_t>(a.cpu_games > 0 ? a.cpu_games : c.cpu_games_per_thread * threads);

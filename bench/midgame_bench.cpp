@@ -34,7 +34,7 @@ struct Figures {
   std::vector<play::OthelloRecord> records;
 };
 
-Figures run(Backend& backend, const play::Agent& agent, int games, int runs) {
+Figures run(Backend& backend, const play::OthelloAgent& agent, int games, int runs) {
   const int h = backend.add_agent(agent);
   std::vector<OthelloJob> jobs(static_cast<std::size_t>(games));
   for (int k = 0; k < games; ++k) {
@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    play::Agent agent = play::load_agent(agent_file);
+    play::OthelloAgent agent = play::load_agent(agent_file);
     agent.limits.exact_empties = -1;
     auto backend = make_backend("cpu", threads);
     fmt::print(

@@ -67,9 +67,10 @@ void add_solver_counters(benchmark::State& state, u64 nodes, double seconds) {
 
 // The built-in ordering network (networks/ordering/, docs/search.md), or null when it is missing.
 const cpu::SolverOrdering* builtin_ordering() {
-  static const std::unique_ptr<play::Agent> agent = [] {
+  static const std::unique_ptr<play::OthelloAgent> agent = [] {
     const auto file = std::filesystem::path(__FILE__).parent_path() / "../networks/ordering/edax.toml";
-    return std::filesystem::exists(file) ? std::make_unique<play::Agent>(play::load_agent(file.string())) : nullptr;
+    return std::filesystem::exists(file) ? std::make_unique<play::OthelloAgent>(play::load_agent(file.string()))
+                                         : nullptr;
   }();
   static const std::unique_ptr<cpu::SolverOrdering> order =
       agent ? std::make_unique<cpu::SolverOrdering>(agent->ntuple_evaluator()) : nullptr;

@@ -35,6 +35,9 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 def main() -> int:
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src")
     root = os.path.normpath(root)
+    if not os.path.isdir(root):
+        print(f"check-layers: no source tree at {root}")
+        return 1
     level = {}
     for i, (_, folders) in enumerate(LAYERS):
         for f in folders:
@@ -58,9 +61,11 @@ def main() -> int:
                     if not m:
                         continue
                     target = m.group(1)
-                    if not os.path.exists(os.path.join(root, target)):
-                        continue  # a generated or relative file (dataset_checksums.inc)
                     where = f"src/{rel}:{lineno}: includes {target}"
+                    if not os.path.exists(os.path.join(root, target)):
+                        if os.path.exists(os.path.join(dirpath, target)):
+                            problems.append(f"{where}: a relative include; name it by its path below src/")
+                        continue  # a generated file (dataset_checksums.inc, in the build tree)
                     ttop = target.split("/")[0]
                     if ttop not in level:
                         problems.append(f"{where}: the folder '{ttop}' is in no layer")

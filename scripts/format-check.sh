@@ -2,8 +2,9 @@
 # Checks that the C++ sources follow .clang-format (clang-format 14, Debian's clang-format).
 #   scripts/format-check.sh            every tracked C++ file (src/, tests/, bench/)
 #   scripts/format-check.sh --changed REV   only the lines changed since REV (git clang-format)
-# Exit 0 when formatted, 1 with the offending files (or the diff) otherwise, 77 when no
-# clang-format is installed (ctest counts that as skipped). `clang-format -i FILE` fixes a file.
+# Exit 0 when formatted, 1 with the offending files (or the diff) otherwise, 2 for a bad
+# revision, 77 when no clang-format is installed or this is not a git checkout (nothing was
+# checked; CI treats any non-zero exit as a failure). `clang-format -i FILE` fixes a file.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fmt=""
@@ -18,7 +19,22 @@ if ! git rev-parse --git-dir >/dev/null 2>&1; then
 fi
 if [[ ${1:-} == --changed ]]; then
   rev=${2:?--changed needs a revision}
-  out=$(git clang-format --binary "$(command -v "$fmt")" --diff "$rev" -- src tests bench || true)
+  if ! git rev-parse --verify --quiet "$rev^{commit}" >/dev/null; then
+    echo "format-check: '$rev' is not a commit"
+    exit 2
+  fi
+  if ! git clang-format -h >/dev/null 2>&1; then
+    echo "format-check: no git clang-format (Debian package clang-format): skipped"
+    exit 77
+  fi
+  # git clang-format --diff exits non-zero when it has a diff to show, so its status says
+  # nothing by itself; an error shows as a line starting with "error:".
+  out=$(git clang-format --binary "$(command -v "$fmt")" --diff "$rev" -- src tests bench 2>&1 || true)
+  if [[ $out == error:* || $out == *$'\n'error:* ]]; then
+    echo "$out"
+    echo "format-check: git clang-format failed"
+    exit 2
+  fi
   if [[ -z $out || $out == "no modified files to format" || $out == *"did not modify any files"* ]]; then
     echo "format-check: the lines changed since $rev are formatted"
     exit 0

@@ -382,9 +382,9 @@ othello::Position random_start(u32 index, int plies) {
 
 // An Edax-shape n-tuple agent with one network per move number, small nonzero pseudo-random
 // weights (+-0.5 disc).
-play::Agent edax_agent(u64 seed, search::OthelloLimits limits, double epsilon = 0.0) {
+play::OthelloAgent edax_agent(u64 seed, search::OthelloLimits limits, double epsilon = 0.0) {
   std::array<int, kMoveNumbers> geometry_of_move{};
-  play::Agent a =
+  play::OthelloAgent a =
       play::ntuple_agent_per_move("edax-random", {edax_shape().geometry()}, {"edax"}, geometry_of_move, limits);
   a.epsilon = epsilon;
   for (std::size_t k = 0; k < a.networks.size(); ++k) {
@@ -395,17 +395,17 @@ play::Agent edax_agent(u64 seed, search::OthelloLimits limits, double epsilon = 
   return a;
 }
 
-play::Agent features_agent(search::OthelloLimits limits, double epsilon = 0.0) {
-  play::Agent a;
+play::OthelloAgent features_agent(search::OthelloLimits limits, double epsilon = 0.0) {
+  play::OthelloAgent a;
   a.name = "features";
-  a.kind = play::EvaluatorKind::kFeatures;
+  a.kind = play::OthelloEvaluator::kFeatures;
   a.limits = limits;
   a.epsilon = epsilon;
   a.features = features::parse_chromosome("14:42:0:0:4:0:4:10:2:7:9", features::Material::kFlips, "test");
   return a;
 }
 
-play::Agent with_epsilon(play::Agent a, double epsilon) {
+play::OthelloAgent with_epsilon(play::OthelloAgent a, double epsilon) {
   a.epsilon = epsilon;
   return a;
 }
@@ -449,7 +449,7 @@ void expect_same_games(const std::vector<OthelloJob>& jobs, const std::vector<pl
 struct GamePair {
   std::unique_ptr<Backend> cpu = make_backend("cpu", 2);
   std::unique_ptr<Backend> gpu = make_backend("cuda", 2);
-  std::vector<int> add(const std::vector<play::Agent>& agents) {
+  std::vector<int> add(const std::vector<play::OthelloAgent>& agents) {
     std::vector<int> handles;
     for (const auto& a : agents) {
       const int h = cpu->add_agent(a);
@@ -532,10 +532,10 @@ TEST(CudaParityGames, MixedBatchAndUpdateAgent) {
   const auto before = p.check(jobs, "mixed batch");
   // Replace agent 4 (an n-tuple agent) by another network and agent 0 (swh) by an n-tuple agent:
   // the same handles now play differently, on both backends alike.
-  const play::Agent replacement = edax_agent(99, {2, 12});
+  const play::OthelloAgent replacement = edax_agent(99, {2, 12});
   p.cpu->update_agent(h[4], replacement);
   p.gpu->update_agent(h[4], replacement);
-  const play::Agent other = edax_agent(100, {1, -1});
+  const play::OthelloAgent other = edax_agent(100, {1, -1});
   p.cpu->update_agent(h[0], other);
   p.gpu->update_agent(h[0], other);
   const auto after = p.check(jobs, "mixed batch after update_agent");
@@ -551,7 +551,7 @@ TEST(CudaParityGames, MixedBatchAndUpdateAgent) {
 TEST(CudaParityGames, BatchSplitIntoChunksGivesTheSameGames) {
   REQUIRE_CUDA_DEVICE();
   std::vector<play::OthelloRecord> reference;
-  const std::vector<play::Agent> agents{play::swh_agent({2, 12}), features_agent({1, 14}, 0.1)};
+  const std::vector<play::OthelloAgent> agents{play::swh_agent({2, 12}), features_agent({1, 14}, 0.1)};
   std::vector<OthelloJob> jobs;
   {
     GamePair p;

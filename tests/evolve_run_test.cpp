@@ -122,8 +122,8 @@ TEST(EvolveRun, WritesTheRunDirectoryAndPlayableChampions) {
   int agents = 0;
   for (const auto& e : fs::directory_iterator(dir / "hall_of_fame")) {
     if (e.path().extension() != ".toml") continue;
-    const play::Agent a = play::load_agent(e.path().string());
-    EXPECT_EQ(a.kind, play::EvaluatorKind::kFeatures);
+    const play::OthelloAgent a = play::load_agent(e.path().string());
+    EXPECT_EQ(a.kind, play::OthelloEvaluator::kFeatures);
     EXPECT_EQ(a.features.kind, features::Material::kDiscs);
     cpu->add_agent(a);
     ++agents;

@@ -34,7 +34,7 @@ GenerateOptions options(std::size_t games, u64 seed, int threads = 1) {
 // A searching player: depth-1 SWH (its choice is checkable by hand), perfect from 10 empties.
 GenerateOptions agent_options(std::size_t games, u64 seed, int threads = 1, int exact_empties = 10) {
   GenerateOptions o = options(games, seed, threads);
-  o.agent = std::make_shared<const play::Agent>(play::swh_agent({1, exact_empties}));
+  o.agent = std::make_shared<const play::OthelloAgent>(play::swh_agent({1, exact_empties}));
   return o;
 }
 
@@ -239,14 +239,14 @@ TEST(GenerateAgent, OpeningThenAgentMovesThenPerfectPlay) {
 
 TEST(GenerateAgent, RejectsARandomOrExploringAgent) {
   GenerateOptions o = agent_options(5, 1);
-  play::Agent a = play::swh_agent({2, 10});
+  play::OthelloAgent a = play::swh_agent({2, 10});
   a.epsilon = 0.05;
-  o.agent = std::make_shared<const play::Agent>(a);
+  o.agent = std::make_shared<const play::OthelloAgent>(a);
   EXPECT_THROW(generate_games(o), ef::Error);
-  o.agent = std::make_shared<const play::Agent>(play::random_agent());
+  o.agent = std::make_shared<const play::OthelloAgent>(play::random_agent());
   EXPECT_THROW(generate_games(o), ef::Error);
   a = play::swh_agent({play::kMaxDepth + 1, 10});
-  o.agent = std::make_shared<const play::Agent>(a);
+  o.agent = std::make_shared<const play::OthelloAgent>(a);
   EXPECT_THROW(generate_games(o), ef::Error);
 }
 
@@ -300,10 +300,10 @@ TEST(Generate, CommandDefaultIsTheBuiltinNetworkAgent) {
   ro.fatal_problems = true;
   ro.use_cache = false;
   const GameDatabase db = load_games({file}, ro);
-  play::Agent builtin = play::load_agent(std::string(EF_SOURCE_DIR) + "/networks/ordering/edax.toml");
+  play::OthelloAgent builtin = play::load_agent(std::string(EF_SOURCE_DIR) + "/networks/ordering/edax.toml");
   builtin.limits = {2, 12};
   GenerateOptions o = options(12, 5, 2);
-  o.agent = std::make_shared<const play::Agent>(builtin);
+  o.agent = std::make_shared<const play::OthelloAgent>(builtin);
   EXPECT_TRUE(same_games(db.games, generate_games(o)));
   std::filesystem::remove_all(dir);
 }

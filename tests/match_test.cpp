@@ -80,7 +80,7 @@ TEST_F(MatchTest, RoundsAddUpAndRepeatBitForBit) {
   // The replicates are different matches.
   EXPECT_NE(read_file(dir_ / "a" / "agents" / "r0-agent2.efnet"), read_file(dir_ / "a" / "agents" / "r1-agent2.efnet"));
   // The written agents load, keep their search limits, and learned something.
-  const play::Agent agent1 = play::load_agent((dir_ / "a" / "agents" / "r0-agent1.toml").string());
+  const play::OthelloAgent agent1 = play::load_agent((dir_ / "a" / "agents" / "r0-agent1.toml").string());
   EXPECT_EQ(agent1.limits.depth, 2);
   EXPECT_EQ(agent1.limits.exact_empties, 8);
   EXPECT_EQ(agent1.geometries.size(), 2u);
@@ -183,10 +183,10 @@ TEST_F(MatchTest, ImpossibleRoundsRowsAreErrorsWithFileAndLine) {
 }
 
 TEST_F(MatchTest, AgentNamesWithControlCharactersSurviveTheFiles) {
-  play::Agent a = play::swh_agent({2, 10});
+  play::OthelloAgent a = play::swh_agent({2, 10});
   a.name = "tab\there \"quoted\" back\\slash";
   play::save_agent(a, dir_ / "odd.toml");
-  const play::Agent b = play::load_agent((dir_ / "odd.toml").string());
+  const play::OthelloAgent b = play::load_agent((dir_ / "odd.toml").string());
   EXPECT_EQ(b.name, a.name);
   EXPECT_EQ(b.limits.depth, 2);
   EXPECT_EQ(b.limits.exact_empties, 10);

@@ -31,10 +31,10 @@ othello::Position random_start(u32 index, int plies) {
 
 // An n-tuple agent: `networks` networks of a small two-tuple geometry (or per move when 61),
 // small nonzero pseudo-random weights (+-1 disc), network of move t = t * networks / 61.
-play::Agent small_ntuple_agent(int networks, u64 seed, search::OthelloLimits limits) {
-  play::Agent a;
+play::OthelloAgent small_ntuple_agent(int networks, u64 seed, search::OthelloLimits limits) {
+  play::OthelloAgent a;
   a.name = "small-ntuple";
-  a.kind = play::EvaluatorKind::kNtuple;
+  a.kind = play::OthelloEvaluator::kNtuple;
   a.limits = limits;
   a.geometries.push_back(
       ntuple::make_shape("small", {{"a1", "b1", "c1", "d1", "a2", "b2"}, {"a1", "b2", "c3", "d4", "e5"}}, "test")
@@ -56,10 +56,10 @@ play::Agent small_ntuple_agent(int networks, u64 seed, search::OthelloLimits lim
   return a;
 }
 
-play::Agent features_agent(search::OthelloLimits limits, double epsilon = 0.0) {
-  play::Agent a;
+play::OthelloAgent features_agent(search::OthelloLimits limits, double epsilon = 0.0) {
+  play::OthelloAgent a;
   a.name = "features";
-  a.kind = play::EvaluatorKind::kFeatures;
+  a.kind = play::OthelloEvaluator::kFeatures;
   a.limits = limits;
   a.epsilon = epsilon;
   a.features = features::parse_chromosome("14:42:0:0:4:0:4:10:2:7:9", features::Material::kFlips, "test");
@@ -174,8 +174,8 @@ void write_bytes(const fs::path& f, const std::string& b) { std::ofstream(f, std
 TEST(PlayCpu, SameRecordsForOneAndTwoThreads) {
   auto one = make_backend("cpu", 1);
   auto two = make_backend("cpu", 2);
-  const std::vector<play::Agent> agents{play::swh_agent({1, -1}), play::swh_agent({2, 14}), play::random_agent(),
-                                        features_agent({2, 12}, 0.1), small_ntuple_agent(61, 3, {2, 12})};
+  const std::vector<play::OthelloAgent> agents{play::swh_agent({1, -1}), play::swh_agent({2, 14}), play::random_agent(),
+                                               features_agent({2, 12}, 0.1), small_ntuple_agent(61, 3, {2, 12})};
   for (const auto& a : agents) ASSERT_EQ(one->add_agent(a), two->add_agent(a));
   std::vector<OthelloJob> jobs;
   u32 game = 0;
@@ -200,12 +200,12 @@ TEST(PlayCpu, SameRecordsForOneAndTwoThreads) {
 // at the same depth, so agents that differ only in limits.algorithm play the same games, on one
 // thread or two (each worker's midgame table is shared by both agents of its games).
 TEST(PlayCpu, PvsAndAlphaBetaAgentsPlayTheSameGames) {
-  const auto with = [](play::Agent a, search::MidgameSearch algorithm) {
+  const auto with = [](play::OthelloAgent a, search::MidgameSearch algorithm) {
     a.limits.algorithm = algorithm;
     return a;
   };
-  const std::vector<play::Agent> base{small_ntuple_agent(61, 3, {5, 10}), features_agent({4, 12}, 0.1),
-                                      play::swh_agent({5, -1})};
+  const std::vector<play::OthelloAgent> base{small_ntuple_agent(61, 3, {5, 10}), features_agent({4, 12}, 0.1),
+                                             play::swh_agent({5, -1})};
   for (int threads : {1, 2}) {
     auto pvs = make_backend("cpu", threads), ab = make_backend("cpu", threads);
     for (const auto& a : base) {
@@ -290,7 +290,7 @@ TEST(PlayCpu, SwhDepthTwoBeatsRandom) {
 // rng contract), so the games are exactly what the contract predicts, and nothing is searched.
 TEST(PlayCpu, EpsilonOneSearchAgentPlaysRandomly) {
   auto cpu = make_backend("cpu", 1);
-  play::Agent greedy = play::swh_agent({3, 20});
+  play::OthelloAgent greedy = play::swh_agent({3, 20});
   greedy.epsilon = 1.0;
   const int eps_swh = cpu->add_agent(greedy);
   const int eps_features = cpu->add_agent(features_agent({2, -1}, 1.0));
@@ -315,7 +315,7 @@ TEST(PlayCpu, EpsilonOneSearchAgentPlaysRandomly) {
 // until update_agent, which then changes the games (and keeps the handle).
 TEST(PlayCpu, UpdateAgentReplacesTheCopy) {
   auto cpu = make_backend("cpu", 2);
-  play::Agent a = small_ntuple_agent(2, 1, {1, -1});
+  play::OthelloAgent a = small_ntuple_agent(2, 1, {1, -1});
   const int h = cpu->add_agent(a);
   const int swh = cpu->add_agent(play::swh_agent({1, -1}));
   const auto jobs = make_games(10, h, swh, 9, 0);
@@ -341,12 +341,12 @@ TEST(PlayCpu, BadJobsAndAgentsAreErrors) {
   jobs[1].white = 5;
   std::vector<play::OthelloRecord> two(2);
   EXPECT_THROW(cpu->play(jobs, two), Error);
-  play::Agent deep = play::swh_agent({play::kMaxDepth + 1, -1});
+  play::OthelloAgent deep = play::swh_agent({play::kMaxDepth + 1, -1});
   EXPECT_THROW(cpu->add_agent(deep), Error);
-  play::Agent bad_eps = play::swh_agent();
+  play::OthelloAgent bad_eps = play::swh_agent();
   bad_eps.epsilon = 1.5;
   EXPECT_THROW(cpu->add_agent(bad_eps), Error);
-  play::Agent broken = small_ntuple_agent(2, 1, {1, -1});
+  play::OthelloAgent broken = small_ntuple_agent(2, 1, {1, -1});
   broken.networks[1].weights.pop_back();
   EXPECT_THROW(cpu->add_agent(broken), Error);
 }
@@ -355,14 +355,14 @@ TEST(PlayCpu, BadJobsAndAgentsAreErrors) {
 
 TEST(PlayAgentFile, NtupleRoundTripKeepsEverythingAndPlaysTheSameGames) {
   TempDir dir("ntuple");
-  play::Agent a = small_ntuple_agent(61, 21, {3, 14});
+  play::OthelloAgent a = small_ntuple_agent(61, 21, {3, 14});
   a.name = "round-trip";
   a.epsilon = 0.05;
   const fs::path file = dir.path() / "agent.toml";
   const fs::path net = play::save_agent(a, file);
   EXPECT_EQ(net, dir.path() / "agent.efnet");
   ASSERT_TRUE(fs::exists(net));
-  const play::Agent b = play::load_agent(file.string());
+  const play::OthelloAgent b = play::load_agent(file.string());
   EXPECT_EQ(b.name, a.name);
   EXPECT_EQ(b.kind, a.kind);
   EXPECT_EQ(b.limits.depth, 3);
@@ -389,31 +389,31 @@ TEST(PlayAgentFile, NtupleRoundTripKeepsEverythingAndPlaysTheSameGames) {
 
 TEST(PlayAgentFile, FeaturesAndSwhRoundTrip) {
   TempDir dir("features");
-  play::Agent f = features_agent({4, 16}, 0.25);
+  play::OthelloAgent f = features_agent({4, 16}, 0.25);
   f.name = "feat";
   f.features.kind = features::Material::kDiscs;
   EXPECT_TRUE(play::save_agent(f, dir.path() / "feat.toml").empty());
-  const play::Agent g = play::load_agent((dir.path() / "feat.toml").string());
+  const play::OthelloAgent g = play::load_agent((dir.path() / "feat.toml").string());
   EXPECT_EQ(g.name, "feat");
-  EXPECT_EQ(g.kind, play::EvaluatorKind::kFeatures);
+  EXPECT_EQ(g.kind, play::OthelloEvaluator::kFeatures);
   EXPECT_EQ(g.limits.depth, 4);
   EXPECT_EQ(g.limits.exact_empties, 16);
   EXPECT_EQ(g.epsilon_ppm(), 250000u);
   EXPECT_EQ(features::format_chromosome(g.features), "14:42:0:0:4:0:4:10:2:7:9");
   EXPECT_EQ(g.features.kind, features::Material::kDiscs);
 
-  play::Agent s = play::swh_agent({5, -1});
+  play::OthelloAgent s = play::swh_agent({5, -1});
   s.name = "deep swh";
   s.epsilon = 0.125;
   EXPECT_TRUE(play::save_agent(s, dir.path() / "sub" / "swh.toml").empty());
-  const play::Agent t = play::load_agent((dir.path() / "sub" / "swh.toml").string());
+  const play::OthelloAgent t = play::load_agent((dir.path() / "sub" / "swh.toml").string());
   EXPECT_EQ(t.name, "deep swh");
-  EXPECT_EQ(t.kind, play::EvaluatorKind::kSwh);
+  EXPECT_EQ(t.kind, play::OthelloEvaluator::kSwh);
   EXPECT_EQ(t.limits.depth, 5);
   EXPECT_EQ(t.limits.exact_empties, -1);
   EXPECT_EQ(t.epsilon_ppm(), 125000u);
-  EXPECT_EQ(play::load_agent("random").kind, play::EvaluatorKind::kRandom);
-  EXPECT_EQ(play::load_agent("swh").kind, play::EvaluatorKind::kSwh);
+  EXPECT_EQ(play::load_agent("random").kind, play::OthelloEvaluator::kRandom);
+  EXPECT_EQ(play::load_agent("swh").kind, play::OthelloEvaluator::kSwh);
 }
 
 TEST(PlayAgentFile, CorruptTruncatedAndBadFilesAreErrorsNamingTheFile) {
@@ -469,7 +469,7 @@ TEST(PlayAgentFile, CorruptTruncatedAndBadFilesAreErrorsNamingTheFile) {
 // changed. Node counts are not hashed (they depend on transposition tables).
 TEST(PlaySignature, OthelloMoveListsOfAFixedBatchAreThoseFromBeforeTheGenericEngine) {
   auto cpu = make_backend("cpu", 2);
-  const std::vector<play::Agent> agents{
+  const std::vector<play::OthelloAgent> agents{
       play::swh_agent({1, -1}),         play::swh_agent({3, 12}),     play::random_agent(),
       features_agent({1, -1}),          features_agent({2, 14}, 0.2), small_ntuple_agent(61, 3, {2, 12}),
       small_ntuple_agent(3, 9, {1, -1})};

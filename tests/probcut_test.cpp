@@ -37,7 +37,7 @@ othello::Position midgame_position(u32 k) {
 // The fit is a pure function of (agent, options): 1 and 2 threads write the same file, and the
 // file reads back to the same parameters.
 TEST(ProbCut, FitIsThreadIndependentAndRoundTrips) {
-  const play::Agent swh = play::swh_agent({1, -1});
+  const play::OthelloAgent swh = play::swh_agent({1, -1});
   const play::ProbCutFit one = play::fit_probcut(swh, small_fit(1));
   const play::ProbCutFit two = play::fit_probcut(swh, small_fit(2));
   const fs::path dir = test::scratch_dir("probcut", "fit");
@@ -127,10 +127,10 @@ TEST(ProbCut, AgentFileKeyRoundTripAndDeterministicGames) {
   const fs::path dir = test::scratch_dir("probcut", "agent");
   play::save_probcut(play::fit_probcut(play::swh_agent({1, -1}), small_fit(2)), dir / "params.toml");
   std::ofstream(dir / "a.toml") << "evaluator = \"swh\"\ndepth = 5\nexact_empties = 8\nprobcut = \"params.toml\"\n";
-  const play::Agent a = play::load_agent((dir / "a.toml").string());
+  const play::OthelloAgent a = play::load_agent((dir / "a.toml").string());
   ASSERT_TRUE(a.probcut);
   play::save_agent(a, dir / "copy" / "b.toml");
-  const play::Agent b = play::load_agent((dir / "copy" / "b.toml").string());
+  const play::OthelloAgent b = play::load_agent((dir / "copy" / "b.toml").string());
   ASSERT_TRUE(b.probcut);
   for (int d = 0; d <= search::kProbCutMaxDepth; ++d)
     for (int p = 0; p < search::kProbCutPhases; ++p) {

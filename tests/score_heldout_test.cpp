@@ -525,7 +525,7 @@ TEST(ScorePhases, WritesOneAgentThatUsesThePapersShapeAtEachMoveAndPlays) {
   ASSERT_EQ(rc, 0) << out;
   const fs::path agent_file = dir / "phased" / "best_shapes-phases.toml";
   ASSERT_TRUE(fs::exists(agent_file)) << out;
-  const play::Agent agent = play::load_agent(agent_file.string());
+  const play::OthelloAgent agent = play::load_agent(agent_file.string());
   const auto all = ntuple::load_shapes(shapes.string());
   const auto geometry_of = [&](int island) {
     for (const auto& s : all)
@@ -546,7 +546,7 @@ TEST(ScorePhases, WritesOneAgentThatUsesThePapersShapeAtEachMoveAndPlays) {
   const auto [rc2, out2] = run_score_command(common + " --save-agents " + (dir / "each").string());
   ASSERT_EQ(rc2, 0) << out2;
   for (int move : {18, 30, 34, 46}) {
-    const play::Agent own =
+    const play::OthelloAgent own =
         play::load_agent((dir / "each" / fmt::format("island-{}.toml", paper_island_of_move(move))).string());
     EXPECT_EQ(agent.networks[static_cast<std::size_t>(agent.network_of_move[move])].weights,
               own.networks[static_cast<std::size_t>(own.network_of_move[move])].weights)
@@ -564,7 +564,7 @@ TEST(ScorePhases, WritesOneAgentThatUsesThePapersShapeAtEachMoveAndPlays) {
   // An explicit list that differs from the paper's maps differently.
   const auto [rc4, out4] = run_score_command(common + " --phases 40:18,60:46 --save-agents " + (dir / "two").string());
   ASSERT_EQ(rc4, 0) << out4;
-  const play::Agent two = play::load_agent((dir / "two" / "best_shapes-phases.toml").string());
+  const play::OthelloAgent two = play::load_agent((dir / "two" / "best_shapes-phases.toml").string());
   EXPECT_EQ(two.geometries.size(), 2u);
   EXPECT_EQ(two.geometry_names, (std::vector<std::string>{"island-18", "island-46"}));
   EXPECT_EQ(two.networks[static_cast<std::size_t>(two.network_of_move[40])].geometry, 0);

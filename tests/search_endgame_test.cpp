@@ -205,7 +205,7 @@ TEST(Endgame, FforumPositionsExactScores) {
   const std::set<int> quick = {20, 21, 22, 23, 24, 25, 27, 29, 31};  // FFO numbers = line + 19
   std::vector<search::endgame::HashEntry> entries(std::size_t{1} << 20);
   search::endgame::HashTable table{entries.data(), entries.size() - 1, 0};
-  const play::Agent builtin =
+  const play::OthelloAgent builtin =
       play::load_agent((std::filesystem::path(EF_SOURCE_DIR) / "networks/ordering/edax.toml").string());
   const cpu::SolverOrdering order(builtin.ntuple_evaluator());
   for (const data::ObfPosition& pos : positions) {
@@ -290,7 +290,7 @@ TEST(EndgameOrdering, ScoresAndMovesDoNotDependOnTheOrdering) {
   const cpu::SolverOrdering random_order(random.evaluator());
   const ntuple::SolverOrdering random_order_hd{random.evaluator()};
   ASSERT_TRUE(std::filesystem::exists(builtin_ordering_file())) << builtin_ordering_file();
-  const play::Agent builtin = play::load_agent(builtin_ordering_file().string());
+  const play::OthelloAgent builtin = play::load_agent(builtin_ordering_file().string());
   const cpu::SolverOrdering builtin_order(builtin.ntuple_evaluator());
   std::vector<search::endgame::HashEntry> entries(std::size_t{1} << 16);
   search::endgame::HashTable table{entries.data(), entries.size() - 1, 0};

@@ -47,7 +47,7 @@ void resolve_player(GenerateArgs& args) {
   if (args.epsilon)
     fail("--epsilon applies to --player swh1 only (a searching player makes no random moves after the opening)");
   const std::string file = args.player == "builtin" ? builtin_ordering_network().string() : args.player;
-  play::Agent agent;
+  play::OthelloAgent agent;
   try {
     agent = play::load_agent(file);
   } catch (const Error& e) {
@@ -56,7 +56,7 @@ void resolve_player(GenerateArgs& args) {
   if (args.player == "builtin") agent.limits = {kDefaultDepth, kDefaultExactEmpties};
   if (args.depth) agent.limits.depth = *args.depth;
   if (args.exact_empties) agent.limits.exact_empties = *args.exact_empties;
-  args.options.agent = std::make_shared<const play::Agent>(std::move(agent));
+  args.options.agent = std::make_shared<const play::OthelloAgent>(std::move(agent));
 }
 
 std::string player_name(const data::GenerateOptions& o) {

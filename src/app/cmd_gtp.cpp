@@ -44,7 +44,7 @@ void run_gtp(const GtpArgs& args) {
   if (args.time.timed() && args.game == "hex") fail("gtp: --move-time and --game-time are for Othello");
   if (args.game == "hex") return run_hex_gtp(args);
   if (args.size_given || args.swap) fail("gtp: --size and --swap are for --game hex (Othello is 8x8)");
-  const play::Agent agent = play::load_agent(args.agent);
+  const play::OthelloAgent agent = play::load_agent(args.agent);
   play::GtpEngine engine(agent, args.seed, args.table_bits, args.time);
   // The controller waits on each response: no buffering beyond the flush after each one.
   std::ios::sync_with_stdio(false);

@@ -28,10 +28,10 @@ struct LeagueArgs {
 };
 
 void run_league(const LeagueArgs& a) {
-  play::Agent agent = play::load_agent(a.agent);
+  play::OthelloAgent agent = play::load_agent(a.agent);
   agent.limits = {a.depth, -1};
   agent.epsilon = a.epsilon;
-  play::Agent swh = play::swh_agent({a.depth, -1});
+  play::OthelloAgent swh = play::swh_agent({a.depth, -1});
   swh.epsilon = a.epsilon;
   auto backend = make_backend(a.backend, a.threads);
   const int me = backend->add_agent(agent), them = backend->add_agent(swh);

@@ -49,7 +49,7 @@ std::string move_text(int m) {
 void run_external(const MatchArgs& a) {
   if (!a.config.empty() || !a.resume.empty())
     fail("--opponent-cmd plays an agent file against an engine; drop --config/--resume");
-  const play::Agent agent = play::load_agent(a.agent);
+  const play::OthelloAgent agent = play::load_agent(a.agent);
   play::ExternalMatchOptions o;
   o.command = a.opponent_cmd;
   o.games = a.games;

@@ -22,14 +22,14 @@ struct ProbCutArgs {
 };
 
 void run_probcut(const ProbCutArgs& args) {
-  const play::Agent agent = play::load_agent(args.agent);
+  const play::OthelloAgent agent = play::load_agent(args.agent);
   play::ProbCutFitOptions o = args.fit;
   if (o.threads <= 0) o.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   fmt::print("fitting ProbCut for {} on {} sample positions of its own play, depths {}..{}, {} thread(s)\n", args.agent,
              o.positions, o.min_depth, o.max_depth, o.threads);
   const play::ProbCutFit fit = play::fit_probcut(agent, o);
   // An n-tuple network's unit is 2^-16 disc: show discs then.
-  const bool discs = agent.kind == play::EvaluatorKind::kNtuple;
+  const bool discs = agent.kind == play::OthelloEvaluator::kNtuple;
   const double unit = discs ? 65536.0 : 1.0;
   fmt::print("{:>5} {:>7} {:>6} {:>8} {:>9} {:>8} {:>9} {:>7}\n", "depth", "shallow", "phase", "samples", "a",
              discs ? "b discs" : "b", discs ? "sigma dsc" : "sigma", "r");

@@ -75,9 +75,9 @@ std::array<int, ntuple::kMoveNumbers> nearest_scored_move(
 void save_score_agents(const ScoreArgs& a, const std::vector<ntuple::Shape>& shapes, std::vector<ScoreRow>& rows) {
   namespace fs = std::filesystem;
   for (std::size_t s = 0; s < shapes.size(); ++s) {
-    play::Agent agent;
+    play::OthelloAgent agent;
     agent.name = shapes[s].name;
-    agent.kind = play::EvaluatorKind::kNtuple;
+    agent.kind = play::OthelloEvaluator::kNtuple;
     agent.limits = {a.agent_depth, a.agent_exact};
     agent.geometries = {shapes[s].geometry()};
     agent.geometry_names = {shapes[s].name};
@@ -95,9 +95,9 @@ void save_score_agents(const ScoreArgs& a, const std::vector<ntuple::Shape>& sha
 // phase p's shape.
 void save_phase_agent(const ScoreArgs& a, const ntuple::PhasedShapes& phased, std::vector<ScoreRow>& rows) {
   namespace fs = std::filesystem;
-  play::Agent agent;
+  play::OthelloAgent agent;
   agent.name = agent_stem(fs::path(a.shapes.front()).stem().string() + "-phases");
-  agent.kind = play::EvaluatorKind::kNtuple;
+  agent.kind = play::OthelloEvaluator::kNtuple;
   agent.limits = {a.agent_depth, a.agent_exact};
   for (const auto& s : phased.shapes) {
     agent.geometries.push_back(s.geometry());

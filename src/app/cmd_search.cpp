@@ -6,6 +6,7 @@
 #include <memory>
 #include <thread>
 #include "app/commands.hpp"
+#include "app/options.hpp"
 #include "core/error.hpp"
 #include "core/run_dir.hpp"
 #include "data/datasets.hpp"
@@ -114,7 +115,7 @@ void run_command(const SearchArgs& a) {
           "drop --devices");
     for (std::size_t i = 0; i < a.devices.size(); ++i)
       for (std::size_t j = 0; j < i; ++j)
-        if (a.devices[i] == a.devices[j]) fail("--devices lists device {} twice", a.devices[i]);
+        if (a.devices[i] == a.devices[j]) fail("--devices: lists device {} twice", a.devices[i]);
     const int ranks = static_cast<int>(a.devices.size());
     SearchArgs args = a;
     if (args.threads == 0) args.threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / ranks);
@@ -137,7 +138,9 @@ void run_command(const SearchArgs& a) {
       run(args, &team, dir);
     } catch (const std::exception& e) {  // ef::Error and the unexpected alike: no rank may wait for this one
       if (team.size() == 1) throw;
-      fmt::print(stderr, "evalforge: error on rank {} of {}: {}\n", team.rank(), team.size(), e.what());
+      const auto* error = dynamic_cast<const Error*>(&e);
+      fmt::print(stderr, "evalforge: error on rank {} of {}: {}\n", team.rank(), team.size(),
+                 error ? describe_error(*error) : std::string(e.what()));
       if (team.rank() == 0 && !dir.empty())
         fmt::print(stderr,
                    "evalforge: ending all ranks; a run directory already made keeps its last checkpoint: "

@@ -51,7 +51,7 @@ struct SolveArgs {
 // agent file with an n-tuple network. The agent is kept alive beside the ordering (its
 // evaluator points into it).
 struct Ordering {
-  play::Agent agent;
+  play::OthelloAgent agent;
   std::optional<cpu::SolverOrdering> order;
   std::string name = "none";
 };
@@ -77,7 +77,7 @@ std::unique_ptr<Ordering> load_ordering(const std::string& spec) {
   } catch (const Error& e) {
     fail("--ordering {}: {} (expected auto, builtin, none, or an n-tuple agent file)", spec, e.what());
   }
-  if (o->agent.kind != play::EvaluatorKind::kNtuple)
+  if (o->agent.kind != play::OthelloEvaluator::kNtuple)
     fail("--ordering {}: the agent's evaluator is not an n-tuple network", file);
   o->order.emplace(o->agent.ntuple_evaluator());
   o->name = spec == "auto" || spec == "builtin" ? "built-in network" : file;

@@ -92,13 +92,13 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 // The agents of the games check: SWH depth 3 and an Edax-shape n-tuple agent (depth 3, one
 // network per phase of 15 moves, pseudo-random weights of up to +-0.5 disc), both exploring at
 // epsilon 0.05 and solving exactly from 14 empties (through the endgame tables).
-std::vector<play::Agent> verify_agents() {
+std::vector<play::OthelloAgent> verify_agents() {
   constexpr search::OthelloLimits kLimits{3, 14};
-  play::Agent swh = play::swh_agent(kLimits);
+  play::OthelloAgent swh = play::swh_agent(kLimits);
   swh.epsilon = 0.05;
-  play::Agent nt;
+  play::OthelloAgent nt;
   nt.name = "edax-shape (pseudo-random weights)";
-  nt.kind = play::EvaluatorKind::kNtuple;
+  nt.kind = play::OthelloEvaluator::kNtuple;
   nt.limits = kLimits;
   nt.epsilon = 0.05;
   nt.geometries = {ntuple::edax_shape().geometry()};

@@ -54,7 +54,7 @@ void check_options(const GenerateOptions& o) {
     o.agent->validate();
     // A random draw after the opening would come from the playout's own stream (keyed by a
     // 32-bit game number, not by the 48-bit index): the searching player must draw nothing.
-    if (o.agent->kind == play::EvaluatorKind::kRandom)
+    if (o.agent->kind == play::OthelloEvaluator::kRandom)
       fail("generate: agent '{}' is a random player; the generator needs one that searches its moves", o.agent->name);
     if (o.agent->epsilon_ppm() != 0)
       fail("generate: agent '{}' has epsilon {}; the generator needs epsilon 0 (random moves come only in the opening)",

@@ -28,7 +28,7 @@ struct GenerateOptions {
   int threads = 0;               // 0: std::thread::hardware_concurrency()
   // The player of both sides after the opening; null: the swh1 player. Its epsilon must be 0
   // (its moves are searched, not drawn).
-  std::shared_ptr<const play::Agent> agent;
+  std::shared_ptr<const play::OthelloAgent> agent;
   double epsilon = 0.1;  // swh1 only: probability of a uniformly random move after the opening
 };
 

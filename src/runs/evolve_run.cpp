@@ -103,7 +103,7 @@ std::string chromosome_text(std::span<const int> genes) {
   return features::format_chromosome(features::from_genes(genes, features::Material::kFlips, "chromosome"));
 }
 
-play::Agent yardstick_agent(const EloOthelloConfig& c) {
+play::OthelloAgent yardstick_agent(const EloOthelloConfig& c) {
   if (c.yardstick == "swh") return play::swh_agent(c.play.limits);
   if (c.yardstick == "random") return play::random_agent();
   return play::load_agent(c.yardstick);
@@ -125,7 +125,7 @@ bool stalled(const EloOthelloConfig& c, const State& s) {
 // bad backend or yardstick agent leaves no run directory behind.
 struct Setup {
   std::unique_ptr<Backend> backend;
-  play::Agent opponent;  // the yardstick (unused with "none")
+  play::OthelloAgent opponent;  // the yardstick (unused with "none")
 };
 
 Setup make_setup(const EloOthelloConfig& c, const EvolveRunOptions& o) {
@@ -159,7 +159,7 @@ EvolveOutcome run_loop(RunDir& run, const EloOthelloConfig& c, State state, Setu
   Backend* backend = setup.backend.get();
   play::FeatureTournament tournament(*backend, c.play);
   const bool yardstick = c.yardstick != "none";
-  const play::Agent& opponent = setup.opponent;
+  const play::OthelloAgent& opponent = setup.opponent;
   const int n = c.ga.population;
   run.log(fmt::format(
       "evolve elo-othello: {} players ({}), {} games a generation, backend {}, generations {}..{}{}", n,
@@ -202,7 +202,7 @@ EvolveOutcome run_loop(RunDir& run, const EloOthelloConfig& c, State state, Setu
       yard_score = y.score();
     }
     if (!same_champion) {
-      play::Agent a = play::feature_agent(champion.genes, c.play, fmt::format("elo-gen-{}", g));
+      play::OthelloAgent a = play::feature_agent(champion.genes, c.play, fmt::format("elo-gen-{}", g));
       fs::create_directories(run.file("hall_of_fame"));
       play::save_agent(a, run.file(hall_of_fame_file(g)));
     }
@@ -276,9 +276,9 @@ void check_new_limit(const RunDir& run, int played, int generations) {
 
 }  // namespace evolve_detail
 
-std::vector<MemoryPart> evolve_memory_estimate(const EvolveConfig& config) {
-  if (config.kind == EvolveKind::kTicTacToe) return tictactoe_memory_estimate(config.ttt);
-  const EloOthelloConfig& c = config.elo;
+namespace {
+
+std::vector<MemoryPart> elo_othello_memory_estimate(const EloOthelloConfig& c) {
   const double n = c.ga.population;
   const double games = n * (n - 1);  // a round robin, both colours
   // Per game: the job and record of the backend batch, its pairing (built three times), its
@@ -296,18 +296,29 @@ std::vector<MemoryPart> evolve_memory_estimate(const EvolveConfig& config) {
   return parts;
 }
 
-namespace {
-void check_evolve_memory(const EvolveConfig& config) {
-  check_memory("evolve", evolve_memory_estimate(config),
-               config.kind == EvolveKind::kTicTacToe
-                   ? "fewer trials, a smaller population or a smaller co-evolution top"
-                   : "a smaller population");
-}
 }  // namespace
 
-EvolveOutcome run_evolve(const EvolveConfig& config, const fs::path& dir, const EvolveRunOptions& options) {
-  check_evolve_memory(config);
-  if (config.kind == EvolveKind::kTicTacToe) return run_tictactoe(config, dir, options);
+// The evolve kinds' own code, by kind: a switch without default each (evolve_config.hpp).
+std::vector<MemoryPart> evolve_memory_estimate(const EvolveConfig& config) {
+  switch (config.kind) {
+    case EvolveKind::kEloOthello: return elo_othello_memory_estimate(config.elo);
+    case EvolveKind::kTicTacToe: return tictactoe_memory_estimate(config.ttt);
+  }
+  fail("evolve: kind {} has no memory estimate", static_cast<int>(config.kind));
+}
+
+namespace {
+
+void check_evolve_memory(const EvolveConfig& config) {
+  const char* smaller = "";
+  switch (config.kind) {
+    case EvolveKind::kEloOthello: smaller = "a smaller population"; break;
+    case EvolveKind::kTicTacToe: smaller = "fewer trials, a smaller population or a smaller co-evolution top"; break;
+  }
+  check_memory("evolve", evolve_memory_estimate(config), smaller);
+}
+
+EvolveOutcome run_elo_othello(const EvolveConfig& config, const fs::path& dir, const EvolveRunOptions& options) {
   const EloOthelloConfig& c = config.elo;
   RunDir::check_creatable(dir, kKind, options.resume_hint);
   Setup setup = make_setup(c, options);
@@ -320,12 +331,34 @@ EvolveOutcome run_evolve(const EvolveConfig& config, const fs::path& dir, const 
   return run_loop(run, c, std::move(start), std::move(setup), options);
 }
 
+EvolveOutcome resume_elo_othello(RunDir& run, EvolveConfig config, const EvolveRunOptions& options, int generations);
+
+}  // namespace
+
+EvolveOutcome run_evolve(const EvolveConfig& config, const fs::path& dir, const EvolveRunOptions& options) {
+  check_evolve_memory(config);
+  switch (config.kind) {
+    case EvolveKind::kEloOthello: return run_elo_othello(config, dir, options);
+    case EvolveKind::kTicTacToe: return run_tictactoe(config, dir, options);
+  }
+  fail("evolve: kind {} cannot run", static_cast<int>(config.kind));
+}
+
 EvolveOutcome resume_evolve(const fs::path& dir, const EvolveRunOptions& options, int generations) {
   RunDir run = RunDir::open(dir, kKind);
   if (options.progress) run.set_sink(options.progress);
   EvolveConfig config = load_evolve_config(run.file("config.toml").string());
   check_evolve_memory(config);
-  if (config.kind == EvolveKind::kTicTacToe) return resume_tictactoe(run, std::move(config), options, generations);
+  switch (config.kind) {
+    case EvolveKind::kEloOthello: return resume_elo_othello(run, std::move(config), options, generations);
+    case EvolveKind::kTicTacToe: return resume_tictactoe(run, std::move(config), options, generations);
+  }
+  fail("evolve: kind {} cannot resume", static_cast<int>(config.kind));
+}
+
+namespace {
+
+EvolveOutcome resume_elo_othello(RunDir& run, EvolveConfig config, const EvolveRunOptions& options, int generations) {
   EloOthelloConfig& c = config.elo;
   const std::vector<GeneRange> ranges = gene_ranges();
   const auto payload = run.read_checkpoint(kCheckpoint);
@@ -383,5 +416,7 @@ EvolveOutcome resume_evolve(const fs::path& dir, const EvolveRunOptions& options
   }
   return run_loop(run, c, std::move(state), std::move(setup), options);
 }
+
+}  // namespace
 
 }  // namespace ef::ga

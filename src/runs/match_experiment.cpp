@@ -91,11 +91,11 @@ AgentLayout agent_layout(const MatchAgentConfig& c, const std::string& config_fi
 // The agent a match starts from: one zero network per move number from start_move on (the
 // moves before are never evaluated: games start at start_move and searches look forward, so
 // they share the first network instead of holding 24 more tables).
-Agent initial_agent(const MatchAgentConfig& c, int start_move, const std::string& config_file) {
+OthelloAgent initial_agent(const MatchAgentConfig& c, int start_move, const std::string& config_file) {
   AgentLayout l = agent_layout(c, config_file);
-  Agent a;
+  OthelloAgent a;
   a.name = c.name;
-  a.kind = EvaluatorKind::kNtuple;
+  a.kind = OthelloEvaluator::kNtuple;
   a.limits = c.limits;
   a.epsilon = c.epsilon;
   a.geometries = std::move(l.geometries);
@@ -363,7 +363,7 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
   const int rounds = c.rounds();
   // Agents: 2 per replicate; from zero, or from the checkpoint.
   int next_round = 0;
-  std::vector<Agent> agents;
+  std::vector<OthelloAgent> agents;
   if (resume && opened->has(kState)) {
     const std::string state_file = opened->file(kState).string();
     const toml::table st = parse_toml_file(state_file);
@@ -393,7 +393,7 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
 
   auto backend = make_backend(options.backend, options.threads);
   std::vector<int> handles;
-  for (const Agent& a : agents) handles.push_back(backend->add_agent(a));
+  for (const OthelloAgent& a : agents) handles.push_back(backend->add_agent(a));
   run.log(
       fmt::format("match: {} vs {}, {} games per replicate in rounds of {}, {} replicate(s), from move {} of {} "
                   "dataset games, backend {}{}",
@@ -485,7 +485,7 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
         for (std::size_t k; (k = next.fetch_add(1)) < tasks;) {
           const int p = static_cast<int>(k / (2 * moves)), a = static_cast<int>(k / moves % 2);
           const int t = c.start_move + static_cast<int>(k % moves);
-          Agent& agent = agents[2 * p + a];
+          OthelloAgent& agent = agents[2 * p + a];
           Network& net = agent.networks[agent.network_of_move[t]];
           if (by_move[p][t].empty()) continue;
           train_network(net, agent.geometries[net.geometry], by_move[p][t], c.learning_rate, c.epochs, c.seed,
@@ -513,7 +513,7 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
   fs::create_directories(run.file("agents"));
   for (int p = 0; p < c.replicates; ++p)
     for (int a = 0; a < 2; ++a) {
-      Agent agent = agents[2 * p + a];
+      OthelloAgent agent = agents[2 * p + a];
       const std::string stem = c.replicates == 1 ? fmt::format("agent{}", a + 1) : fmt::format("r{}-agent{}", p, a + 1);
       save_agent(agent, run.file("agents") / (stem + ".toml"));
     }

@@ -55,14 +55,14 @@ std::string resolve(const std::string& spec, const std::vector<fs::path>& base_d
 // FNV-1a (core/bytes.hpp) over everything that decides how an agent plays (its name excepted),
 // value by value: the fingerprints in existing source.toml files stay valid. (The midgame search
 // algorithm is left out: pvs and alphabeta play the same moves, engine/pvs.hpp.)
-std::string agent_fingerprint(const Agent& a) {
+std::string agent_fingerprint(const OthelloAgent& a) {
   Fnv1a f;
   f.add_value(static_cast<u32>(a.kind));
   f.add_value(a.limits.depth);
   f.add_value(a.limits.exact_empties);
   f.add_value(a.epsilon_ppm());
   if (a.probcut) f.add_value(*a.probcut);  // selective search plays other moves (only when set: old fingerprints hold)
-  if (a.kind == EvaluatorKind::kFeatures) {  // field by field: the struct may have padding
+  if (a.kind == OthelloEvaluator::kFeatures) {  // field by field: the struct may have padding
     const features::Weights& w = a.features;
     f.add_value(w.o);
     f.add_value(w.e);
@@ -73,7 +73,7 @@ std::string agent_fingerprint(const Agent& a) {
     }
     f.add_value(static_cast<int>(w.kind));
   }
-  if (a.kind == EvaluatorKind::kNtuple) {
+  if (a.kind == OthelloEvaluator::kNtuple) {
     for (const auto& g : a.geometries) {
       f.add_value(g.num_tuples);
       for (int i = 0; i < g.num_tuples; ++i) f.add_value(g.mask[i]);
@@ -274,12 +274,12 @@ TournamentConfig load_tournament_config(const std::string& file, const std::vect
   return c;
 }
 
-std::vector<Agent> load_tournament_agents(const TournamentConfig& c) {
-  std::vector<Agent> agents;
+std::vector<OthelloAgent> load_tournament_agents(const TournamentConfig& c) {
+  std::vector<OthelloAgent> agents;
   for (std::size_t k = 0; k < c.agents.size(); ++k) {
     const TournamentAgentConfig& ac = c.agents[k];
     const std::string key = fmt::format("{}: agent[{}]", c.source_file, k);
-    Agent a;
+    OthelloAgent a;
     try {
       a = load_agent(ac.path);
     } catch (const Error& e) {
@@ -531,9 +531,9 @@ TournamentOutcome run_tournament(const fs::path& dir, const std::string& config_
     RunDir::check_creatable(dir, kKind, options.resume_hint);  // before the agents are loaded
   }
   const std::string memory = check_memory("tournament", tournament_memory_estimate(c), "fewer agents or openings");
-  const std::vector<Agent> agents = load_tournament_agents(c);
+  const std::vector<OthelloAgent> agents = load_tournament_agents(c);
   std::vector<std::string> names, prints;
-  for (const Agent& a : agents) {
+  for (const OthelloAgent& a : agents) {
     names.push_back(a.name);
     prints.push_back(fmt::format("{} {}", agent_fingerprint(a), a.name));
   }
@@ -590,7 +590,7 @@ TournamentOutcome run_tournament(const fs::path& dir, const std::string& config_
   if (!pending.empty()) {
     auto backend = make_backend(options.backend, options.threads);
     std::vector<int> handles;
-    for (const Agent& a : agents) handles.push_back(backend->add_agent(a));
+    for (const OthelloAgent& a : agents) handles.push_back(backend->add_agent(a));
     run.log(fmt::format("tournament: {}, {} agents ({}), {} openings ({}, {} moves), {} games, backend {}{}",
                         format_name(c.format), agents.size(), fmt::join(names, ", "), c.openings,
                         source_name(c.opening_source), c.opening_moves, total, backend->name(),

@@ -100,7 +100,7 @@ TournamentConfig load_tournament_config(const std::string& file,
 std::vector<MemoryPart> tournament_memory_estimate(const TournamentConfig& config);
 
 // The loaded agents (overrides applied, validated; names unique and fit for CSV).
-std::vector<Agent> load_tournament_agents(const TournamentConfig& config);
+std::vector<OthelloAgent> load_tournament_agents(const TournamentConfig& config);
 
 // The openings: position i is opening i (a root: last_flips 0; never a finished game).
 std::vector<othello::Position> tournament_openings(const TournamentConfig& config);

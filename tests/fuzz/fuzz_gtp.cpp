@@ -9,8 +9,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ef;
   const bool hex = fuzz::pick(data, size, 2) == 1;
-  play::Agent agent;
-  agent.kind = play::EvaluatorKind::kRandom;
+  play::OthelloAgent agent;
+  agent.kind = play::OthelloEvaluator::kRandom;
   std::unique_ptr<play::GtpEngine> othello;
   std::unique_ptr<play::HexGtpEngine> hex_engine;
   if (hex)

@@ -100,14 +100,9 @@ class CpuBackend final : public Backend {
       std::vector<search::TranspositionEntry<games::OthelloKey>> midgame_entries(
           midgame_tables ? std::size_t{1} << search::kMidgameTableBits : 0);
       search::OthelloTable midgame{midgame_entries.data(), midgame_tables ? midgame_entries.size() - 1 : 0, 0};
-      play::PlayScratchOf<G> scratch;
-      if constexpr (requires {
-                      scratch.endgame_table;
-                      scratch.midgame_table;
-                    }) {  // a game with tables (Othello)
-        scratch.endgame_table = tables ? &table : nullptr;
-        scratch.midgame_table = midgame_tables ? &midgame : nullptr;
-      }
+      play::PlayScratchOf<G> scratch;  // the fields a game's scratch has (Othello: both tables)
+      if constexpr (requires { scratch.endgame_table; }) scratch.endgame_table = tables ? &table : nullptr;
+      if constexpr (requires { scratch.midgame_table; }) scratch.midgame_table = midgame_tables ? &midgame : nullptr;
       for (std::size_t k; (k = next.fetch_add(1)) < jobs.size();) {
         const GameJobOf<G>& j = jobs[k];
         play::play_game<G>(list[j.black]->params, list[j.white]->params, j.start, j.seed, j.game, results[k], scratch);

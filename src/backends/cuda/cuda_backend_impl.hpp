@@ -81,7 +81,7 @@ class CudaBackend final : public Backend {
   template <class G>
   using DeviceAgents = std::vector<DeviceAgent<play::ParamsOf<G>>>;
   // Othello: the n-tuple networks go to the device.
-  DeviceAgent<play::AgentParams> upload_agent(const play::Agent& agent, std::size_t handle);
+  DeviceAgent<play::OthelloParams> upload_agent(const play::OthelloAgent& agent, std::size_t handle);
   // Any game whose parameters are self-contained: they are the whole device copy.
   template <class A>
   DeviceAgent<decltype(std::declval<const A&>().device_params())> upload_agent(const A& agent, std::size_t) {

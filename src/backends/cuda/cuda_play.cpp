@@ -4,8 +4,8 @@
 //
 // An agent lives on the device in one allocation of its own -- its geometries, every network's
 // weights and an ntuple::Evaluator whose Stage pointers point into that allocation -- plus a host
-// copy of its AgentParams whose `ntuple` is the device evaluator; update_agent builds the new copy,
-// then frees the old one. Per play batch: the AgentParams table, the games, the records and (when
+// copy of its OthelloParams whose `ntuple` is the device evaluator; update_agent builds the new copy,
+// then frees the old one. Per play batch: the OthelloParams table, the games, the records and (when
 // memory allows) a zeroed endgame table per game go into the same arena as training chunks,
 // chunked to the same budget. The kernel and its layout: play_kernels.cu.
 //
@@ -28,14 +28,15 @@
 
 namespace ef::cuda::detail {
 
-CudaBackend::DeviceAgent<play::AgentParams> CudaBackend::upload_agent(const play::Agent& agent, std::size_t handle) {
+CudaBackend::DeviceAgent<play::OthelloParams> CudaBackend::upload_agent(const play::OthelloAgent& agent,
+                                                                        std::size_t handle) {
   agent.validate();
   // ProbCut's selective search depends on the midgame table, which a device thread lacks: the
   // device would play other moves than the CPU, so such agents stay on the CPU (docs/search.md).
   if (agent.probcut) fail("agent '{}': a ProbCut agent (probcut = ...) plays on the CPU backend only", agent.name);
-  DeviceAgent<play::AgentParams> d;
+  DeviceAgent<play::OthelloParams> d;
   d.params = agent.params(nullptr);
-  if (agent.kind != play::EvaluatorKind::kNtuple) return d;
+  if (agent.kind != play::OthelloEvaluator::kNtuple) return d;
   // One allocation: the geometries, each network's weights, then the evaluator that points at them.
   const std::size_t geometry_bytes = aligned(agent.geometries.size() * sizeof(ntuple::Geometry));
   std::vector<std::size_t> network_offset(agent.networks.size());

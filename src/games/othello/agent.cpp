@@ -4,16 +4,16 @@
 
 namespace ef::play {
 
-void Agent::validate() const {
+void OthelloAgent::validate() const {
   if (limits.depth < 1 || limits.depth > kMaxDepth)
     fail("agent '{}': depth {} is outside 1..{}", name, limits.depth, kMaxDepth);
   if (limits.exact_empties < -1 || limits.exact_empties > kMaxExactEmpties)
     fail("agent '{}': exact_empties {} is outside -1..{}", name, limits.exact_empties, kMaxExactEmpties);
   if (!(epsilon >= 0.0 && epsilon <= 1.0)) fail("agent '{}': epsilon {} is outside 0..1", name, epsilon);
-  if (limits.probcut) fail("agent '{}': limits.probcut is set by params(); use Agent::probcut", name);
+  if (limits.probcut) fail("agent '{}': limits.probcut is set by params(); use OthelloAgent::probcut", name);
   if (probcut && limits.algorithm == search::MidgameSearch::kAlphaBeta)
     fail("agent '{}': ProbCut needs search = \"pvs\" (plain alpha-beta is not selective)", name);
-  if (kind != EvaluatorKind::kNtuple) return;
+  if (kind != OthelloEvaluator::kNtuple) return;
   if (networks.empty()) fail("agent '{}': an n-tuple agent needs at least one network", name);
   for (std::size_t i = 0; i < networks.size(); ++i) {
     const Network& n = networks[i];
@@ -28,11 +28,11 @@ void Agent::validate() const {
       fail("agent '{}': move {} names network {} of {}", name, t, network_of_move[t], networks.size());
 }
 
-u32 Agent::epsilon_ppm() const { return static_cast<u32>(std::lround(epsilon * kEpsilonScale)); }
+u32 OthelloAgent::epsilon_ppm() const { return static_cast<u32>(std::lround(epsilon * kEpsilonScale)); }
 
-ntuple::Evaluator Agent::ntuple_evaluator() const {
+ntuple::Evaluator OthelloAgent::ntuple_evaluator() const {
   ntuple::Evaluator e{};
-  if (kind != EvaluatorKind::kNtuple) return e;
+  if (kind != OthelloEvaluator::kNtuple) return e;
   for (int t = 0; t < ntuple::kMoveNumbers; ++t) {
     const Network& n = networks[network_of_move[t]];
     e.stage_of_move[t] = ntuple::Stage{&geometries[n.geometry], n.weights.data()};
@@ -40,8 +40,8 @@ ntuple::Evaluator Agent::ntuple_evaluator() const {
   return e;
 }
 
-AgentParams Agent::params(const ntuple::Evaluator* ntuple) const {
-  AgentParams p;
+OthelloParams OthelloAgent::params(const ntuple::Evaluator* ntuple) const {
+  OthelloParams p;
   p.kind = kind;
   p.limits = limits;
   p.limits.probcut = probcut.get();
@@ -51,28 +51,28 @@ AgentParams Agent::params(const ntuple::Evaluator* ntuple) const {
   return p;
 }
 
-Agent random_agent() {
-  Agent a;
+OthelloAgent random_agent() {
+  OthelloAgent a;
   a.name = "random";
-  a.kind = EvaluatorKind::kRandom;
+  a.kind = OthelloEvaluator::kRandom;
   return a;
 }
 
-Agent swh_agent(search::OthelloLimits limits) {
-  Agent a;
+OthelloAgent swh_agent(search::OthelloLimits limits) {
+  OthelloAgent a;
   a.name = "swh";
-  a.kind = EvaluatorKind::kSwh;
+  a.kind = OthelloEvaluator::kSwh;
   a.limits = limits;
   return a;
 }
 
-Agent ntuple_agent_per_move(std::string name, std::vector<ntuple::Geometry> geometries,
-                            std::vector<std::string> geometry_names,
-                            const std::array<int, ntuple::kMoveNumbers>& geometry_of_move,
-                            search::OthelloLimits limits) {
-  Agent a;
+OthelloAgent ntuple_agent_per_move(std::string name, std::vector<ntuple::Geometry> geometries,
+                                   std::vector<std::string> geometry_names,
+                                   const std::array<int, ntuple::kMoveNumbers>& geometry_of_move,
+                                   search::OthelloLimits limits) {
+  OthelloAgent a;
   a.name = std::move(name);
-  a.kind = EvaluatorKind::kNtuple;
+  a.kind = OthelloEvaluator::kNtuple;
   a.limits = limits;
   a.geometries = std::move(geometries);
   a.geometry_names = std::move(geometry_names);

@@ -1,4 +1,4 @@
-// An Othello agent on the host: what games/othello/players.hpp's AgentParams points at, in owning form.
+// An Othello agent on the host: what games/othello/players.hpp's OthelloParams points at, in owning form.
 //
 // An n-tuple agent holds one or more networks (a geometry and its weights) and, for every move
 // number 0..60, the network that values positions at that move: "one weight set per move
@@ -20,9 +20,9 @@ struct Network {
   std::vector<i32> weights;  // geometries[geometry].num_weights() weights
 };
 
-struct Agent {
+struct OthelloAgent {
   std::string name = "swh";
-  EvaluatorKind kind = EvaluatorKind::kSwh;
+  OthelloEvaluator kind = OthelloEvaluator::kSwh;
   search::OthelloLimits limits{1, -1};
   double epsilon = 0.0;                                     // probability of a random move, 0..1
   features::Weights features;                               // kFeatures
@@ -42,34 +42,34 @@ struct Agent {
   // The evaluator over this agent's own (host) weights; valid while the agent is unchanged.
   ntuple::Evaluator ntuple_evaluator() const;
   // The device-copyable form, with `ntuple` as the n-tuple evaluator (may be null for other kinds).
-  AgentParams params(const ntuple::Evaluator* ntuple) const;
+  OthelloParams params(const ntuple::Evaluator* ntuple) const;
 };
 
 // Built-ins: "random", "swh" (1-ply unless limits say otherwise).
-Agent random_agent();
-Agent swh_agent(search::OthelloLimits limits = {1, -1});
+OthelloAgent random_agent();
+OthelloAgent swh_agent(search::OthelloLimits limits = {1, -1});
 // An n-tuple agent with one zero-weight network per move number, the geometry of move t being
 // geometries[geometry_of_move[t]].
-Agent ntuple_agent_per_move(std::string name, std::vector<ntuple::Geometry> geometries,
-                            std::vector<std::string> geometry_names,
-                            const std::array<int, ntuple::kMoveNumbers>& geometry_of_move,
-                            search::OthelloLimits limits);
+OthelloAgent ntuple_agent_per_move(std::string name, std::vector<ntuple::Geometry> geometries,
+                                   std::vector<std::string> geometry_names,
+                                   const std::array<int, ntuple::kMoveNumbers>& geometry_of_move,
+                                   search::OthelloLimits limits);
 
 template <>
-struct ResidentAgent<Agent> {
-  explicit ResidentAgent(const Agent& a)
+struct ResidentAgent<OthelloAgent> {
+  explicit ResidentAgent(const OthelloAgent& a)
       : agent(a), evaluator(agent.ntuple_evaluator()), params(agent.params(&evaluator)) {}
   ResidentAgent(const ResidentAgent&) = delete;
   ResidentAgent& operator=(const ResidentAgent&) = delete;
-  Agent agent;
+  OthelloAgent agent;
   ntuple::Evaluator evaluator;
-  AgentParams params;
+  OthelloParams params;
 };
 
 template <>
 struct Players<games::Othello> {
-  using Agent = play::Agent;
-  using Params = AgentParams;
+  using Agent = play::OthelloAgent;
+  using Params = OthelloParams;
   static constexpr const char* kName = "othello";
 };
 

@@ -24,10 +24,10 @@ constexpr char kMagic[8] = {'E', 'F', 'N', 'E', 'T', '0', '0', '1'};
 // memory: a corrupt or hostile file is refused instead of decompressed without end.
 constexpr std::size_t kMaxNetworkFileBytes = std::size_t{4} << 30;
 
-const char* kind_name(EvaluatorKind k) {
-  for (const auto& e : kEvaluatorKinds)
+const char* kind_name(OthelloEvaluator k) {
+  for (const auto& e : kOthelloEvaluators)
     if (e.kind == k) return e.name;
-  fail("agent: evaluator kind {} is not in kEvaluatorKinds (games/othello/players.hpp)", static_cast<u32>(k));
+  fail("agent: evaluator kind {} is not in kOthelloEvaluators (games/othello/players.hpp)", static_cast<u32>(k));
 }
 
 std::string gunzip_file(const fs::path& file) {
@@ -67,7 +67,7 @@ ntuple::Geometry geometry_from_masks(const std::vector<u64>& masks, const std::s
 
 }  // namespace
 
-void save_networks(const Agent& agent, const fs::path& file) {
+void save_networks(const OthelloAgent& agent, const fs::path& file) {
   agent.validate();
   // The .efnet layout (agent_file.hpp) is what files users have hold: ByteWriter writes it
   // little-endian, byte for byte what the memcpy-based writer before it wrote on x86/ARM.
@@ -109,7 +109,7 @@ void save_networks(const Agent& agent, const fs::path& file) {
   write_atomically(file, packed);
 }
 
-void load_networks(Agent& agent, const fs::path& file) {
+void load_networks(OthelloAgent& agent, const fs::path& file) {
   const std::string b = gunzip_file(file);
   if (b.size() < sizeof kMagic + 4 || std::memcmp(b.data(), kMagic, sizeof kMagic) != 0)
     fail("{}: not an evalforge network file (expected EFNET001 after decompression)", file.string());
@@ -155,7 +155,7 @@ void load_networks(Agent& agent, const fs::path& file) {
   if (c.remaining() != 4) c.bad("trailing bytes before the checksum");
 }
 
-Agent load_agent(const std::string& spec) {
+OthelloAgent load_agent(const std::string& spec) {
   if (spec == "random") return random_agent();
   if (spec == "swh") return swh_agent();
   if (!fs::is_regular_file(spec))
@@ -164,18 +164,18 @@ Agent load_agent(const std::string& spec) {
   TableReader r(root, spec, "");
   r.allow({"name", "evaluator", "depth", "exact_empties", "search", "probcut", "epsilon", "network", "chromosome",
            "material"});
-  Agent a;
+  OthelloAgent a;
   a.name = fs::path(spec).stem().string();
   r.text("name", a.name);
   std::string kind = "ntuple";
   r.text("evaluator", kind);
-  const auto* known = std::find_if(std::begin(kEvaluatorKinds), std::end(kEvaluatorKinds),
-                                   [&](const EvaluatorKindName& e) { return kind == e.name; });
-  if (known == std::end(kEvaluatorKinds)) {
+  const auto* known = std::find_if(std::begin(kOthelloEvaluators), std::end(kOthelloEvaluators),
+                                   [&](const OthelloEvaluatorName& e) { return kind == e.name; });
+  if (known == std::end(kOthelloEvaluators)) {
     std::string names;
-    for (std::size_t i = 0; i < std::size(kEvaluatorKinds); ++i)
-      names += fmt::format("{}{}", i == 0 ? "" : (i + 1 == std::size(kEvaluatorKinds) ? " or " : ", "),
-                           kEvaluatorKinds[i].name);
+    for (std::size_t i = 0; i < std::size(kOthelloEvaluators); ++i)
+      names += fmt::format("{}{}", i == 0 ? "" : (i + 1 == std::size(kOthelloEvaluators) ? " or " : ", "),
+                           kOthelloEvaluators[i].name);
     fail("{}: evaluator '{}' (expected {})", r.where("evaluator"), kind, names);
   }
   a.kind = known->kind;
@@ -202,7 +202,7 @@ Agent load_agent(const std::string& spec) {
     }
     a.probcut_file = p.string();
   }
-  if (a.kind == EvaluatorKind::kFeatures) {
+  if (a.kind == OthelloEvaluator::kFeatures) {
     std::string chromosome, material = "flips";
     r.text("chromosome", chromosome);
     r.text("material", material);
@@ -215,7 +215,7 @@ Agent load_agent(const std::string& spec) {
   } else if (r.has("chromosome") || r.has("material")) {
     fail("{}: chromosome and material are for evaluator = \"features\"", spec);
   }
-  if (a.kind == EvaluatorKind::kNtuple) {
+  if (a.kind == OthelloEvaluator::kNtuple) {
     std::string network;
     r.text("network", network);
     if (network.empty()) fail("{}: an ntuple agent needs a network file", r.where("network"));
@@ -233,7 +233,7 @@ Agent load_agent(const std::string& spec) {
   return a;
 }
 
-fs::path save_agent(const Agent& agent, const fs::path& file) {
+fs::path save_agent(const OthelloAgent& agent, const fs::path& file) {
   agent.validate();
   if (file.has_parent_path()) fs::create_directories(file.parent_path());
   std::string t = "# evalforge agent\n";
@@ -253,13 +253,13 @@ fs::path save_agent(const Agent& agent, const fs::path& file) {
     t += fmt::format("probcut = {}\n", toml_quote(params.filename().string()));
   }
   fs::path network;
-  if (agent.kind == EvaluatorKind::kNtuple) {
+  if (agent.kind == OthelloEvaluator::kNtuple) {
     network = file;
     network.replace_extension(".efnet");
     save_networks(agent, network);
     t += fmt::format("network = {}\n", toml_quote(network.filename().string()));
   }
-  if (agent.kind == EvaluatorKind::kFeatures)
+  if (agent.kind == OthelloEvaluator::kFeatures)
     t += fmt::format("chromosome = \"{}\"\nmaterial = \"{}\"\n", features::format_chromosome(agent.features),
                      agent.features.kind == features::Material::kFlips ? "flips" : "discs");
   write_atomically(file, t);

@@ -24,15 +24,15 @@
 namespace ef::play {
 
 // "random", "swh", or an agent file. Throws ef::Error naming the file (and key or byte offset).
-Agent load_agent(const std::string& spec);
+OthelloAgent load_agent(const std::string& spec);
 
 // Writes `file` (TOML) and, for an n-tuple agent, the network beside it (same stem, .efnet),
 // each atomically (a temporary file renamed into place). Returns the network file's path (empty
 // for other kinds).
-std::filesystem::path save_agent(const Agent& agent, const std::filesystem::path& file);
+std::filesystem::path save_agent(const OthelloAgent& agent, const std::filesystem::path& file);
 
 // The network file alone (used by save_agent/load_agent; exposed for tests).
-void save_networks(const Agent& agent, const std::filesystem::path& file);
-void load_networks(Agent& agent, const std::filesystem::path& file);
+void save_networks(const OthelloAgent& agent, const std::filesystem::path& file);
+void load_networks(OthelloAgent& agent, const std::filesystem::path& file);
 
 }  // namespace ef::play

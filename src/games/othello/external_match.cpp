@@ -39,20 +39,20 @@ void validate(const ExternalMatchOptions& o) {
 
 }  // namespace
 
-std::vector<ExternalGame> play_external_match(const Agent& agent, const ExternalMatchOptions& options,
+std::vector<ExternalGame> play_external_match(const OthelloAgent& agent, const ExternalMatchOptions& options,
                                               std::ostream* log) {
   std::vector<ExternalGame> results;
   play_external_match(agent, options, results, log);
   return results;
 }
 
-void play_external_match(const Agent& agent, const ExternalMatchOptions& options, std::vector<ExternalGame>& results,
-                         std::ostream* log) {
+void play_external_match(const OthelloAgent& agent, const ExternalMatchOptions& options,
+                         std::vector<ExternalGame>& results, std::ostream* log) {
   results.clear();
   validate(options);
   agent.validate();
   const ntuple::Evaluator evaluator = agent.ntuple_evaluator();
-  const AgentParams params = agent.params(&evaluator);
+  const OthelloParams params = agent.params(&evaluator);
   std::vector<search::endgame::HashEntry> entries(std::size_t{1} << 20);
   search::endgame::HashTable table{entries.data(), entries.size() - 1, 0};
   std::vector<search::TranspositionEntry<games::OthelloKey>> midgame_entries(std::size_t{1}

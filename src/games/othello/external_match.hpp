@@ -1,4 +1,4 @@
-// A match between a host Agent and an external GTP engine (any program speaking GTP on
+// A match between a host OthelloAgent and an external GTP engine (any program speaking GTP on
 // stdin/stdout, e.g. Edax, or `evalforge gtp` itself), run as a child process by GtpClient.
 //
 // Game g: the engine gets `clear_board` and the opening's moves (`play`), then the side to move
@@ -55,10 +55,10 @@ struct ExternalGame {
 // progress (one line a game, restarts) goes to `log` when not null. Throws ef::Error for invalid
 // options (an illegal opening names the opening and ply), an engine that cannot be started, or
 // more than max_restarts restarts.
-void play_external_match(const Agent& agent, const ExternalMatchOptions& options, std::vector<ExternalGame>& results,
-                         std::ostream* log);
+void play_external_match(const OthelloAgent& agent, const ExternalMatchOptions& options,
+                         std::vector<ExternalGame>& results, std::ostream* log);
 // The same, returning the games (nothing of them survives an error).
-std::vector<ExternalGame> play_external_match(const Agent& agent, const ExternalMatchOptions& options,
+std::vector<ExternalGame> play_external_match(const OthelloAgent& agent, const ExternalMatchOptions& options,
                                               std::ostream* log);
 
 }  // namespace ef::play

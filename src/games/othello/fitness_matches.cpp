@@ -27,10 +27,10 @@ othello::Position random_opening(u64 seed, u32 index, int plies) {
 
 }  // namespace
 
-Agent feature_agent(std::span<const int> genes, const FeaturePlayOptions& o, const std::string& name) {
-  Agent a;
+OthelloAgent feature_agent(std::span<const int> genes, const FeaturePlayOptions& o, const std::string& name) {
+  OthelloAgent a;
   a.name = name;
-  a.kind = EvaluatorKind::kFeatures;
+  a.kind = OthelloEvaluator::kFeatures;
   a.limits = o.limits;
   a.epsilon = o.epsilon;
   a.features = features::from_genes(genes, o.material, name);
@@ -44,7 +44,7 @@ std::vector<double> FeatureTournament::play_round_robin(const std::vector<std::v
                                                         int generation, TournamentCounts* counts) {
   const int n = static_cast<int>(population.size());
   for (int i = 0; i < n; ++i) {
-    const Agent a = feature_agent(population[i], options_, fmt::format("member-{}", i));
+    const OthelloAgent a = feature_agent(population[i], options_, fmt::format("member-{}", i));
     if (i < static_cast<int>(handles_.size()))
       backend_.update_agent(handles_[i], a);
     else
@@ -84,10 +84,10 @@ std::vector<double> FeatureTournament::play_round_robin(const std::vector<std::v
   return scores;
 }
 
-FeatureTournament::Yardstick FeatureTournament::play_yardstick(std::span<const int> genes, const Agent& opponent,
+FeatureTournament::Yardstick FeatureTournament::play_yardstick(std::span<const int> genes, const OthelloAgent& opponent,
                                                                int openings, int opening_plies, u64 seed,
                                                                int generation) {
-  const Agent self = feature_agent(genes, options_, "champion");
+  const OthelloAgent self = feature_agent(genes, options_, "champion");
   if (yardstick_self_ < 0) {
     yardstick_self_ = backend_.add_agent(self);
     yardstick_opponent_ = backend_.add_agent(opponent);

@@ -24,7 +24,7 @@ struct FeaturePlayOptions {
 };
 
 // The agent a chromosome plays as (evaluator "features"); `name` for files and messages.
-Agent feature_agent(std::span<const int> genes, const FeaturePlayOptions& options, const std::string& name);
+OthelloAgent feature_agent(std::span<const int> genes, const FeaturePlayOptions& options, const std::string& name);
 
 struct TournamentCounts {
   u64 black_wins = 0, draws = 0, white_wins = 0;
@@ -47,8 +47,8 @@ class FeatureTournament {
     int wins = 0, draws = 0, losses = 0;
     double score() const { return (wins + 0.5 * draws) / std::max(1, wins + draws + losses); }
   };
-  Yardstick play_yardstick(std::span<const int> genes, const Agent& opponent, int openings, int opening_plies, u64 seed,
-                           int generation);
+  Yardstick play_yardstick(std::span<const int> genes, const OthelloAgent& opponent, int openings, int opening_plies,
+                           u64 seed, int generation);
 
  private:
   PlayBackend<games::Othello>& backend_;

@@ -67,7 +67,7 @@ int parse_gtp_vertex(const std::string& text) {
 
 std::string gtp_vertex(int move) { return move == search::kPassMove ? "pass" : square_name(move); }
 
-GtpEngine::GtpEngine(const Agent& agent, u64 seed, int table_bits, TimeControl time)
+GtpEngine::GtpEngine(const OthelloAgent& agent, u64 seed, int table_bits, TimeControl time)
     : agent_(agent), seed_(seed), time_(time) {
   agent_.validate();
   if (time_.move_seconds < 0 || time_.game_seconds < 0) fail("gtp: a time limit must not be negative");
@@ -236,7 +236,7 @@ GtpEngine::Reply GtpEngine::cmd_genmove(const std::vector<std::string>& args) {
   const double budget = move_budget(s);
   int move;
   if (budget > 0) {
-    AgentParams timed = params_;
+    OthelloParams timed = params_;
     timed.limits.depth = kTimedMaxDepth;
     timed.limits.algorithm = search::MidgameSearch::kPvs;  // plain alpha-beta cannot be stopped
     const DeadlineStop stop{

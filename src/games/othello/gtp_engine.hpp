@@ -1,4 +1,4 @@
-// A GTP (Go Text Protocol, version 2) engine that plays Othello with a host Agent, so that GTP
+// A GTP (Go Text Protocol, version 2) engine that plays Othello with a host OthelloAgent, so that GTP
 // match programs and GUIs (and evalforge's own external matches) can play our evaluators.
 //
 // The protocol plumbing (line handling, ids, responses, the command loop, the 64 KiB line cap)
@@ -46,7 +46,7 @@ class GtpEngine {
   // `agent` is copied (the evaluator points into the copy, hence no copy/move of the engine).
   // The endgame solver gets a transposition table of 2^table_bits entries (24 bytes each), the
   // midgame search one of 2^search::kMidgameTableBits (40 bytes each).
-  explicit GtpEngine(const Agent& agent, u64 seed = 1, int table_bits = 20, TimeControl time = {});
+  explicit GtpEngine(const OthelloAgent& agent, u64 seed = 1, int table_bits = 20, TimeControl time = {});
   GtpEngine(const GtpEngine&) = delete;
   GtpEngine& operator=(const GtpEngine&) = delete;
 
@@ -75,9 +75,9 @@ class GtpEngine {
   std::string showboard() const;
   void clear();
 
-  Agent agent_;
+  OthelloAgent agent_;
   ntuple::Evaluator evaluator_;
-  AgentParams params_;
+  OthelloParams params_;
   u64 seed_;
   u32 genmoves_ = 0;  // genmove calls so far: the stream number of the next one
   int last_depth_ = 0;

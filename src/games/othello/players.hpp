@@ -1,7 +1,7 @@
 // Othello's players for the playout engine (engine/playout.hpp), EF_HD: how an agent chooses a
 // move, in one body that a CPU worker thread and a CUDA thread both run.
 //
-// An agent (AgentParams) is an evaluator kind, search limits and an exploration rate:
+// An agent (OthelloParams) is an evaluator kind, search limits and an exploration rate:
 //   random    a uniformly random legal move;
 //   swh       the standard weighted piece counter (games/othello/swh.hpp);
 //   features  the feature-weight form of docs/method.md section 2 (games/othello/features.hpp);
@@ -39,21 +39,21 @@ struct PlayScratchOf<games::Othello> {
 };
 using OthelloScratch = PlayScratchOf<games::Othello>;
 
-enum class EvaluatorKind : u32 { kRandom = 0, kSwh = 1, kFeatures = 2, kNtuple = 3 };
+enum class OthelloEvaluator : u32 { kRandom = 0, kSwh = 1, kFeatures = 2, kNtuple = 3 };
 
 // Every evaluator kind with its name in agent files (`evaluator = "..."`), declared once: agent
 // files read and write kinds through this table, and an error lists its names in this order.
-struct EvaluatorKindName {
-  EvaluatorKind kind;
+struct OthelloEvaluatorName {
+  OthelloEvaluator kind;
   const char* name;
 };
-inline constexpr EvaluatorKindName kEvaluatorKinds[] = {{EvaluatorKind::kNtuple, "ntuple"},
-                                                        {EvaluatorKind::kSwh, "swh"},
-                                                        {EvaluatorKind::kFeatures, "features"},
-                                                        {EvaluatorKind::kRandom, "random"}};
+inline constexpr OthelloEvaluatorName kOthelloEvaluators[] = {{OthelloEvaluator::kNtuple, "ntuple"},
+                                                              {OthelloEvaluator::kSwh, "swh"},
+                                                              {OthelloEvaluator::kFeatures, "features"},
+                                                              {OthelloEvaluator::kRandom, "random"}};
 
-struct AgentParams {
-  EvaluatorKind kind = EvaluatorKind::kSwh;
+struct OthelloParams {
+  OthelloEvaluator kind = OthelloEvaluator::kSwh;
   search::OthelloLimits limits{1, -1};
   u32 epsilon_ppm = 0;                        // probability of a random move, in millionths
   features::Evaluator features;               // kFeatures
@@ -63,11 +63,11 @@ struct AgentParams {
   EF_HD int choose(const othello::Position& s, Rng& rng, u64& nodes, const OthelloScratch& scratch) const;
   // Whether this agent's exact solves reach the transposition table (worth its memory).
   EF_HD bool wants_endgame_table() const {
-    return kind != EvaluatorKind::kRandom && limits.exact_empties >= search::endgame::kHashEmpties;
+    return kind != OthelloEvaluator::kRandom && limits.exact_empties >= search::endgame::kHashEmpties;
   }
   // Whether its midgame searches use a transposition table (engine/pvs.hpp; from depth 3 on).
   EF_HD bool wants_midgame_table() const {
-    return kind != EvaluatorKind::kRandom && (limits.algorithm == search::MidgameSearch::kPvs || limits.probcut) &&
+    return kind != OthelloEvaluator::kRandom && (limits.algorithm == search::MidgameSearch::kPvs || limits.probcut) &&
            limits.depth >= 3;
   }
 };
@@ -80,26 +80,26 @@ using OthelloRecord = GameRecordOf<games::Othello>;
 // null) the midgame search; `stop` (host time controls) may cut the midgame search short.
 // `searched_depth` (may be null) receives the midgame search's completed depth (0: none ran).
 template <int kStackDepth = kMaxDepth, int kStackEmpties = kMaxExactEmpties, class Stop = search::NeverStop>
-EF_HD int choose_move(const AgentParams& agent, const othello::Position& s, Rng& rng, u64& nodes,
+EF_HD int choose_move(const OthelloParams& agent, const othello::Position& s, Rng& rng, u64& nodes,
                       search::endgame::HashTable* table, search::OthelloTable* midgame = nullptr, const Stop& stop = {},
                       int* searched_depth = nullptr) {
   const int explored = exploration_move(othello::legal_moves(s.board.player, s.board.opponent),
-                                        agent.kind == EvaluatorKind::kRandom, agent.epsilon_ppm, rng);
+                                        agent.kind == OthelloEvaluator::kRandom, agent.epsilon_ppm, rng);
   if (searched_depth) *searched_depth = 0;
   if (explored != kSearchMove) return explored;
   search::SearchResult r;
   switch (agent.kind) {
-    case EvaluatorKind::kSwh:
+    case OthelloEvaluator::kSwh:
       r = search::search_othello<swh::Evaluator, kStackDepth, kStackEmpties, Stop>(s, agent.limits, swh::Evaluator{},
                                                                                    table, midgame, stop);
       break;
-    case EvaluatorKind::kFeatures:
+    case OthelloEvaluator::kFeatures:
       r = search::search_othello<features::Evaluator, kStackDepth, kStackEmpties, Stop>(s, agent.limits, agent.features,
                                                                                         table, midgame, stop);
       break;
-    case EvaluatorKind::kRandom:  // unreachable: exploration_move answers a random agent
+    case OthelloEvaluator::kRandom:  // unreachable: exploration_move answers a random agent
       break;
-    case EvaluatorKind::kNtuple:
+    case OthelloEvaluator::kNtuple:
       r = search::search_othello<ntuple::Evaluator, kStackDepth, kStackEmpties, Stop>(s, agent.limits, *agent.ntuple,
                                                                                       table, midgame, stop);
       break;
@@ -109,13 +109,13 @@ EF_HD int choose_move(const AgentParams& agent, const othello::Position& s, Rng&
   return r.best_move;
 }
 
-EF_HD_INLINE int AgentParams::choose(const othello::Position& s, Rng& rng, u64& nodes,
-                                     const OthelloScratch& scratch) const {
+EF_HD_INLINE int OthelloParams::choose(const othello::Position& s, Rng& rng, u64& nodes,
+                                       const OthelloScratch& scratch) const {
   return choose_move(*this, s, rng, nodes, scratch.endgame_table, scratch.midgame_table);
 }
 
 // Plays from `start` to the end: `black` moves for black, `white` for white (playout.hpp).
-EF_HD_INLINE void play_game(const AgentParams& black, const AgentParams& white, const othello::Position& start,
+EF_HD_INLINE void play_game(const OthelloParams& black, const OthelloParams& white, const othello::Position& start,
                             u64 seed, u32 game, OthelloRecord& out, search::endgame::HashTable* table) {
   OthelloScratch scratch;
   scratch.endgame_table = table;

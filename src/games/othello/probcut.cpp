@@ -108,7 +108,7 @@ ProbCutFit fit_with(const E& evaluator, const ProbCutFitOptions& o) {
 
 }  // namespace
 
-ProbCutFit fit_probcut(const Agent& agent, const ProbCutFitOptions& o) {
+ProbCutFit fit_probcut(const OthelloAgent& agent, const ProbCutFitOptions& o) {
   if (o.positions < 1 || o.positions > 10'000'000) fail_input("positions", "{} is outside 1..10000000", o.positions);
   if (o.min_depth < 2 || o.min_depth > search::kProbCutMaxDepth)
     fail_input("min_depth", "{} is outside 2..{}", o.min_depth, search::kProbCutMaxDepth);
@@ -117,12 +117,12 @@ ProbCutFit fit_probcut(const Agent& agent, const ProbCutFitOptions& o) {
   if (!(o.threshold >= 1e-3 && o.threshold <= 10)) fail_input("threshold", "{} is outside 0.001..10", o.threshold);
   agent.validate();
   switch (agent.kind) {
-    case EvaluatorKind::kNtuple: {
+    case OthelloEvaluator::kNtuple: {
       const ntuple::Evaluator e = agent.ntuple_evaluator();
       return fit_with(e, o);
     }
-    case EvaluatorKind::kSwh: return fit_with(swh::Evaluator{}, o);
-    case EvaluatorKind::kFeatures: {
+    case OthelloEvaluator::kSwh: return fit_with(swh::Evaluator{}, o);
+    case OthelloEvaluator::kFeatures: {
       features::Evaluator e;
       e.weights = agent.features;
       return fit_with(e, o);

@@ -53,7 +53,7 @@ struct ProbCutFit {
 };
 
 // Throws ef::Error for options out of range (naming the option) or an agent that cannot search.
-ProbCutFit fit_probcut(const Agent& agent, const ProbCutFitOptions& options);
+ProbCutFit fit_probcut(const OthelloAgent& agent, const ProbCutFitOptions& options);
 
 void save_probcut(const ProbCutFit& fit, const std::filesystem::path& file);
 // Throws ef::Error naming the file and key for anything malformed.
