@@ -11,10 +11,10 @@
 #include "core/run_dir.hpp"
 #include "data/datasets.hpp"
 #include "ga/thread_team.hpp"
+#include "runs/run_kinds.hpp"
 #include "runs/shape_search_run.hpp"
 #if EF_HAVE_MPI
 #include "ga/mpi_team.hpp"
-#include "runs/run_kinds.hpp"
 #endif
 
 namespace ef::app {
