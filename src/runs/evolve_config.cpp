@@ -1,10 +1,9 @@
 #include "runs/evolve_config.hpp"
 #include <fmt/format.h>
 #include <toml++/toml.h>
-#include <algorithm>
 #include <filesystem>
-#include <iterator>
 #include "core/error.hpp"
+#include "core/name_table.hpp"
 #include "core/toml_reader.hpp"
 #include "games/othello/feature_weights.hpp"
 #include "games/othello/players.hpp"
@@ -136,8 +135,7 @@ std::string tictactoe_to_toml(const TicTacToeConfig& c) {
 }  // namespace
 
 const char* evolve_kind_name(EvolveKind kind) {
-  for (const auto& k : kEvolveKinds)
-    if (k.kind == kind) return k.name;
+  if (const auto* k = entry_of(kEvolveKinds, kind)) return k->name;
   fail("evolve: kind {} is not in kEvolveKinds (runs/evolve_config.hpp)", static_cast<int>(kind));
 }
 
@@ -160,15 +158,9 @@ EvolveConfig load_evolve_config(const std::string& file) {
   EvolveConfig c;
   std::string name = evolve_kind_name(c.kind);
   if (const auto* evolve = root["evolve"].as_table()) TableReader(*evolve, file, "evolve").text("kind", name);
-  const auto* known = std::find_if(std::begin(kEvolveKinds), std::end(kEvolveKinds),
-                                   [&](const EvolveKindName& k) { return name == k.name; });
-  if (known == std::end(kEvolveKinds)) {
-    std::string names;
-    for (std::size_t i = 0; i < std::size(kEvolveKinds); ++i)
-      names +=
-          fmt::format("{}{}", i == 0 ? "" : (i + 1 == std::size(kEvolveKinds) ? " or " : ", "), kEvolveKinds[i].name);
-    fail("{}: '{}' (expected {})", TableReader(root, file, "evolve").where("kind"), name, names);
-  }
+  const auto* known = entry_named(kEvolveKinds, name);
+  if (!known)
+    fail("{}: '{}' (expected {})", TableReader(root, file, "evolve").where("kind"), name, names_of(kEvolveKinds));
   c.kind = known->kind;
   switch (c.kind) {
     case EvolveKind::kEloOthello: c.elo = load_elo_othello(root, file); break;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include "core/name_table.hpp"
 
 namespace ef {
 
@@ -26,24 +27,19 @@ inline constexpr RunKindInfo kRunKinds[] = {
     {RunKind::kHexTune, "hex-tune", "hex tune"},         // runs/hex_tune_run
 };
 
-constexpr const char* run_kind_name(RunKind kind) {
-  for (const auto& k : kRunKinds)
-    if (k.kind == kind) return k.name;
-  return nullptr;  // unreachable for a kind of the table (a constant expression would not compile)
-}
+// Every RunKind has an entry, so these never meet a null (kKind = run_kind_name(...) is a
+// constant expression: a missing entry would not compile).
+constexpr const char* run_kind_name(RunKind kind) { return entry_of(kRunKinds, kind)->name; }
 
 // The kind called `name` in run.toml; nullopt for a name no kind has.
 constexpr std::optional<RunKind> run_kind_named(std::string_view name) {
-  for (const auto& k : kRunKinds)
-    if (name == k.name) return k.kind;
-  return std::nullopt;
+  const RunKindInfo* k = entry_named(kRunKinds, name);
+  return k ? std::optional<RunKind>(k->kind) : std::nullopt;
 }
 
 // How a user continues the run in `dir`: "evalforge COMMAND --resume DIR" (the runs' resume hint).
 inline std::string resume_command(RunKind kind, const std::string& dir) {
-  for (const auto& k : kRunKinds)
-    if (k.kind == kind) return std::string("evalforge ") + k.command + " --resume " + dir;
-  return "evalforge --resume " + dir;
+  return std::string("evalforge ") + entry_of(kRunKinds, kind)->command + " --resume " + dir;
 }
 
 }  // namespace ef

@@ -1,12 +1,11 @@
 #include "games/othello/agent_file.hpp"
 #include <fmt/format.h>
 #include <zlib.h>
-#include <algorithm>
 #include <cstring>
-#include <iterator>
 #include "core/bytes.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/name_table.hpp"
 #include "core/toml_reader.hpp"
 #include "games/othello/feature_weights.hpp"
 #include "games/othello/probcut.hpp"
@@ -25,8 +24,7 @@ constexpr char kMagic[8] = {'E', 'F', 'N', 'E', 'T', '0', '0', '1'};
 constexpr std::size_t kMaxNetworkFileBytes = std::size_t{4} << 30;
 
 const char* kind_name(OthelloEvaluator k) {
-  for (const auto& e : kOthelloEvaluators)
-    if (e.kind == k) return e.name;
+  if (const auto* e = entry_of(kOthelloEvaluators, k)) return e->name;
   fail("agent: evaluator kind {} is not in kOthelloEvaluators (games/othello/players.hpp)", static_cast<u32>(k));
 }
 
@@ -169,15 +167,8 @@ OthelloAgent load_agent(const std::string& spec) {
   r.text("name", a.name);
   std::string kind = "ntuple";
   r.text("evaluator", kind);
-  const auto* known = std::find_if(std::begin(kOthelloEvaluators), std::end(kOthelloEvaluators),
-                                   [&](const OthelloEvaluatorName& e) { return kind == e.name; });
-  if (known == std::end(kOthelloEvaluators)) {
-    std::string names;
-    for (std::size_t i = 0; i < std::size(kOthelloEvaluators); ++i)
-      names += fmt::format("{}{}", i == 0 ? "" : (i + 1 == std::size(kOthelloEvaluators) ? " or " : ", "),
-                           kOthelloEvaluators[i].name);
-    fail("{}: evaluator '{}' (expected {})", r.where("evaluator"), kind, names);
-  }
+  const auto* known = entry_named(kOthelloEvaluators, kind);
+  if (!known) fail("{}: evaluator '{}' (expected {})", r.where("evaluator"), kind, names_of(kOthelloEvaluators));
   a.kind = known->kind;
   r.integer("depth", a.limits.depth, 1, kMaxDepth);
   r.integer("exact_empties", a.limits.exact_empties, -1, kMaxExactEmpties);
