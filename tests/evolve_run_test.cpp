@@ -137,6 +137,7 @@ TEST(EvolveRun, WritesTheRunDirectoryAndPlayableChampions) {
   // A finished run resumes as finished; a second run into the directory is refused.
   EXPECT_TRUE(ga::resume_evolve(dir, threads(1)).complete);
   EXPECT_NE(error_of([&] { ga::run_evolve(small_config(), dir, threads(1)); }).find(dir.string()), std::string::npos);
+  test::expect_refused_while_held(dir, "evolve", [&] { ga::resume_evolve(dir, threads(1)); });
 }
 
 TEST(EvolveRun, BitIdenticalForOneAndTwoThreads) {

@@ -83,6 +83,7 @@ TEST(EvolveTicTacToe, BitIdenticalForOneAndTwoThreadsAndAcrossAnInterruption) {
     ga::EvolveRunOptions stop = threads(2);
     stop.stop_requested = [n = 0]() mutable { return ++n >= 2; };
     EXPECT_TRUE(ga::run_evolve(small(co), dir / "cut", stop).interrupted);
+    test::expect_refused_while_held(dir / "cut", "evolve", [&] { ga::resume_evolve(dir / "cut", threads(1)); });
     EXPECT_TRUE(ga::resume_evolve(dir / "cut", threads(1)).complete);
     EXPECT_EQ(without_time(dir / "one"), without_time(dir / "cut"));
     EXPECT_EQ(read(dir / "one" / "best_networks.csv"), read(dir / "cut" / "best_networks.csv"));

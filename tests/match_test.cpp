@@ -11,6 +11,7 @@
 #include "games/othello/agent_file.hpp"
 #include "games/othello/shape.hpp"
 #include "runs/match_experiment.hpp"
+#include "test_support.hpp"
 
 using namespace ef;
 namespace fs = std::filesystem;
@@ -114,6 +115,7 @@ TEST_F(MatchTest, ResumedRunEqualsUninterruptedRun) {
     EXPECT_EQ(read_file(dir_ / "whole" / "agents" / f), read_file(dir_ / "parts" / "agents" / f)) << f;
   // A finished match cannot be started again over itself.
   EXPECT_THROW(run(dir_ / "whole", config), Error);
+  test::expect_refused_while_held(dir_ / "whole", "match", [&] { run(dir_ / "whole", ""); });
 }
 
 TEST_F(MatchTest, CorruptRoundsCsvIsAnErrorOnResume) {

@@ -3,6 +3,7 @@
 // progress lines.
 #include "core/run_dir.hpp"
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmath>
 #include <csignal>
@@ -67,10 +68,79 @@ TEST_F(RunDirTest, CreateWritesRunTomlAndHeadersThenConfigLast) {
   EXPECT_NE(run_toml.find("evalforge_version"), std::string::npos) << run_toml;
   // Not a run until the config is committed: open refuses, naming the cut-short creation.
   EXPECT_FALSE(run.has("config.toml"));
-  EXPECT_NE(error_of([&] { RunDir::open(dir_, "test"); }).find("cut short"), std::string::npos);
+  EXPECT_NE(error_of([&] { RunDir::open(dir_, "test", RunDir::Access::kRead); }).find("cut short"), std::string::npos);
   run.commit_config("x = 1\n");
   EXPECT_EQ(read_file(dir_ / "config.toml"), "x = 1\n");
-  EXPECT_EQ(RunDir::open(dir_, "test").path(), dir_);
+  EXPECT_EQ(RunDir::open(dir_, "test", RunDir::Access::kRead).path(), dir_);
+}
+
+// One writer per run directory: while a RunDir (or a copy of it) lives, creating or resuming the
+// same directory again is refused, naming it and the holder's pid; a reader is not refused.
+TEST_F(RunDirTest, OneWriterAtATime) {
+  const std::string pid = std::to_string(::getpid());
+  {
+    RunDir first = committed();
+    const std::string m = error_of([&] { RunDir::open(dir_, "test"); });
+    EXPECT_NE(m.find(dir_.string() + ": in use by another evalforge process (pid " + pid + ")"), std::string::npos)
+        << m;
+    // Two creations of one directory: the second is refused while the first has not committed.
+    const fs::path other = root_ / "other";
+    const RunDir creating = RunDir::create(other, "test", "", {{"t.csv", "a,b"}});
+    EXPECT_NE(error_of([&] {
+                RunDir::create(other, "test", "", {{"t.csv", "a,b"}});
+              }).find("in use"),
+              std::string::npos);
+    EXPECT_NO_THROW(RunDir::open(dir_, "test", RunDir::Access::kRead));
+    RunDir copy = first;  // copies share the lock: it goes with the last of them
+    { RunDir gone = std::move(first); }
+    EXPECT_NE(error_of([&] { RunDir::open(dir_, "test"); }).find("in use"), std::string::npos);
+  }
+  EXPECT_NO_THROW(RunDir::open(dir_, "test"));  // released with the last copy
+}
+
+// The lock is between processes (the case that matters): a child holds the run open; the parent
+// is refused until the child is gone, however it went (here: killed, as by kill -9).
+TEST_F(RunDirTest, AnotherProcessHoldingTheRunIsRefusedUntilItDies) {
+  committed();
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(ready[0]);
+    try {
+      RunDir held = RunDir::open(dir_, "test");
+      const char ok = 'k';
+      [[maybe_unused]] const ssize_t n = ::write(ready[1], &ok, 1);
+      ::pause();  // until killed
+    } catch (...) {}
+    ::_exit(1);
+  }
+  ::close(ready[1]);
+  char c = 0;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  ::close(ready[0]);
+  const std::string m = error_of([&] { RunDir::open(dir_, "test"); });
+  EXPECT_NE(m.find("in use by another evalforge process (pid " + std::to_string(child) + ")"), std::string::npos) << m;
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_NO_THROW(RunDir::open(dir_, "test"));
+}
+
+// A kill between creating run.toml.tmp and renaming it leaves only that file (and the lock):
+// a creation cut short, which the same creation may start again over.
+TEST_F(RunDirTest, ACreationKilledBeforeRunTomlMayStartAgain) {
+  fs::create_directories(dir_);
+  std::ofstream(dir_ / "run.toml.tmp") << "kind = \"te";
+  std::ofstream(dir_ / ".lock") << "1\n";
+  EXPECT_NO_THROW(RunDir::create(dir_, "test", "", {{"t.csv", "a,b"}}).commit_config(""));
+  // Anything else is somebody's files: still refused.
+  const fs::path other = root_ / "other";
+  fs::create_directories(other);
+  std::ofstream(other / "run.toml.tmp") << "";
+  std::ofstream(other / "notes.txt") << "mine";
+  EXPECT_NE(error_of([&] { RunDir::create(other, "test", "", {}); }).find("not empty"), std::string::npos);
 }
 
 TEST(RunDir, RefusesADirectoryThatAlreadyHoldsARun) {

@@ -8,6 +8,7 @@
 #include "data/generate.hpp"
 #include "ga/thread_team.hpp"
 #include "runs/shape_search_run.hpp"
+#include "test_support.hpp"
 
 using namespace ef;
 namespace fs = std::filesystem;
@@ -144,6 +145,26 @@ TEST(SearchRun, WritesTheRunDirectory) {
   // The resolved config loads again; a second run into the same directory is refused.
   EXPECT_NO_THROW(ga::load_search_config((dir / "r" / "config.toml").string()));
   EXPECT_THROW(ga::run_search(tiny_config(), dir / "r", quiet(1)), Error);
+  test::expect_refused_while_held(dir / "r", "search", [&] { ga::resume_search(dir / "r", quiet(1)); });
+}
+
+// The data loads before the directory is made: unusable data (here too few games for a split at
+// the islands' moves) is an error that leaves nothing behind, and the same --out then works.
+TEST(SearchRun, UnusableDataLeavesNoRunBehind) {
+  const fs::path dir = temp_dir("baddata");
+  const fs::path few = dir / "few.txt";
+  {
+    data::GenerateOptions o;
+    o.games = 1;
+    o.seed = 7;
+    data::write_transcripts(few, data::generate_games(o));
+  }
+  ga::SearchConfig c = tiny_config();
+  c.data_files = {few.string()};
+  const std::string e = test::error_of([&] { ga::run_search(c, dir / "r", quiet(1)); });
+  EXPECT_NE(e.find("move 20: the data has 1 fitness and 0 test positions"), std::string::npos) << e;
+  EXPECT_FALSE(fs::exists(dir / "r" / "config.toml"));
+  EXPECT_TRUE(ga::run_search(tiny_config(), dir / "r", quiet(1)).complete);
 }
 
 TEST(SearchRun, BitIdenticalForOneAndTwoThreads) {

@@ -13,6 +13,7 @@
 #include <string>
 #include <utility>
 #include "core/error.hpp"
+#include "core/run_dir.hpp"
 #include "data/games.hpp"
 
 namespace ef::test {
@@ -80,6 +81,16 @@ std::string error_of(F&& f) {
   }
   ADD_FAILURE() << "no ef::Error was thrown";
   return "";
+}
+
+// One writer per run directory (core/run_dir.hpp's lock), through a run kind's own entry point:
+// while the run in `dir` of `kind` is held open for writing (as another process resuming it
+// would), `resume` (the kind's resume of `dir`) is refused, naming the directory.
+template <class F>
+void expect_refused_while_held(const std::filesystem::path& dir, std::string_view kind, F&& resume) {
+  const RunDir held = RunDir::open(dir, kind);
+  const std::string e = error_of(resume);
+  EXPECT_NE(e.find(dir.string() + ": in use by another evalforge process"), std::string::npos) << e;
 }
 
 inline const data::GameDatabase* shared_logbook() {

@@ -214,6 +214,7 @@ TEST_F(TournamentTest, InterruptedThenResumedEqualsUninterrupted) {
   EXPECT_FALSE(fs::exists(dir_ / "parts" / "standings.txt"));
   // A second start in the same directory is refused.
   EXPECT_NE(error_of([&] { run(dir_ / "parts", config); }).find("--resume"), std::string::npos);
+  test::expect_refused_while_held(dir_ / "parts", "tournament", [&] { run(dir_ / "parts", ""); });
   const auto second = run(dir_ / "parts", "", 7, /*stop_after=*/1);  // one more chunk: 12 games
   EXPECT_FALSE(second.complete);
   EXPECT_EQ(second.games_played, 12u);

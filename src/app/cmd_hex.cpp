@@ -96,7 +96,7 @@ struct HexAnalyseArgs {
 
 // Per bucket of plies: how often the winner's characteristic is the smaller of the two colours'.
 void run_hex_analyse(const HexAnalyseArgs& a) {
-  RunDir run = RunDir::open(a.run, "hex-match");
+  RunDir run = RunDir::open(a.run, "hex-match", RunDir::Access::kRead);  // a match may be running
   const play::HexMatchConfig c = play::load_hex_match_config(run.file("config.toml").string());
   // Read, never rewritten (a match may still be appending): whole lines only, 7 fields each.
   std::vector<std::vector<std::string>> rows;

@@ -1,6 +1,7 @@
 #include "core/run_dir.hpp"
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/file.h>
 #include <unistd.h>
 #include <algorithm>
 #include <atomic>
@@ -103,7 +104,7 @@ std::string ProgressMeter::status(u64 done) const {
 
 namespace {
 
-constexpr std::string_view kConfig = "config.toml", kRunToml = "run.toml", kLog = "log.txt";
+constexpr std::string_view kConfig = "config.toml", kRunToml = "run.toml", kLog = "log.txt", kLock = ".lock";
 constexpr char kCheckpointMagic[8] = {'E', 'F', 'R', 'U', 'N', 'C', 'K', '1'};
 
 std::string without_newline(std::string_view s) {
@@ -113,6 +114,12 @@ std::string without_newline(std::string_view s) {
 
 std::size_t count_fields(std::string_view line) {
   return static_cast<std::size_t>(std::count(line.begin(), line.end(), ',')) + 1;
+}
+
+// "a search run", "an evolve run": the kind with its article, for messages.
+std::string a_run(std::string_view kind) {
+  const bool vowel = !kind.empty() && std::string_view("aeiou").find(kind[0]) != std::string_view::npos;
+  return fmt::format("{} {} run", vowel ? "an" : "a", kind);
 }
 
 RunDir::Row split_row(std::string_view line) {
@@ -145,32 +152,41 @@ void RunDir::check_creatable(const fs::path& dir, std::string_view kind, std::st
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec)) fail("{}: exists and is not a directory", dir.string());
   if (fs::exists(dir / kConfig)) {
     const std::optional<std::string> had = recorded_kind(dir);
-    const std::string what = had ? fmt::format("a {} run", *had) : std::string("a run");
+    const std::string what = had ? a_run(*had) : std::string("a run");
     if (resume_hint.empty()) fail("{}: already holds {}; choose another directory", dir.string(), what);
     fail("{}: already holds {}; continue it with: {} (or choose another directory)", dir.string(), what, resume_hint);
   }
   if (fs::is_directory(dir) && !fs::is_empty(dir)) {
     // Without config.toml, only a creation cut short (run.toml written, config not yet) may be
     // created over: anything else is somebody's files, which a run must not mix with its own.
+    // A kill before run.toml was renamed into place leaves at most the lock and run.toml.tmp.
+    bool only_creation_leftovers = true;
+    for (const auto& entry : fs::directory_iterator(dir)) {
+      const std::string name = entry.path().filename().string();
+      only_creation_leftovers = only_creation_leftovers && (name == kLock || name == std::string(kRunToml) + ".tmp");
+    }
+    if (only_creation_leftovers) return;
     const std::optional<std::string> had = recorded_kind(dir);
     if (!had)
       fail("{}: is not empty and holds no run (no run.toml, no config.toml); choose a new or empty directory",
            dir.string());
     if (*had != kind)
       fail(
-          "{}: holds the start of a {} run (run.toml, no config.toml), not of a {} run; remove it or choose another "
+          "{}: holds the start of {} (run.toml, no config.toml), not of {}; remove it or choose another "
           "directory",
-          dir.string(), *had, kind);
+          dir.string(), a_run(*had), a_run(kind));
   }
 }
 
 RunDir RunDir::create(const fs::path& dir, std::string_view kind, std::string_view resume_hint,
                       const std::vector<std::pair<std::string, std::string>>& tables) {
-  check_creatable(dir, kind, resume_hint);
+  check_creatable(dir, kind, resume_hint);  // refuses before the directory is made
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) fail("{}: cannot create the directory: {}", dir.string(), ec.message());
   RunDir run(dir, std::string(kind));
+  run.lock();
+  check_creatable(dir, kind, resume_hint);  // again, under the lock: another process may have committed meanwhile
   run.write_file(kRunToml, fmt::format("# evalforge run directory: what kind of run, made by which version\n"
                                        "kind = {}\nevalforge_version = {}\n",
                                        toml_quote(std::string(kind)), toml_quote(version())));
@@ -180,8 +196,10 @@ RunDir RunDir::create(const fs::path& dir, std::string_view kind, std::string_vi
 
 void RunDir::commit_config(const std::string& config_toml) { write_file(kConfig, config_toml); }
 
-RunDir RunDir::open(const fs::path& dir, std::string_view kind) {
+RunDir RunDir::open(const fs::path& dir, std::string_view kind, Access access) {
   if (!fs::is_directory(dir)) fail("{}: no such run directory", dir.string());
+  RunDir run(dir, std::string(kind));
+  if (access == Access::kWrite) run.lock();
   if (!fs::exists(dir / kConfig)) {
     if (fs::exists(dir / kRunToml))
       fail("{}: not a run yet: its creation was cut short (run.toml but no config.toml); start the run again",
@@ -189,8 +207,34 @@ RunDir RunDir::open(const fs::path& dir, std::string_view kind) {
     fail("{}: not a {} run directory (no config.toml)", dir.string(), kind);
   }
   if (const std::optional<std::string> had = recorded_kind(dir); had && *had != kind)
-    fail("{}: holds a {} run, not a {} run ({})", dir.string(), *had, kind, (dir / kRunToml).string());
-  return RunDir(dir, std::string(kind));
+    fail("{}: holds {}, not {} ({})", dir.string(), a_run(*had), a_run(kind), (dir / kRunToml).string());
+  return run;
+}
+
+void RunDir::lock() {
+  const fs::path path = file(kLock);
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) fail("{}: cannot open the run's lock file: {}", path.string(), std::strerror(errno));
+  auto holder = std::shared_ptr<const int>(new int(fd), [](const int* p) {
+    ::close(*p);
+    delete p;
+  });
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK) fail("{}: cannot lock: {}", path.string(), std::strerror(errno));
+    std::string pid = ef::read_file(path);
+    while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+    const bool plausible = !pid.empty() && pid.size() < 12 && pid.find_first_not_of("0123456789") == std::string::npos;
+    fail(
+        "{}: in use by another evalforge process{}: one process writes a run at a time; wait for it to finish or "
+        "stop it (Ctrl-C checkpoints it), then resume",
+        dir_.string(), plausible ? " (pid " + pid + ")" : std::string());
+  }
+  // The holder's pid, for the message above (a hint only: the lock is the flock, not the text).
+  const std::string me = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) == 0) {
+    [[maybe_unused]] const ssize_t n = ::pwrite(fd, me.data(), me.size(), 0);
+  }
+  lock_ = std::move(holder);
 }
 
 fs::path RunDir::file(std::string_view name) const { return dir_ / fs::path(name); }

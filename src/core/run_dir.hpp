@@ -11,6 +11,9 @@
 //                them with the same bits) and a torn last line (an append cut short) is dropped
 //   checkpoints  atomic files; binary ones checksummed (write_checkpoint)
 //   log.txt      every progress line, also passed to the sink (the app prints them on stderr)
+//   .lock        held (flock) by the one process that writes the run: a second create or resume
+//                of the same directory is refused while the first lives, and the kernel drops
+//                the lock when the holder dies, even by kill -9, so nothing is left to clean up
 //
 // Every file is replaced atomically (NAME.tmp, fsync, rename, fsync of the directory) or
 // appended with an fsync, so after any crash each file is a state some earlier moment wrote.
@@ -21,6 +24,7 @@
 #pragma once
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -78,6 +82,7 @@ struct RunOptions {
   std::function<bool()> stop_requested;  // asked at the run's safe points: true = checkpoint and return
   bool check_only = false;  // resume: open and validate the directory (config, checkpoint, tables), then return
   std::string resume_hint;  // how the user continues the run ("evalforge KIND --resume DIR"), named in messages
+  bool* stopped = nullptr;  // set to true when a stop request ended the run before its end (the app exits 130)
 };
 
 class RunDir {
@@ -90,6 +95,11 @@ class RunDir {
   // commit_config(): its presence marks a run directory, so a crash during creation leaves no
   // half run. Between the two the caller writes whatever else a resume needs (an initial
   // checkpoint, source.toml, ...).
+  //
+  // The directory is locked (.lock, flock) before anything is checked or written, and stays
+  // locked while this RunDir or a copy of it lives: a second process creating or resuming the
+  // same directory gets an ef::Error naming it and the holder's pid instead of writing
+  // duplicate rows beside the first.
   static RunDir create(const std::filesystem::path& dir, std::string_view kind, std::string_view resume_hint,
                        const std::vector<std::pair<std::string, std::string>>& tables /* name, header */);
   // The checks create() starts with, without creating anything: a run loop calls it before its
@@ -100,7 +110,10 @@ class RunDir {
   void commit_config(const std::string& config_toml);
   // An existing run of `kind`: fails naming dir when config.toml is missing or run.toml names
   // another kind (run dirs from before run.toml existed: no run.toml => accept, for compatibility).
-  static RunDir open(const std::filesystem::path& dir, std::string_view kind);
+  // kWrite (resume) locks the directory like create(); kRead (reports, analyses that only read
+  // whole rows) neither locks nor waits, and must not write.
+  enum class Access { kWrite, kRead };
+  static RunDir open(const std::filesystem::path& dir, std::string_view kind, Access access = Access::kWrite);
   // The kind DIR/run.toml names; nullopt when there is no run.toml (a run from before it).
   // ef::Error naming the file when it is malformed.
   static std::optional<std::string> recorded_kind(const std::filesystem::path& dir);
@@ -144,10 +157,13 @@ class RunDir {
 
  private:
   RunDir(std::filesystem::path dir, std::string kind) : dir_(std::move(dir)), kind_(std::move(kind)) {}
+  // Takes the directory's lock (see create) or fails naming the directory.
+  void lock();
 
   std::filesystem::path dir_;
   std::string kind_;
   LineSink sink_;
+  std::shared_ptr<const int> lock_;  // the locked .lock file's descriptor, closed (unlocked) with the last copy
 };
 
 // The framing of write_checkpoint, without a directory: the bytes of a checkpoint of `kind`

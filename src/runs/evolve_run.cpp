@@ -143,7 +143,8 @@ void finish(RunDir& run, const EloOthelloConfig& c, State& state) {
   run.write_checkpoint(kCheckpoint, encode(state));
 }
 
-EvolveOutcome run_loop(RunDir& run, const EloOthelloConfig& c, State state, Setup setup, const EvolveRunOptions& o) {
+EvolveOutcome run_loop(RunSession& session, const EloOthelloConfig& c, State state, Setup setup) {
+  RunDir& run = session.run();
   const std::vector<GeneRange> ranges = gene_ranges();
   EvolveOutcome out;
   // Finished already (its limit reached, or its champion stalled), or a limit lowered to the
@@ -234,7 +235,7 @@ EvolveOutcome run_loop(RunDir& run, const EloOthelloConfig& c, State state, Setu
                         state.unchanged, secs, meter.status(static_cast<u64>(g + 1))));
 
     state.population = next_generation(pop, order, ranges, c.ga, c.seed);
-    const bool stop = o.stop_requested && o.stop_requested();
+    const bool stop = session.stop_requested();
     if (finished) {
       finish(run, c, state);
       out.generations_done = g + 1;
@@ -246,7 +247,7 @@ EvolveOutcome run_loop(RunDir& run, const EloOthelloConfig& c, State state, Setu
       return out;
     }
     if (stop || state.population.generation % c.checkpoint_every == 0) run.write_checkpoint(kCheckpoint, encode(state));
-    if (stop) return evolve_detail::stopped_after(run, g, o.resume_hint);
+    if (stop) return evolve_detail::stopped_after(session, g);
   }
 }
 
@@ -259,12 +260,11 @@ std::unique_ptr<Backend> make_evolve_backend(const EvolveRunOptions& o) {
   return make_multi_device_backend(o.backend, o.threads, o.devices);
 }
 
-EvolveOutcome stopped_after(RunDir& run, int generation, const std::string& resume_hint) {
+EvolveOutcome stopped_after(RunSession& session, int generation) {
+  session.stopped(fmt::format("after generation {}; checkpoint written", generation));
   EvolveOutcome out;
   out.generations_done = generation + 1;
   out.interrupted = true;
-  run.log(fmt::format("stopped after generation {}; checkpoint written{}", generation,
-                      resume_hint.empty() ? "" : "; continue with: " + resume_hint));
   return out;
 }
 
@@ -309,56 +309,56 @@ std::vector<MemoryPart> evolve_memory_estimate(const EvolveConfig& config) {
 
 namespace {
 
-void check_evolve_memory(const EvolveConfig& config) {
+void check_evolve_memory(RunSession& session, const EvolveConfig& config) {
   const char* smaller = "";
   switch (config.kind) {
     case EvolveKind::kEloOthello: smaller = "a smaller population"; break;
     case EvolveKind::kTicTacToe: smaller = "fewer trials, a smaller population or a smaller co-evolution top"; break;
   }
-  check_memory("evolve", evolve_memory_estimate(config), smaller);
+  session.check_memory("evolve", evolve_memory_estimate(config), smaller);
 }
 
-EvolveOutcome run_elo_othello(const EvolveConfig& config, const fs::path& dir, const EvolveRunOptions& options) {
+EvolveOutcome run_elo_othello(RunSession& session, const EvolveConfig& config, const EvolveRunOptions& options) {
   const EloOthelloConfig& c = config.elo;
-  RunDir::check_creatable(dir, kKind, options.resume_hint);
   Setup setup = make_setup(c, options);
-  RunDir run = RunDir::create(dir, kKind, options.resume_hint, {{kMetrics, kMetricsHeader}});
-  if (options.progress) run.set_sink(options.progress);
   State start;
   start.population = initial_population(gene_ranges(), c.ga, c.seed);
-  run.write_checkpoint(kCheckpoint, encode(start));
-  run.commit_config(evolve_config_to_toml(config));
-  return run_loop(run, c, std::move(start), std::move(setup), options);
+  session.create({{kMetrics, kMetricsHeader}}, evolve_config_to_toml(config),
+                 [&](RunDir& run) { run.write_checkpoint(kCheckpoint, encode(start)); });
+  return run_loop(session, c, std::move(start), std::move(setup));
 }
 
-EvolveOutcome resume_elo_othello(RunDir& run, EvolveConfig config, const EvolveRunOptions& options, int generations);
+EvolveOutcome resume_elo_othello(RunSession& session, EvolveConfig config, const EvolveRunOptions& options,
+                                 int generations);
 
 }  // namespace
 
 EvolveOutcome run_evolve(const EvolveConfig& config, const fs::path& dir, const EvolveRunOptions& options) {
-  check_evolve_memory(config);
+  RunSession session = RunSession::start_new(dir, kKind, options);
+  check_evolve_memory(session, config);
   switch (config.kind) {
-    case EvolveKind::kEloOthello: return run_elo_othello(config, dir, options);
-    case EvolveKind::kTicTacToe: return run_tictactoe(config, dir, options);
+    case EvolveKind::kEloOthello: return run_elo_othello(session, config, options);
+    case EvolveKind::kTicTacToe: return run_tictactoe(session, config, options);
   }
   fail("evolve: kind {} cannot run", static_cast<int>(config.kind));
 }
 
 EvolveOutcome resume_evolve(const fs::path& dir, const EvolveRunOptions& options, int generations) {
-  RunDir run = RunDir::open(dir, kKind);
-  if (options.progress) run.set_sink(options.progress);
-  EvolveConfig config = load_evolve_config(run.file("config.toml").string());
-  check_evolve_memory(config);
+  RunSession session = RunSession::resume(dir, kKind, options);
+  EvolveConfig config = load_evolve_config(session.config_file());
+  check_evolve_memory(session, config);
   switch (config.kind) {
-    case EvolveKind::kEloOthello: return resume_elo_othello(run, std::move(config), options, generations);
-    case EvolveKind::kTicTacToe: return resume_tictactoe(run, std::move(config), options, generations);
+    case EvolveKind::kEloOthello: return resume_elo_othello(session, std::move(config), options, generations);
+    case EvolveKind::kTicTacToe: return resume_tictactoe(session, std::move(config), options, generations);
   }
   fail("evolve: kind {} cannot resume", static_cast<int>(config.kind));
 }
 
 namespace {
 
-EvolveOutcome resume_elo_othello(RunDir& run, EvolveConfig config, const EvolveRunOptions& options, int generations) {
+EvolveOutcome resume_elo_othello(RunSession& session, EvolveConfig config, const EvolveRunOptions& options,
+                                 int generations) {
+  RunDir& run = session.run();
   EloOthelloConfig& c = config.elo;
   const std::vector<GeneRange> ranges = gene_ranges();
   const auto payload = run.read_checkpoint(kCheckpoint);
@@ -414,7 +414,7 @@ EvolveOutcome resume_elo_othello(RunDir& run, EvolveConfig config, const EvolveR
     checked.generations_done = next;
     return checked;
   }
-  return run_loop(run, c, std::move(state), std::move(setup), options);
+  return run_loop(session, c, std::move(state), std::move(setup));
 }
 
 }  // namespace

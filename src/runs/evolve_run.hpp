@@ -27,6 +27,7 @@
 #include "core/memory_check.hpp"
 #include "core/run_dir.hpp"
 #include "runs/evolve_config.hpp"
+#include "runs/run_session.hpp"
 
 namespace ef::ga {
 
@@ -55,8 +56,9 @@ EvolveOutcome run_evolve(const EvolveConfig& config, const std::filesystem::path
 namespace evolve_detail {
 // The backend of a run: one, or one per device of options.devices behind one.
 std::unique_ptr<Backend> make_evolve_backend(const EvolveRunOptions& options);
-// The outcome of a run stopped by a signal after generation `generation`, logged with the hint.
-EvolveOutcome stopped_after(RunDir& run, int generation, const std::string& resume_hint);
+// The outcome of a run stopped by a signal after generation `generation` (its checkpoint
+// written), logged with the hint by the session.
+EvolveOutcome stopped_after(RunSession& session, int generation);
 // Refuses (ef::Error naming the run) a new limit below the `played` generations.
 void check_new_limit(const RunDir& run, int played, int generations);
 }  // namespace evolve_detail

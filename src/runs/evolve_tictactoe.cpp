@@ -138,8 +138,8 @@ Stats stats_of(const std::vector<T>& v) {
   return s;
 }
 
-EvolveOutcome loop(RunDir& run, const TicTacToeConfig& c, TttState state, std::unique_ptr<Backend> backend,
-                   const EvolveRunOptions& o) {
+EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state, std::unique_ptr<Backend> backend) {
+  RunDir& run = session.run();
   EvolveOutcome out;
   if (state.finished) {
     out.generations_done = state.generation;
@@ -243,7 +243,7 @@ EvolveOutcome loop(RunDir& run, const TicTacToeConfig& c, TttState state, std::u
         state.pops[t][p] = next_bit_generation(state.pops[t][p], fitness[t][p], c.ga, c.seed, stream_of(t, p), g);
       }
     const bool last = g + 1 >= c.generations;
-    const bool stop = o.stop_requested && o.stop_requested();
+    const bool stop = session.stop_requested();
     if (last) {
       std::string best = "trial,population,fitness,monitor,bits\n";
       for (int t = 0; t < c.trials; ++t)
@@ -264,7 +264,7 @@ EvolveOutcome loop(RunDir& run, const TicTacToeConfig& c, TttState state, std::u
     }
     state.generation = g + 1;
     if (stop || state.generation % c.checkpoint_every == 0) run.write_checkpoint(kCheckpoint, encode(state, c));
-    if (stop) return evolve_detail::stopped_after(run, g, o.resume_hint);
+    if (stop) return evolve_detail::stopped_after(session, g);
   }
 }
 
@@ -290,19 +290,18 @@ std::vector<MemoryPart> tictactoe_memory_estimate(const TicTacToeConfig& c) {
   return parts;
 }
 
-EvolveOutcome run_tictactoe(const EvolveConfig& config, const fs::path& dir, const EvolveRunOptions& options) {
+EvolveOutcome run_tictactoe(RunSession& session, const EvolveConfig& config, const EvolveRunOptions& options) {
   const TicTacToeConfig& c = config.ttt;
-  RunDir::check_creatable(dir, "evolve", options.resume_hint);
   auto backend = evolve_detail::make_evolve_backend(options);
-  RunDir run = RunDir::create(dir, "evolve", options.resume_hint, {{kMetrics, kMetricsHeader}});
-  if (options.progress) run.set_sink(options.progress);
   TttState start = initial_state(c);
-  run.write_checkpoint(kCheckpoint, encode(start, c));
-  run.commit_config(evolve_config_to_toml(config));
-  return loop(run, c, std::move(start), std::move(backend), options);
+  session.create({{kMetrics, kMetricsHeader}}, evolve_config_to_toml(config),
+                 [&](RunDir& run) { run.write_checkpoint(kCheckpoint, encode(start, c)); });
+  return loop(session, c, std::move(start), std::move(backend));
 }
 
-EvolveOutcome resume_tictactoe(RunDir& run, EvolveConfig config, const EvolveRunOptions& options, int generations) {
+EvolveOutcome resume_tictactoe(RunSession& session, EvolveConfig config, const EvolveRunOptions& options,
+                               int generations) {
+  RunDir& run = session.run();
   TicTacToeConfig& c = config.ttt;
   const auto payload = run.read_checkpoint(kCheckpoint);
   TttState state = payload ? decode(*payload, run.file(kCheckpoint).string(), c) : initial_state(c);
@@ -357,7 +356,7 @@ EvolveOutcome resume_tictactoe(RunDir& run, EvolveConfig config, const EvolveRun
     checked.generations_done = next;
     return checked;
   }
-  return loop(run, c, std::move(state), std::move(backend), options);
+  return loop(session, c, std::move(state), std::move(backend));
 }
 
 // The inverse of hex(): `bits` bits from their hex digits (the last digit padded with zeros).

@@ -5,15 +5,17 @@
 #include "games/tictactoe/players.hpp"
 #include "runs/evolve_config.hpp"
 #include "runs/evolve_run.hpp"
+#include "runs/run_session.hpp"
 
 namespace ef::ga {
 
-EvolveOutcome run_tictactoe(const EvolveConfig& config, const std::filesystem::path& dir,
-                            const EvolveRunOptions& options);
+// A new run in the session's directory (checked creatable, memory checked by the caller).
+EvolveOutcome run_tictactoe(RunSession& session, const EvolveConfig& config, const EvolveRunOptions& options);
 // evolve_memory_estimate for this kind.
 std::vector<MemoryPart> tictactoe_memory_estimate(const TicTacToeConfig& config);
-// `run` opened as an evolve run whose config.toml is `config` (kind "tictactoe").
-EvolveOutcome resume_tictactoe(RunDir& run, EvolveConfig config, const EvolveRunOptions& options, int generations);
+// The session's evolve run, whose config.toml is `config` (kind "tictactoe").
+EvolveOutcome resume_tictactoe(RunSession& session, EvolveConfig config, const EvolveRunOptions& options,
+                               int generations);
 // The best networks of a complete run (DIR/best_networks.csv, played as DIR/config.toml says:
 // topology, depth), named "RUN:t<trial><population>". ef::Error naming the file and line for a
 // run of another kind, an incomplete run or a bad row.

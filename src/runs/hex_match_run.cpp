@@ -12,6 +12,7 @@
 #include "core/toml_reader.hpp"
 #include "games/hex/player_spec.hpp"
 #include "runs/run_kinds.hpp"
+#include "runs/run_session.hpp"
 
 namespace ef::play {
 
@@ -79,21 +80,21 @@ std::string row_text(const HexGameRow& r) {
 }
 
 // The trees of the players' tables and the rows of every game (moves as text, 4 B a ply).
-void check_hex_match_memory(const HexMatchConfig& c, const HexMatchPlayers& players,
+void check_hex_match_memory(RunSession& session, const HexMatchConfig& c, const HexMatchPlayers& players,
                             const HexMatchRunOptions& options) {
   const HexPlayer &a = players.a, &b = players.b;
   const double rows = static_cast<double>(c.games) * (sizeof(HexGameRow) + 4.0 * c.size * c.size);
-  check_memory("hex match",
-               {hex_tree_memory({&a, &b}, c.size, resolve_threads(options.threads)),
-                {fmt::format("game rows ({} games)", c.games), rows}},
-               "fewer UCT playouts, fewer games or fewer threads");
+  session.check_memory("hex match",
+                       {hex_tree_memory({&a, &b}, c.size, resolve_threads(options.threads)),
+                        {fmt::format("game rows ({} games)", c.games), rows}},
+                       "fewer UCT playouts, fewer games or fewer threads");
 }
 
 }  // namespace
 
 std::vector<HexGameRow> run_hex_match(const std::filesystem::path& dir, const HexMatchConfig* config,
                                       const HexMatchRunOptions& options) {
-  std::optional<RunDir> run;
+  RunSession session = config ? RunSession::start_new(dir, kKind, options) : RunSession::resume(dir, kKind, options);
   HexMatchConfig c;
   HexMatchPlayers players;  // parsed once, here or by the loader
   std::vector<HexGameRow> done;
@@ -104,17 +105,13 @@ std::vector<HexGameRow> run_hex_match(const std::filesystem::path& dir, const He
     // later change of a default cannot change what a resumed run plays.
     c.a = players.a.spec;
     c.b = players.b.spec;
-    check_hex_match_memory(c, players, options);
-    run = RunDir::create(dir, kKind, options.resume_hint, {{kGames, kGamesHeader}});
-    run->set_sink(options.progress);
-    run->commit_config(hex_match_config_toml(c));
+    check_hex_match_memory(session, c, players, options);
+    session.create({{kGames, kGamesHeader}}, hex_match_config_toml(c));
   } else {
-    run = RunDir::open(dir, kKind);
-    run->set_sink(options.progress);
-    c = load_hex_match_config(run->file("config.toml").string(), &players);
-    check_hex_match_memory(c, players, options);
+    c = load_hex_match_config(session.config_file(), &players);
+    check_hex_match_memory(session, c, players, options);
     std::vector<bool> seen(c.games, false);
-    run->resume_table(kGames, kGamesHeader, [&](const RunDir::Row& f, const std::string& where) {
+    session.run().resume_table(kGames, kGamesHeader, [&](const RunDir::Row& f, const std::string& where) {
       HexGameRow r;
       r.game = static_cast<int>(parse_int_field(f[0], 0, c.games - 1, where, "game"));
       if (seen[r.game]) fail("{}: game {} appears twice", where, r.game);
@@ -132,6 +129,7 @@ std::vector<HexGameRow> run_hex_match(const std::filesystem::path& dir, const He
       return true;
     });
   }
+  RunDir* run = &session.run();
   if (options.check_only) return done;
   const HexPlayer &a = players.a, &b = players.b;
   std::vector<int> todo;
@@ -153,7 +151,7 @@ std::vector<HexGameRow> run_hex_match(const std::filesystem::path& dir, const He
   auto worker = [&] {
     HexTable table;
     for (std::size_t k; (k = next.fetch_add(1)) < todo.size();) {
-      if (options.stop_requested && options.stop_requested()) {
+      if (session.stop_requested()) {
         std::lock_guard lock(mutex);
         stopped = true;
         return;
@@ -181,7 +179,8 @@ std::vector<HexGameRow> run_hex_match(const std::filesystem::path& dir, const He
     }
   };
   run_parallel(std::min<int>(threads, std::max<std::size_t>(todo.size(), 1)), worker);
-  if (options.stopped) *options.stopped = stopped && done.size() < static_cast<std::size_t>(c.games);
+  if (stopped && done.size() < static_cast<std::size_t>(c.games))
+    session.stopped(fmt::format("after {} of {} games", done.size(), c.games));
   std::sort(done.begin(), done.end(), [](const HexGameRow& x, const HexGameRow& y) { return x.game < y.game; });
   return done;
 }

@@ -49,9 +49,7 @@ struct HexGameRow {
   std::string moves;
 };
 
-struct HexMatchRunOptions : RunOptions {
-  bool* stopped = nullptr;  // set when a stop request ended the run early
-};
+struct HexMatchRunOptions : RunOptions {};
 
 // A new match in `dir` (config given) or the resumption of the one there (config null).
 // Returns every finished game, sorted by game number.

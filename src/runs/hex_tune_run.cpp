@@ -11,6 +11,7 @@
 #include "ga/brkga.hpp"
 #include "games/hex/player_spec.hpp"
 #include "runs/run_kinds.hpp"
+#include "runs/run_session.hpp"
 
 namespace ef::ga {
 
@@ -110,20 +111,21 @@ Population decode(const std::string& bytes, const HexTuneConfig& c, const std::s
 }
 
 // The opponent's and the player's trees, and the resume check's table of rows seen.
-void check_hex_tune_memory(const HexTuneConfig& c, const HexTunePlayers& players, const HexTuneOptions& options) {
+void check_hex_tune_memory(RunSession& session, const HexTuneConfig& c, const HexTunePlayers& players,
+                           const HexTuneOptions& options) {
   const play::HexPlayer &opponent = players.opponent, &player = players.player;
   const int threads = resolve_threads(options.threads);
-  check_memory("hex tune",
-               {play::hex_tree_memory({&opponent, &player}, c.size, threads),
-                {"rows seen on resume", static_cast<double>(c.generations) * c.population / 8}},
-               "fewer UCT playouts or fewer threads");
+  session.check_memory("hex tune",
+                       {play::hex_tree_memory({&opponent, &player}, c.size, threads),
+                        {"rows seen on resume", static_cast<double>(c.generations) * c.population / 8}},
+                       "fewer UCT playouts or fewer threads");
 }
 
 }  // namespace
 
 HexTuneResult run_hex_tune(const std::filesystem::path& dir, const HexTuneConfig* config,
                            const HexTuneOptions& options) {
-  std::optional<RunDir> run;
+  RunSession session = config ? RunSession::start_new(dir, kKind, options) : RunSession::resume(dir, kKind, options);
   HexTuneConfig c;
   HexTunePlayers players;  // parsed once, here or by the loader
   Population pop;
@@ -134,17 +136,14 @@ HexTuneResult run_hex_tune(const std::filesystem::path& dir, const HexTuneConfig
     // Canonical specs (numbers in their shortest exact form): defaults may change, a run may not.
     c.opponent = players.opponent.spec;
     c.player = players.player.spec;
-    check_hex_tune_memory(c, players, options);
-    run = RunDir::create(dir, kKind, options.resume_hint, {{kRows, kRowsHeader}, {kBest, kBestHeader}});
-    run->set_sink(options.progress);
+    check_hex_tune_memory(session, c, players, options);
     pop = random_population(c.population, 1, c.seed, kIsland);
-    run->write_checkpoint(kCheckpoint, encode(0, pop));
-    run->commit_config(hex_tune_config_toml(c));
+    session.create({{kRows, kRowsHeader}, {kBest, kBestHeader}}, hex_tune_config_toml(c),
+                   [&](RunDir& run) { run.write_checkpoint(kCheckpoint, encode(0, pop)); });
   } else {
-    run = RunDir::open(dir, kKind);
-    run->set_sink(options.progress);
-    c = load_hex_tune_config(run->file("config.toml").string(), &players);
-    check_hex_tune_memory(c, players, options);
+    c = load_hex_tune_config(session.config_file(), &players);
+    check_hex_tune_memory(session, c, players, options);
+    RunDir* run = &session.run();
     const auto bytes = run->read_checkpoint(kCheckpoint);
     if (!bytes) fail("{}: no checkpoint", run->file(kCheckpoint).string());
     pop = decode(*bytes, c, run->file(kCheckpoint).string(), generation);
@@ -181,6 +180,7 @@ HexTuneResult run_hex_tune(const std::filesystem::path& dir, const HexTuneConfig
     checked.generations_done = static_cast<int>(generation);
     return checked;
   }
+  RunDir* run = &session.run();
   const play::HexPlayer& opponent = players.opponent;
   const play::HexPlayer& base = players.player;
   const int threads = resolve_threads(options.threads);
@@ -193,8 +193,8 @@ HexTuneResult run_hex_tune(const std::filesystem::path& dir, const HexTuneConfig
   const hex::Board start = hex::empty_board(c.size);
   HexTuneResult result;
   for (; generation < static_cast<u32>(c.generations); ++generation) {
-    if (options.stop_requested && options.stop_requested()) {
-      if (options.stopped) *options.stopped = true;
+    if (session.stop_requested()) {
+      session.stopped(fmt::format("before generation {}", generation));
       break;
     }
     // The individuals still to evaluate (the elite carries its fitness over).
@@ -214,7 +214,7 @@ HexTuneResult run_hex_tune(const std::filesystem::path& dir, const HexTuneConfig
       for (std::size_t k; (k = next.fetch_add(1)) < units;) {
         // A stop request abandons the generation: nothing of it is written, and a resume
         // plays it again from the checkpoint with the same games.
-        if (options.stop_requested && options.stop_requested()) {
+        if (session.stop_requested()) {
           abandoned = true;
           return;
         }
@@ -227,7 +227,7 @@ HexTuneResult run_hex_tune(const std::filesystem::path& dir, const HexTuneConfig
       }
     });
     if (abandoned) {
-      if (options.stopped) *options.stopped = true;
+      session.stopped(fmt::format("during generation {}, which a resume plays again", generation));
       break;
     }
     std::string rows;

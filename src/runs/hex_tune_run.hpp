@@ -45,9 +45,7 @@ std::string hex_tune_config_toml(const HexTuneConfig& c);
 // Checks ranges and parses the specs (the player must be an ev player); `who` names the source.
 HexTunePlayers validate_hex_tune_config(const HexTuneConfig& c, const std::string& who);
 
-struct HexTuneOptions : RunOptions {
-  bool* stopped = nullptr;  // set when a stop request ended the run early
-};
+struct HexTuneOptions : RunOptions {};
 
 struct HexTuneResult {
   int generations_done = 0;

@@ -20,6 +20,7 @@
 #include "games/othello/agent_file.hpp"
 #include "games/othello/shape.hpp"
 #include "runs/run_kinds.hpp"
+#include "runs/run_session.hpp"
 #include "runs/training_table.hpp"
 
 namespace ef::play {
@@ -335,23 +336,14 @@ std::vector<MemoryPart> match_memory_estimate(const MatchConfig& c, const std::s
 
 std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config_file, const MatchRunOptions& options) {
   const bool resume = config_file.empty();
-  MatchConfig c;
-  std::optional<RunDir> opened;
-  if (resume) {
-    opened = RunDir::open(dir, kKind);
-    opened->set_sink(options.progress);
-    c = load_match_config(opened->file("config.toml").string());
-  } else {
-    c = load_match_config(config_file);
-    RunDir::check_creatable(dir, kKind, options.resume_hint);  // before the data and agents are loaded
-  }
-  const std::string config_name = resume ? opened->file("config.toml").string() : config_file;
+  RunSession session = resume ? RunSession::resume(dir, kKind, options) : RunSession::start_new(dir, kKind, options);
+  const std::string config_name = resume ? session.config_file() : config_file;
+  const MatchConfig c = load_match_config(config_name);
   // Checked before the data and agents load. A resume from a checkpoint reads its agents from
   // their files (the shapes files may be gone) and fitted in memory before: not estimated again.
-  std::string memory;
-  if (!resume || !opened->has(kState))
-    memory = check_memory("match", match_memory_estimate(c, config_name, options.threads),
-                          "fewer replicates, fewer games_per_round, smaller shapes or fewer threads");
+  if (!resume || !session.run().has(kState))
+    session.check_memory("match", match_memory_estimate(c, config_name, options.threads),
+                         "fewer replicates, fewer games_per_round, smaller shapes or fewer threads");
 
   // Start positions: the position at start_move of every dataset game long enough to have one.
   const data::GameDatabase db = data::load_games(std::vector<fs::path>(c.data_files.begin(), c.data_files.end()));
@@ -364,8 +356,8 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
   // Agents: 2 per replicate; from zero, or from the checkpoint.
   int next_round = 0;
   std::vector<OthelloAgent> agents;
-  if (resume && opened->has(kState)) {
-    const std::string state_file = opened->file(kState).string();
+  if (resume && session.run().has(kState)) {
+    const std::string state_file = session.run().file(kState).string();
     const toml::table st = parse_toml_file(state_file);
     TableReader r(st, state_file, "");
     r.allow({"next_round"});
@@ -373,7 +365,8 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
     r.integer("next_round", next_round, 0, rounds);
     for (int p = 0; p < c.replicates; ++p)
       for (int a = 0; a < 2; ++a)
-        agents.push_back(load_agent((opened->file(kCheckpointDir) / checkpoint_agent(p, a, next_round)).string()));
+        agents.push_back(
+            load_agent((session.run().file(kCheckpointDir) / checkpoint_agent(p, a, next_round)).string()));
   } else {
     for (int p = 0; p < c.replicates; ++p)
       for (int a = 0; a < 2; ++a) agents.push_back(initial_agent(c.agents[a], c.start_move, config_name));
@@ -381,15 +374,12 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
 
   std::vector<MatchRound> results;
   if (!resume) {
-    opened = RunDir::create(dir, kKind, options.resume_hint, {{kRounds, kRoundsHeader}});
-    opened->set_sink(options.progress);
-    opened->commit_config(config_to_toml(c));  // last: its presence marks a match directory
+    session.create({{kRounds, kRoundsHeader}}, config_to_toml(c));
   } else {
-    results = resume_rounds(*opened, c, next_round);
+    results = resume_rounds(session.run(), c, next_round);
     if (options.check_only) return results;
   }
-  RunDir& run = *opened;
-  if (!memory.empty()) run.log(memory);
+  RunDir& run = session.run();
 
   auto backend = make_backend(options.backend, options.threads);
   std::vector<int> handles;
@@ -428,12 +418,9 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
   }
   const ProgressMeter meter(static_cast<u64>(rounds), static_cast<u64>(next_round));
   for (int round = next_round; round < rounds; ++round) {
-    if (options.stop_requested && options.stop_requested()) {
-      if (options.stopped) *options.stopped = true;
+    if (session.stop_requested()) {
       save_checkpoint(round);
-      run.log(fmt::format("stopped before round {}: checkpoint written; {}", round,
-                          options.resume_hint.empty() ? fmt::format("resume the run in {} to continue", dir.string())
-                                                      : "continue with: " + options.resume_hint));
+      session.stopped(fmt::format("before round {}: checkpoint written", round));
       return results;
     }
     const auto t0 = std::chrono::steady_clock::now();

@@ -71,7 +71,6 @@ struct MatchRound {
 
 struct MatchRunOptions : RunOptions {
   std::string backend = "cpu";
-  bool* stopped = nullptr;  // set when the match returned early because of a stop request
 };
 
 // What a match of `config` allocates that grows with its values (agents' networks, a round's

@@ -17,6 +17,7 @@
 #include "core/run_dir.hpp"
 #include "games/othello/shape.hpp"
 #include "runs/run_kinds.hpp"
+#include "runs/run_session.hpp"
 #include "runs/score_table.hpp"
 #include "runs/shape_decoder.hpp"
 #include "runs/shape_fitness.hpp"
@@ -280,11 +281,13 @@ struct InjectedFailure {
 // `state` this rank's islands. Each generation: evaluate and test the own islands, gather the
 // reports on rank 0 (which writes the rows and shapes), agree on stopping, advance (migration
 // through the team), checkpoint through rank 0.
-SearchOutcome run_loop(const SearchConfig& c, RunDir* run, Checkpoint state, const SearchRunOptions& o,
+// `session`: rank 0's (the others write nothing); a new run's directory is made here, once the
+// data has loaded, so that unusable data leaves no directory behind.
+SearchOutcome run_loop(const SearchConfig& c, RunSession* session, Checkpoint state, const SearchRunOptions& o,
                        IslandTeam& team) {
   const LineSink log = [&](const std::string& line) {
-    if (run)
-      run->log(line);
+    if (session)
+      session->log(line);
     else if (o.progress)
       o.progress(fmt::format("[rank {}] {}", team.rank(), line));
   };
@@ -292,6 +295,13 @@ SearchOutcome run_loop(const SearchConfig& c, RunDir* run, Checkpoint state, con
   const Decoder decoder(c.region, c.tuple_sizes);
   Archipelago& a = state.archipelago;
   const IslandData data = upload_data(c, a, *backend, log);
+  if (session && !session->resuming()) {
+    // No initial checkpoint: generation 0 is a pure function of the config, and a resume that
+    // finds no checkpoint.bin starts there.
+    session->create({{std::string(kMetrics), std::string(kMetricsHeader)}}, search_config_to_toml(c));
+    session->log(fmt::format("run directory: {}", session->path().string()));
+  }
+  RunDir* run = session ? &session->run() : nullptr;
   FitnessOptions fo;
   fo.train = c.train;
   fo.validation_fraction = c.validation_fraction;
@@ -404,11 +414,7 @@ SearchOutcome run_loop(const SearchConfig& c, RunDir* run, Checkpoint state, con
     if (stop) {
       out.generations_done = a.generation;
       out.interrupted = true;
-      if (run)
-        run->log(fmt::format("stopped after generation {}; checkpoint written; {}", g,
-                             o.resume_hint.empty()
-                                 ? fmt::format("resume the run in {} to continue", run->path().string())
-                                 : "continue with: " + o.resume_hint));
+      if (session) session->stopped(fmt::format("after generation {}; checkpoint written", g));
       return out;
     }
   }
@@ -451,10 +457,10 @@ std::vector<MemoryPart> search_memory_estimate(const SearchConfig& c, const Sear
 }
 
 namespace {
-// Refuses a run that cannot fit; returns the log line of the estimate.
-std::string check_search_memory(const SearchConfig& c, const SearchRunOptions& o) {
-  return check_memory("search", search_memory_estimate(c, o),
-                      "fewer islands, a smaller island_size, fewer or smaller tuples, or fewer threads");
+// Refuses a run that cannot fit; logs the estimate.
+void check_search_memory(RunSession& session, const SearchConfig& c, const SearchRunOptions& o) {
+  session.check_memory("search", search_memory_estimate(c, o),
+                       "fewer islands, a smaller island_size, fewer or smaller tuples, or fewer threads");
 }
 }  // namespace
 
@@ -469,20 +475,14 @@ SearchOutcome run_search(const SearchConfig& config, const fs::path& dir, const 
       f = fs::absolute(f).lexically_normal().string();
     }
   const IslandBlock block = island_block(team.rank(), team.size(), static_cast<int>(c.islands.moves.size()));
-  std::optional<RunDir> run;
+  std::optional<RunSession> session;
   if (team.rank() == 0) {
-    const std::string memory = check_search_memory(c, options);
-    run = RunDir::create(dir, kKind, options.resume_hint, {{std::string(kMetrics), std::string(kMetricsHeader)}});
-    run->set_sink(options.progress);
-    // No initial checkpoint: generation 0 is a pure function of the config, and a resume that
-    // finds no checkpoint.bin starts there.
-    run->commit_config(search_config_to_toml(c));
-    run->log(fmt::format("run directory: {}", dir.string()));
-    run->log(memory);
+    session = RunSession::start_new(dir, kKind, options);
+    check_search_memory(*session, c, options);
   }
   Checkpoint start;
   start.archipelago = make_archipelago(c.islands, Decoder(c.region, c.tuple_sizes).num_keys(), block);
-  return run_loop(c, run ? &*run : nullptr, std::move(start), options, team);
+  return run_loop(c, session ? &*session : nullptr, std::move(start), options, team);
 }
 
 SearchOutcome resume_search(const fs::path& dir, const SearchRunOptions& options, int generations) {
@@ -490,17 +490,15 @@ SearchOutcome resume_search(const fs::path& dir, const SearchRunOptions& options
   IslandTeam& team = options.team ? *options.team : solo;
   // Rank 0 opens and checks the directory and hands the checkpoint to the others; they read
   // only config.toml.
-  std::optional<RunDir> run;
+  std::optional<RunSession> session;
   std::string checkpoint;  // "" (no checkpoint yet) or "C" + payload: the broadcast message
-  if (team.rank() == 0) {
-    run = RunDir::open(dir, kKind);
-    run->set_sink(options.progress);
-  }
+  if (team.rank() == 0) session = RunSession::resume(dir, kKind, options);
   SearchConfig c = load_search_config((dir / "config.toml").string());
   if (generations > 0) c.generations = generations;
   const int num_keys = Decoder(c.region, c.tuple_sizes).num_keys();
+  RunDir* run = session ? &session->run() : nullptr;
   if (run) {
-    run->log(check_search_memory(c, options));
+    check_search_memory(*session, c, options);
     if (run->has(kCheckpoint) && run->read_file(kCheckpoint).starts_with("EFCKPT01"))
       fail(
           "{}: a checkpoint of an older evalforge (format EFCKPT01), which this version does not resume; start the "
@@ -520,7 +518,7 @@ SearchOutcome resume_search(const fs::path& dir, const SearchRunOptions& options
   keep_block(state.archipelago, island_block(team.rank(), team.size(), static_cast<int>(c.islands.moves.size())));
   if (run) resume_metrics(*run, c, state.archipelago.generation + (state.evaluated ? 1 : 0));
   if (options.check_only) return {state.archipelago.generation + (state.evaluated ? 1 : 0), false, false};
-  return run_loop(c, run ? &*run : nullptr, std::move(state), options, team);
+  return run_loop(c, session ? &*session : nullptr, std::move(state), options, team);
 }
 
 }  // namespace ef::ga

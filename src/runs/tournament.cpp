@@ -21,6 +21,7 @@
 #include "games/othello/squares.hpp"
 #include "ratings/ratings.hpp"
 #include "runs/run_kinds.hpp"
+#include "runs/run_session.hpp"
 
 namespace ef::play {
 
@@ -510,13 +511,11 @@ TournamentOutcome run_tournament(const fs::path& dir, const std::string& config_
                                  const TournamentRunOptions& options) {
   const bool resume = config_file.empty();
   if (options.chunk_games < 1) fail("tournament: chunk size {} (expected at least 1 game)", options.chunk_games);
+  RunSession session = resume ? RunSession::resume(dir, kKind, options) : RunSession::start_new(dir, kKind, options);
   TournamentConfig c;
   std::vector<std::string> fingerprints;
-  std::optional<RunDir> opened;
   if (resume) {
-    opened = RunDir::open(dir, kKind);
-    opened->set_sink(options.progress);
-    const std::string source_path = opened->file(kSource).string();
+    const std::string source_path = session.run().file(kSource).string();
     const toml::table src = parse_toml_file(source_path);
     TableReader r(src, source_path, "");
     r.allow({"config_dir", "cwd", "agents"});
@@ -525,12 +524,11 @@ TournamentOutcome run_tournament(const fs::path& dir, const std::string& config_
     r.text("cwd", cwd);
     r.strings("agents", fingerprints);
     if (config_dir.empty() || cwd.empty()) fail("{}: config_dir and cwd are required", source_path);
-    c = load_tournament_config(opened->file("config.toml").string(), {fs::path(config_dir), fs::path(cwd)});
+    c = load_tournament_config(session.config_file(), {fs::path(config_dir), fs::path(cwd)});
   } else {
     c = load_tournament_config(config_file);
-    RunDir::check_creatable(dir, kKind, options.resume_hint);  // before the agents are loaded
   }
-  const std::string memory = check_memory("tournament", tournament_memory_estimate(c), "fewer agents or openings");
+  session.check_memory("tournament", tournament_memory_estimate(c), "fewer agents or openings");
   const std::vector<OthelloAgent> agents = load_tournament_agents(c);
   std::vector<std::string> names, prints;
   for (const OthelloAgent& a : agents) {
@@ -543,7 +541,7 @@ TournamentOutcome run_tournament(const fs::path& dir, const std::string& config_
         fail(
             "{}: agent[{}] ({}) is not the agent the tournament started with: its file or the config changed "
             "(fingerprints '{}' then, '{}' now); start a new tournament",
-            opened->file(kSource).string(), k, k < names.size() ? names[k] : "removed",
+            session.run().file(kSource).string(), k, k < names.size() ? names[k] : "removed",
             k < fingerprints.size() ? fingerprints[k] : "none", k < prints.size() ? prints[k] : "none");
   }
   const std::vector<othello::Position> openings = tournament_openings(c);
@@ -553,21 +551,21 @@ TournamentOutcome run_tournament(const fs::path& dir, const std::string& config_
   std::vector<TournamentGame> played;
   std::vector<char> done(total, 0);
   if (!resume) {
-    opened = RunDir::create(dir, kKind, options.resume_hint, {{kGames, kGamesHeader}});
-    opened->set_sink(options.progress);
     std::vector<std::string> quoted;
     for (const auto& p : prints) quoted.push_back(toml_quote(p));
-    opened->write_file(
-        kSource, fmt::format("# where the relative paths of config.toml resolve, and the agents it started with\n"
-                             "config_dir = {}\ncwd = {}\nagents = [{}]\n",
-                             toml_quote(fs::absolute(fs::path(config_file)).parent_path().lexically_normal().string()),
-                             toml_quote(fs::current_path().string()), fmt::join(quoted, ", ")));
-    opened->commit_config(read_file(config_file));  // last: its presence marks a tournament
+    session.create({{kGames, kGamesHeader}}, read_file(config_file), [&](RunDir& run) {
+      run.write_file(
+          kSource,
+          fmt::format("# where the relative paths of config.toml resolve, and the agents it started with\n"
+                      "config_dir = {}\ncwd = {}\nagents = [{}]\n",
+                      toml_quote(fs::absolute(fs::path(config_file)).parent_path().lexically_normal().string()),
+                      toml_quote(fs::current_path().string()), fmt::join(quoted, ", ")));
+    });
   } else {
     // Every row is kept (games are independent: no row is past a checkpoint), and checked: its
     // players and opening are those of its id, its moves replay to its score, each id once.
     std::vector<std::string> where_of(total);
-    opened->resume_table(kGames, kGamesHeader, [&](const RunDir::Row& f, const std::string& where) {
+    session.run().resume_table(kGames, kGamesHeader, [&](const RunDir::Row& f, const std::string& where) {
       const TournamentGame g = parse_row(f, where, pairs, total, names, openings);
       if (done[g.id]) fail("{}: game {} is already recorded on line {}", where, g.id, where_of[g.id]);
       done[g.id] = 1;
@@ -576,8 +574,7 @@ TournamentOutcome run_tournament(const fs::path& dir, const std::string& config_
       return true;
     });
   }
-  RunDir& run = *opened;
-  run.log(memory);
+  RunDir& run = session.run();
 
   std::vector<u32> pending;
   for (std::size_t id = 0; id < total; ++id)
@@ -597,10 +594,8 @@ TournamentOutcome run_tournament(const fs::path& dir, const std::string& config_
                         played.empty() ? "" : fmt::format(", resuming with {} games to play", pending.size())));
     const ProgressMeter meter(total, played.size());
     for (std::size_t next = 0; next < pending.size();) {
-      if (options.stop_requested && options.stop_requested()) {
-        run.log(fmt::format("stopped after {} of {} games; {}", played.size(), total,
-                            options.resume_hint.empty() ? fmt::format("resume the run in {} to continue", dir.string())
-                                                        : "continue with: " + options.resume_hint));
+      if (session.stop_requested()) {
+        session.stopped(fmt::format("after {} of {} games", played.size(), total));
         return outcome;
       }
       const std::size_t n = std::min<std::size_t>(options.chunk_games, pending.size() - next);
