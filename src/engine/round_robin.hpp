@@ -1,8 +1,10 @@
 // Matches and round robins of any playout game, as one backend batch: the game-generic part of
 // every tournament the games' fitness code plays (Othello's Elo GA generations and yardstick,
-// Tic-Tac-Toe's 16-game matches, the test game's round robin). A game's own code says who plays
-// (handles on its PlayBackend<G>) and from where (its openings); this file says in which order
-// the games are laid out and keyed, once.
+// Tic-Tac-Toe's 16-game matches, the test game's round robin), and the layout of Othello's
+// resumable tournament run. A game's own code says who plays (handles on its PlayBackend<G>) and
+// from where (its openings); this file says in which order the games are laid out and keyed, once.
+// (Hex's round robin, games/hex/player_spec.hpp, plays host players with per-thread search
+// trees, not backend agents, so it does not go through a backend batch.)
 #pragma once
 #include <cstddef>
 #include <span>
@@ -39,6 +41,21 @@ std::vector<GameJobOf<G>> paired_games(std::span<const Pairing> pairs, int openi
       }
     }
   return jobs;
+}
+
+// The other layout, for tournaments that are played in chunks and may stop anywhere (Othello's
+// resumable tournament run): game id = (opening * pairs + pair) * 2 + colour, opening-major, so
+// that after any number of games every pairing has played about as often and partial standings
+// are fair. paired_games is pair-major because its batch is always played whole. Game ids key
+// the games' streams and are written in run directories, so neither layout may change.
+struct PairedSlot {
+  std::size_t pair = 0;  // index into the pairs
+  int opening = 0;
+  bool swapped = false;  // true: the pair's `second` moves first
+};
+inline PairedSlot opening_major_slot(std::size_t pairs, u32 id) {
+  const u32 q = id / 2;
+  return {q % pairs, static_cast<int>(q / pairs), id % 2 == 1};
 }
 
 // The result of paired game k (laid out as paired_games does) for its pair's `first`: +1 won,

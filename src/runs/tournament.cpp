@@ -17,6 +17,7 @@
 #include "core/toml_reader.hpp"
 #include "data/datasets.hpp"
 #include "data/games.hpp"
+#include "engine/round_robin.hpp"
 #include "games/othello/agent_file.hpp"
 #include "games/othello/squares.hpp"
 #include "ratings/ratings.hpp"
@@ -90,13 +91,13 @@ std::string agent_fingerprint(const OthelloAgent& a) {
 }
 
 TournamentGame game_of(const std::vector<std::pair<int, int>>& pairs, u32 id) {
-  const u32 q = id / 2, p = q % static_cast<u32>(pairs.size());
+  const PairedSlot slot = opening_major_slot(pairs.size(), id);  // engine/round_robin.hpp
+  const auto& [first, second] = pairs[slot.pair];
   TournamentGame g;
   g.id = id;
-  g.opening = static_cast<int>(q / pairs.size());
-  const bool swapped = id % 2 == 1;
-  g.black = swapped ? pairs[p].second : pairs[p].first;
-  g.white = swapped ? pairs[p].first : pairs[p].second;
+  g.opening = slot.opening;
+  g.black = slot.swapped ? second : first;
+  g.white = slot.swapped ? first : second;
   return g;
 }
 
