@@ -41,6 +41,62 @@ TEST(EloGa, RoundRobinPlaysEveryPairTwiceWithColoursSwapped) {
   EXPECT_EQ(small, expected);
 }
 
+// K openings a pair: each pair's 2K games are consecutive, colours alternating, as
+// engine/round_robin.hpp's paired_games lays out pairs x openings x colours.
+TEST(EloGa, SeveralOpeningsAPairKeepEachPairsGamesTogether) {
+  const auto games = round_robin_pairings(3, 2);
+  const std::vector<std::pair<int, int>> expected{{0, 1}, {1, 0}, {0, 1}, {1, 0}, {0, 2}, {2, 0},
+                                                  {0, 2}, {2, 0}, {1, 2}, {2, 1}, {1, 2}, {2, 1}};
+  EXPECT_EQ(games, expected);
+  EXPECT_EQ(round_robin_pairings(352, 4).size(), 4 * 123552u);
+}
+
+// Score and Bradley-Terry selection rank by all of the generation's games at once (sequential
+// Elo depends on their order and on the ratings carried in).
+TEST(EloGa, ScoreAndBradleyTerrySelectionRankByTheWholeTournament) {
+  // 3 players, 2 openings a pair: (0,1) (1,0) (0,1) (1,0), then the same for (0,2) and (1,2);
+  // the first player's score. Player 0: 1 + 0.5 + 0 + 0 = 1.5 against 1, 4 against 2 -> 5.5 / 8.
+  // Player 1: 2.5 against 0, 1 + 1 + 0 + 0 = 2 against 2 -> 4.5 / 8. Player 2: 0 + 2 -> 2 / 8.
+  const std::vector<double> scores{1, 0.5, 0, 1, 1, 0, 1, 0, 1, 0, 0, 1};
+  EloGaParams p = small_params(3);
+  p.openings_per_pair = 2;
+  p.selection = EloSelection::kScore;
+  EloPopulation pop = initial_population(feature_ranges(), p, 1);
+  const RatedGeneration byscore = rate_generation(pop, scores, p);
+  EXPECT_DOUBLE_EQ(byscore.fitness[0], 5.5 / 8);
+  EXPECT_DOUBLE_EQ(byscore.fitness[1], 4.5 / 8);
+  EXPECT_DOUBLE_EQ(byscore.fitness[2], 2.0 / 8);
+  EXPECT_EQ(byscore.order, (std::vector<int>{0, 1, 2}));
+  // Every game counted: 8 per member.
+  EXPECT_EQ(pop.members[2].wins + pop.members[2].draws + pop.members[2].losses, 8u);
+  p.selection = EloSelection::kBradleyTerry;
+  EloPopulation again = initial_population(feature_ranges(), p, 1);
+  const RatedGeneration bybt = rate_generation(again, scores, p);
+  EXPECT_EQ(bybt.order, (std::vector<int>{0, 1, 2}));
+  EXPECT_GT(bybt.fitness[0], bybt.fitness[1]);
+  EXPECT_THROW(rate_generation(again, std::vector<double>(6, 0.5), p), Error);  // 12 games expected
+}
+
+// Random search: every generation a fresh population from the generation's own stream (the
+// baseline a GA must beat at the same number of games).
+TEST(EloGa, RandomSearchDrawsAFreshPopulationEachGeneration) {
+  EloGaParams p = small_params(20);
+  p.search = EloSearch::kRandom;
+  EloPopulation pop = initial_population(feature_ranges(), p, 3);
+  const std::vector<int> order = ranking(pop);
+  const EloPopulation next = next_generation(pop, order, feature_ranges(), p, 3);
+  ASSERT_EQ(next.members.size(), 20u);
+  EXPECT_EQ(next.generation, 1);
+  int kept = 0;
+  for (const Member& m : next.members) {
+    EXPECT_EQ(m.born, 1);
+    for (const Member& old : pop.members) kept += m.genes == old.genes;
+  }
+  EXPECT_EQ(kept, 0);  // 11 genes: a repeat by chance is (1 / 20^2 / 11^9)-unlikely
+  const EloPopulation same = next_generation(pop, order, feature_ranges(), p, 3);
+  for (std::size_t i = 0; i < 20; ++i) EXPECT_EQ(same.members[i].genes, next.members[i].genes);
+}
+
 TEST(EloGa, RatingsFollowTheSequentialEloUpdateInGameOrder) {
   EloPopulation pop = initial_population(feature_ranges(), small_params(3), 1);
   // Games (0,1) (1,0) (0,2) (2,0) (1,2) (2,1): player 0 wins all, the rest are draws.

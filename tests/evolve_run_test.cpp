@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include "backends/backend.hpp"
 #include "core/error.hpp"
@@ -167,6 +168,110 @@ TEST(EvolveRun, GamesSplitOverSeveralBackendsGiveTheSameBits) {
   ga::EvolveRunOptions twice = threads(1);
   twice.devices = {1, 1};
   EXPECT_THROW(ga::run_evolve(small_config(), dir / "twice", twice), Error);
+}
+
+// The fitness with signal (issue 28): several openings a pair, selection by score, crowning by a
+// challenge, a fixed panel. The champion changes only on a won challenge (LOS at least the
+// threshold), always survives into the next generation, and the run resumes bit for bit.
+const char* kSignal = R"(
+[evolve]
+kind = "elo-othello"
+generations = 8
+stall_generations = 0
+seed = 5
+[population]
+size = 8
+mutation_rate = 0.3
+[elo]
+openings_per_pair = 2
+selection = "score"
+[play]
+opening_plies = 4
+[yardstick]
+opponent = "none"
+[crowning]
+rule = "challenge"
+openings = 10
+los = 0.9
+[panel]
+opponents = ["swh", "random", "chromosome:4:50:1:2:3:4:5:6:7:8:9"]
+openings = 3
+every = 3
+)";
+
+std::vector<std::vector<std::string>> rows_of(const fs::path& f) {
+  std::vector<std::vector<std::string>> rows;
+  std::stringstream in(read(f));
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::vector<std::string> fields;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) fields.push_back(x);
+    if (line.back() == ',') fields.emplace_back();
+    rows.push_back(fields);
+  }
+  return rows;
+}
+
+TEST(EvolveRun, ChallengeCrowningAndPanelResumeBitForBit) {
+  const fs::path dir = temp_dir("signal");
+  const ga::EvolveConfig c = ga::load_evolve_config(write_config("signal", kSignal).string());
+  ASSERT_TRUE(ga::run_evolve(c, dir / "full", threads(2)).complete);
+  const auto metrics = rows_of(dir / "full" / "metrics.csv");
+  const auto crowning = rows_of(dir / "full" / "crowning.csv");
+  ASSERT_EQ(metrics.size(), 8u);
+  // metrics' champion column changes exactly at the crowned rows of crowning.csv.
+  std::set<std::string> crowned_at;
+  for (const auto& r : crowning) {
+    ASSERT_EQ(r.size(), 8u);
+    const double los = std::stod(r[6]);
+    EXPECT_EQ(r[7] == "1", los >= 0.9) << r[0];
+    EXPECT_EQ(std::stoi(r[3]) + std::stoi(r[4]) + std::stoi(r[5]), 20);
+    EXPECT_EQ(r[2], metrics[std::stoi(r[0]) - 1][1]) << "the challenged champion is the previous generation's";
+    if (r[7] == "1") crowned_at.insert(r[0]);
+  }
+  for (std::size_t g = 1; g < metrics.size(); ++g)
+    EXPECT_EQ(metrics[g][1] != metrics[g - 1][1], crowned_at.count(metrics[g][0]) == 1) << g;
+  // The panel at generations 0, 3, 6 and the last (7): every member played; rank within 1..8.
+  const auto panel = rows_of(dir / "full" / "panel.csv");
+  ASSERT_EQ(panel.size(), 4u);
+  EXPECT_EQ(panel[0][0], "0");
+  EXPECT_EQ(panel[3][0], "7");
+  for (const auto& r : panel) {
+    EXPECT_EQ(r[1], "8");
+    EXPECT_EQ(std::count(r[5].begin(), r[5].end(), ';'), 2) << r[5];
+    EXPECT_LE(std::stod(r[3]), std::stod(r[2]));
+    EXPECT_GE(std::stod(r[4]), std::stod(r[2]));
+    EXPECT_FALSE(r[9].empty());
+  }
+  // Stopped after 3 generations and resumed on one thread: the same files.
+  ASSERT_TRUE(ga::run_evolve(c, dir / "cut", stopping_after(3, 2)).interrupted);
+  ASSERT_TRUE(ga::resume_evolve(dir / "cut", threads(1)).complete);
+  EXPECT_EQ(metrics_without_time(dir / "full"), metrics_without_time(dir / "cut"));
+  for (const char* f : {"crowning.csv", "panel.csv", "checkpoint.bin", "champion.toml"})
+    EXPECT_EQ(read(dir / "full" / f), read(dir / "cut" / f)) << f;
+  // The blog's mode has neither table.
+  const fs::path blog = dir / "blog";
+  ga::run_evolve(small_config(), blog, threads(2));
+  EXPECT_FALSE(fs::exists(blog / "crowning.csv"));
+  EXPECT_FALSE(fs::exists(blog / "panel.csv"));
+}
+
+TEST(EvolveConfig, SignalKeysAreChecked) {
+  auto error_for = [](const std::string& extra) {
+    return error_of([&] { ga::load_evolve_config(write_config("bad_signal", std::string(kSmall) + extra).string()); });
+  };
+  EXPECT_NE(error_for("[elo]\nselection = \"best\"\n").find("elo.selection"), std::string::npos);
+  EXPECT_NE(error_for("[crowning]\nrule = \"vote\"\n").find("crowning.rule"), std::string::npos);
+  EXPECT_NE(error_for("[panel]\nopponents = [\"swh:0\"]\n").find("panel.opponents"), std::string::npos);
+  EXPECT_NE(error_for("[panel]\nopponents = [\"chromosome:1:2\"]\n").find("panel.opponents"), std::string::npos);
+  EXPECT_NE(error_for("[panel]\nopponents = [\"no-such-agent.toml\"]\n").find("panel.opponents"), std::string::npos);
+  const std::string repeated = error_of([&] {
+    ga::load_evolve_config(
+        write_config("repeat", "[evolve]\nkind = \"elo-othello\"\n[elo]\nopenings_per_pair = 3\n").string());
+  });
+  EXPECT_NE(repeated.find("plays the same game 3 times"), std::string::npos) << repeated;
 }
 
 TEST(EvolveRun, ResumeGivesTheSameBitsAsAnUninterruptedRun) {

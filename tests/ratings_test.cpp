@@ -449,3 +449,31 @@ TEST(RatingsInput, BadInputThrowsClearMessages) {
   EXPECT_NE(m.find("player 2 played no game"), std::string::npos) << m;
   EXPECT_THROW(expected_score_interval(ok, 2, 5), Error);
 }
+
+// Spearman's rho against values worked by hand: monotone = +1, reversed = -1; with ties the
+// mean ranks (textbook example: x = 1 2 3 4 5, y = 2 1 4 3 5 -> d^2 = 4 -> 1 - 6*4/(5*24) = 0.8).
+TEST(Spearman, KnownValues) {
+  const std::vector<double> x{1, 2, 3, 4, 5};
+  EXPECT_DOUBLE_EQ(ratings::spearman(x, std::vector<double>{10, 20, 30, 40, 50}), 1.0);
+  EXPECT_DOUBLE_EQ(ratings::spearman(x, std::vector<double>{5, 4, 3, 2, 1}), -1.0);
+  EXPECT_NEAR(ratings::spearman(x, std::vector<double>{2, 1, 4, 3, 5}), 0.8, 1e-12);
+  // Ties: y ranks 1.5 1.5 3 4 5; Pearson of the ranks by hand = 0.9746794...
+  EXPECT_NEAR(ratings::spearman(x, std::vector<double>{7, 7, 8, 9, 10}), 0.974679434480896, 1e-12);
+  EXPECT_TRUE(std::isnan(ratings::spearman(x, std::vector<double>{3, 3, 3, 3, 3})));
+  EXPECT_THROW(ratings::spearman(x, std::vector<double>{1, 2}), Error);
+}
+
+// The record form of the score interval is the game-list form.
+TEST(ScoreInterval, FromARecordEqualsFromItsGames) {
+  std::vector<ratings::GameResult> games;
+  for (int k = 0; k < 7; ++k) games.push_back({0, 1, 1.0});
+  for (int k = 0; k < 2; ++k) games.push_back({1, 0, 0.5});
+  for (int k = 0; k < 3; ++k) games.push_back({1, 0, 1.0});
+  const auto a = ratings::expected_score_interval(games, 2, 0);
+  const auto b = ratings::score_interval(7, 2, 3);
+  EXPECT_EQ(a.mean, b.mean);
+  EXPECT_EQ(a.low95, b.low95);
+  EXPECT_EQ(a.high95, b.high95);
+  EXPECT_NEAR(b.mean, 8.0 / 12, 1e-15);
+  EXPECT_THROW(ratings::score_interval(0, 0, 0), Error);
+}

@@ -12,7 +12,7 @@ namespace ef::ga {
 namespace {
 
 // Roles of the GA's random streams (the `b` field of the key; a = generation, c = index).
-enum Role : u32 { kInitial = 1, kMutate = 2, kMutantGenes = 3, kParents = 4, kCrossoverGenes = 5 };
+enum Role : u32 { kInitial = 1, kMutate = 2, kMutantGenes = 3, kParents = 4, kCrossoverGenes = 5, kRandomSearch = 6 };
 
 Rng stream(u64 seed, int generation, Role role, std::size_t index) {
   return Rng(seed, Purpose::kEvolve, static_cast<u32>(generation), role, static_cast<u32>(index));
@@ -32,14 +32,15 @@ Member newborn(std::vector<int> genes, const EloGaParams& p, int generation) {
 
 }  // namespace
 
-std::vector<std::pair<int, int>> round_robin_pairings(int n) {
+std::vector<std::pair<int, int>> round_robin_pairings(int n, int openings) {
   std::vector<std::pair<int, int>> games;
-  games.reserve(static_cast<std::size_t>(n) * (n - 1));
+  games.reserve(static_cast<std::size_t>(n) * (n - 1) * static_cast<std::size_t>(std::max(openings, 0)));
   for (int i = 0; i < n; ++i)
-    for (int j = i + 1; j < n; ++j) {
-      games.emplace_back(i, j);
-      games.emplace_back(j, i);
-    }
+    for (int j = i + 1; j < n; ++j)
+      for (int o = 0; o < openings; ++o) {
+        games.emplace_back(i, j);
+        games.emplace_back(j, i);
+      }
   return games;
 }
 
@@ -59,6 +60,8 @@ void validate(const EloGaParams& p, std::span<const GeneRange> ranges, const std
     fail("{}: mutation_genes {} is outside 1..{}", where, p.mutation_genes, ranges.size());
   if (!(p.k_factor > 0 && std::isfinite(p.k_factor))) fail("{}: k_factor {} must be positive", where, p.k_factor);
   if (!std::isfinite(p.initial_rating)) fail("{}: initial_rating must be finite", where);
+  if (p.openings_per_pair < 1 || p.openings_per_pair > 1000)
+    fail("{}: openings_per_pair {} is outside 1..1000", where, p.openings_per_pair);
   for (const GeneRange& r : ranges)
     if (r.high < r.low) fail("{}: a gene range {}..{} is empty", where, r.low, r.high);
 }
@@ -84,8 +87,12 @@ std::vector<int> ranking(const EloPopulation& pop) {
 }
 
 std::vector<int> rate_tournament(EloPopulation& pop, std::span<const double> first_scores, const EloGaParams& p) {
+  return rate_generation(pop, first_scores, p).order;
+}
+
+RatedGeneration rate_generation(EloPopulation& pop, std::span<const double> first_scores, const EloGaParams& p) {
   const int n = static_cast<int>(pop.members.size());
-  const auto pairings = round_robin_pairings(n);
+  const auto pairings = round_robin_pairings(n, p.openings_per_pair);
   if (first_scores.size() != pairings.size())
     fail("Elo GA: {} game results for a tournament of {} games", first_scores.size(), pairings.size());
   std::vector<ratings::GameResult> games(pairings.size());
@@ -108,7 +115,28 @@ std::vector<int> rate_tournament(EloPopulation& pop, std::span<const double> fir
   for (int i = 0; i < n; ++i) ratings[i] = p.carry_ratings ? pop.members[i].rating : p.initial_rating;
   ratings::apply_sequential_elo(ratings, games, p.k_factor);
   for (int i = 0; i < n; ++i) pop.members[i].rating = ratings[i];
-  return ranking(pop);
+  RatedGeneration rated;
+  switch (p.selection) {
+    case EloSelection::kElo: rated.fitness = ratings; break;
+    case EloSelection::kScore: {
+      std::vector<double> points(n, 0.0), played(n, 0.0);
+      for (const ratings::GameResult& g : games) {
+        points[g.first] += g.score;
+        points[g.second] += 1.0 - g.score;
+        ++played[g.first];
+        ++played[g.second];
+      }
+      rated.fitness.resize(n);
+      for (int i = 0; i < n; ++i) rated.fitness[i] = played[i] > 0 ? points[i] / played[i] : 0.0;
+      break;
+    }
+    case EloSelection::kBradleyTerry: rated.fitness = ratings::fit_bradley_terry(games, n).ratings; break;
+  }
+  rated.order.resize(n);
+  std::iota(rated.order.begin(), rated.order.end(), 0);
+  std::stable_sort(rated.order.begin(), rated.order.end(),
+                   [&](int a, int b) { return rated.fitness[a] > rated.fitness[b]; });
+  return rated;
 }
 
 EloPopulation next_generation(const EloPopulation& rated, std::span<const int> order, std::span<const GeneRange> ranges,
@@ -117,6 +145,15 @@ EloPopulation next_generation(const EloPopulation& rated, std::span<const int> o
   const int parents = parent_count(p);
   EloPopulation next;
   next.generation = g + 1;
+  if (p.search == EloSearch::kRandom) {
+    for (int i = 0; i < p.population; ++i) {
+      Rng rng = stream(seed, g + 1, kRandomSearch, static_cast<std::size_t>(i));
+      std::vector<int> genes;
+      for (const GeneRange& r : ranges) genes.push_back(uniform_gene(rng, r));
+      next.members.push_back(newborn(std::move(genes), p, g + 1));
+    }
+    return next;
+  }
   for (int r = 0; r < parents; ++r) next.members.push_back(rated.members[order[r]]);
   // Mutants: each current member in index order may yield one.
   for (std::size_t i = 0; i < rated.members.size() && static_cast<int>(next.members.size()) < p.population; ++i) {

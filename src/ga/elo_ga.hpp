@@ -34,6 +34,18 @@ struct GeneRange {
 
 enum class CrossoverKind { kUniform, kOnePoint };
 
+// What ranks a generation's members for breeding and survival.
+enum class EloSelection {
+  kElo,           // the blog's: the sequential Elo after the tournament (carried ratings), order-dependent
+  kScore,         // this generation's tournament score (points / games): every game counts the same
+  kBradleyTerry,  // this generation's Bradley-Terry fit of all its games (ratings/ratings.hpp)
+};
+// How the next generation is made from a ranked one.
+enum class EloSearch {
+  kGa,      // parents survive, mutants, offspring (step 4 above)
+  kRandom,  // a baseline: a fresh population of uniform chromosomes every generation, same games
+};
+
 struct EloGaParams {
   int population = 352;
   double parent_fraction = 0.35;  // top share of the ranking that breeds and survives
@@ -43,6 +55,11 @@ struct EloGaParams {
   double k_factor = 16.0;
   double initial_rating = 0.0;
   bool carry_ratings = true;  // survivors keep their rating into the next tournament
+  // Games a pair plays: openings_per_pair openings, each with both colours. 1 is the blog's
+  // (with no random openings, its two games are pure functions of the two chromosomes).
+  int openings_per_pair = 1;
+  EloSelection selection = EloSelection::kElo;
+  EloSearch search = EloSearch::kGa;
 };
 
 struct Member {
@@ -57,8 +74,10 @@ struct EloPopulation {
   std::vector<Member> members;
 };
 
-// The game ids of one tournament of n players: element g is (first, second) of game g.
-std::vector<std::pair<int, int>> round_robin_pairings(int n);
+// The game ids of one tournament of n players: element g is (first, second) of game g, laid out
+// as engine/round_robin.hpp's paired_games lays out the pairs i < j with `openings` openings each:
+// g = (pair * openings + opening) * 2 + colour, colour 0 with i first.
+std::vector<std::pair<int, int>> round_robin_pairings(int n, int openings = 1);
 
 // Number of parents for a population (at least 2, at most population).
 int parent_count(const EloGaParams& params);
@@ -71,15 +90,23 @@ void validate(const EloGaParams& params, std::span<const GeneRange> ranges, cons
 EloPopulation initial_population(std::span<const GeneRange> ranges, const EloGaParams& params, u64 seed);
 
 // Steps 2 and 3: updates ratings and records from the scores of the tournament's games (the
-// first player's score, 0, 0.5 or 1, by game id, as round_robin_pairings numbers them) and
-// returns the ranking (member indices, best first).
+// first player's score, 0, 0.5 or 1, by game id, as round_robin_pairings(n,
+// params.openings_per_pair) numbers them) and ranks the members by params.selection.
+struct RatedGeneration {
+  std::vector<int> order;       // member indices, best first; ties to the lower index
+  std::vector<double> fitness;  // per member, what the order sorts by (Elo, score or BT Elo)
+};
+RatedGeneration rate_generation(EloPopulation& population, std::span<const double> first_scores,
+                                const EloGaParams& params);
+// The order of rate_generation.
 std::vector<int> rate_tournament(EloPopulation& population, std::span<const double> first_scores,
                                  const EloGaParams& params);
 
 // The ranking of members by rating, best first, ties to the lower index.
 std::vector<int> ranking(const EloPopulation& population);
 
-// Step 4: the population of the next generation from a rated one and its ranking.
+// Step 4: the population of the next generation from a rated one and its ranking (with
+// EloSearch::kRandom: fresh uniform chromosomes, whatever the ranking).
 EloPopulation next_generation(const EloPopulation& rated, std::span<const int> ranking,
                               std::span<const GeneRange> ranges, const EloGaParams& params, u64 seed);
 

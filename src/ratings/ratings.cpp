@@ -410,23 +410,26 @@ ScoreInterval expected_score_interval(std::span<const GameResult> games, int num
                                       ScoreIntervalMethod method) {
   validate_games(games, num_players);
   check_index(player, num_players, "expected score");
-  ScoreInterval out;
-  double total = 0, total_squares = 0;
+  int wins = 0, draws = 0, losses = 0;
   for (const GameResult& g : games) {
     if (g.first != player && g.second != player) continue;
     const double s = score_for(g, player);
-    ++out.games;
-    if (s == 1.0)
-      ++out.wins;
-    else if (s == 0.5)
-      ++out.draws;
-    else
-      ++out.losses;
-    total += s;
-    total_squares += s * s;
+    (s == 1.0 ? wins : (s == 0.5 ? draws : losses))++;
   }
-  if (out.games == 0) fail("expected score: player {} played no game", player);
+  if (wins + draws + losses == 0) fail("expected score: player {} played no game", player);
+  return score_interval(wins, draws, losses, method);
+}
+
+ScoreInterval score_interval(int wins, int draws, int losses, ScoreIntervalMethod method) {
+  if (wins < 0 || draws < 0 || losses < 0 || wins + draws + losses == 0)
+    fail("score interval: {} wins, {} draws, {} losses (counts >= 0, at least one game)", wins, draws, losses);
+  ScoreInterval out;
+  out.wins = wins;
+  out.draws = draws;
+  out.losses = losses;
+  out.games = wins + draws + losses;
   const double n = out.games;
+  const double total = wins + 0.5 * draws, total_squares = wins + 0.25 * draws;
   out.mean = total / n;
   // Population variance of the per-game scores (the maximum-likelihood estimate of the trinomial's).
   const double variance = std::max(0.0, total_squares / n - out.mean * out.mean);
@@ -445,6 +448,44 @@ ScoreInterval expected_score_interval(std::span<const GameResult> games, int num
   out.elo_low95 = elo_difference_from_score(out.low95);
   out.elo_high95 = elo_difference_from_score(out.high95);
   return out;
+}
+
+}  // namespace ef::ratings
+
+namespace ef::ratings {
+
+namespace {
+// Ranks 1..n of `v` (ascending), ties sharing the mean of their ranks.
+std::vector<double> mid_ranks(std::span<const double> v) {
+  std::vector<std::size_t> order(v.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return v[a] < v[b]; });
+  std::vector<double> r(v.size());
+  for (std::size_t i = 0; i < order.size();) {
+    std::size_t j = i;
+    while (j + 1 < order.size() && v[order[j + 1]] == v[order[i]]) ++j;
+    const double mid = (static_cast<double>(i) + static_cast<double>(j)) / 2 + 1;
+    for (std::size_t k = i; k <= j; ++k) r[order[k]] = mid;
+    i = j + 1;
+  }
+  return r;
+}
+}  // namespace
+
+double spearman(std::span<const double> a, std::span<const double> b) {
+  if (a.size() != b.size() || a.size() < 2)
+    fail("spearman: {} and {} values (the same number, at least 2)", a.size(), b.size());
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (!std::isfinite(a[i]) || !std::isfinite(b[i])) fail("spearman: value {} is not finite", i);
+  const std::vector<double> x = mid_ranks(a), y = mid_ranks(b);
+  const double n = static_cast<double>(x.size()), mean = (n + 1) / 2;
+  double sxy = 0, sxx = 0, syy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    sxy += (x[i] - mean) * (y[i] - mean);
+    sxx += (x[i] - mean) * (x[i] - mean);
+    syy += (y[i] - mean) * (y[i] - mean);
+  }
+  return sxx > 0 && syy > 0 ? sxy / std::sqrt(sxx * syy) : std::nan("");
 }
 
 }  // namespace ef::ratings

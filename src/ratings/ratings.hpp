@@ -159,5 +159,13 @@ struct ScoreInterval {
 // player index out of range, or when the player played no game.
 ScoreInterval expected_score_interval(std::span<const GameResult> games, int num_players, int player,
                                       ScoreIntervalMethod method = ScoreIntervalMethod::kWilson);
+// The same from a record (wins, draws, losses from the player's side; at least one game).
+ScoreInterval score_interval(int wins, int draws, int losses,
+                             ScoreIntervalMethod method = ScoreIntervalMethod::kWilson);
+
+// Spearman's rank correlation of two equally long series (ties get their mean rank): +1 when
+// one orders the values as the other does, -1 reversed; NaN when a series is constant. Throws
+// on different lengths, fewer than 2 values or a value that is not finite.
+double spearman(std::span<const double> a, std::span<const double> b);
 
 }  // namespace ef::ratings

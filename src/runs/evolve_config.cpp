@@ -1,11 +1,13 @@
 #include "runs/evolve_config.hpp"
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <toml++/toml.h>
 #include <filesystem>
 #include "core/error.hpp"
 #include "core/name_table.hpp"
 #include "core/toml_reader.hpp"
 #include "games/othello/feature_weights.hpp"
+#include "games/othello/fitness_matches.hpp"
 #include "games/othello/players.hpp"
 
 namespace ef::ga {
@@ -16,6 +18,21 @@ namespace {
 
 const char* chromosome_name(features::Material m) { return m == features::Material::kFlips ? "oe_fmc" : "oe_dmc"; }
 const char* crossover_name(CrossoverKind k) { return k == CrossoverKind::kUniform ? "uniform" : "one-point"; }
+
+struct SelectionName {
+  EloSelection kind;
+  const char* name;
+};
+constexpr SelectionName kSelectionNames[] = {
+    {EloSelection::kElo, "elo"}, {EloSelection::kScore, "score"}, {EloSelection::kBradleyTerry, "bradley-terry"}};
+const char* selection_name(EloSelection s) { return entry_of(kSelectionNames, s)->name; }
+
+struct SearchName {
+  EloSearch kind;
+  const char* name;
+};
+constexpr SearchName kSearchNames[] = {{EloSearch::kGa, "ga"}, {EloSearch::kRandom, "random"}};
+const char* search_name(EloSearch s) { return entry_of(kSearchNames, s)->name; }
 
 }  // namespace
 
@@ -173,7 +190,7 @@ namespace {
 
 EloOthelloConfig load_elo_othello(const toml::table& root, const std::string& file) {
   EloOthelloConfig elo;
-  check_sections(root, file, {"evolve", "population", "elo", "play", "yardstick", "run"});
+  check_sections(root, file, {"evolve", "population", "elo", "play", "yardstick", "crowning", "panel", "run"});
   auto section = [&](const char* name) -> const toml::table& { return section_of(root, name); };
   EloOthelloConfig& e = elo;
   {
@@ -185,7 +202,7 @@ EloOthelloConfig load_elo_othello(const toml::table& root, const std::string& fi
   }
   {
     TableReader r(section("population"), file, "population");
-    r.allow({"size", "chromosome", "parent_fraction", "mutation_rate", "mutation_genes", "crossover"});
+    r.allow({"size", "chromosome", "parent_fraction", "mutation_rate", "mutation_genes", "crossover", "search"});
     r.integer("size", e.ga.population, 3, 4096);
     std::string chromosome = "oe_fmc";
     r.text("chromosome", chromosome);
@@ -206,14 +223,27 @@ EloOthelloConfig load_elo_othello(const toml::table& root, const std::string& fi
       e.ga.crossover = CrossoverKind::kOnePoint;
     else
       fail("{}: '{}' (expected uniform or one-point)", r.where("crossover"), crossover);
+    std::string search = search_name(e.ga.search);
+    r.text("search", search);
+    if (const auto* k = entry_named(kSearchNames, search))
+      e.ga.search = k->kind;
+    else
+      fail("{}: '{}' (expected {})", r.where("search"), search, names_of(kSearchNames));
   }
   {
     TableReader r(section("elo"), file, "elo");
-    r.allow({"k_factor", "initial_rating", "carry_ratings", "bradley_terry"});
+    r.allow({"k_factor", "initial_rating", "carry_ratings", "bradley_terry", "openings_per_pair", "selection"});
     r.real("k_factor", e.ga.k_factor, 1e-6, 1000.0);
     r.real("initial_rating", e.ga.initial_rating, -100000.0, 100000.0);
     r.boolean("carry_ratings", e.ga.carry_ratings);
     r.boolean("bradley_terry", e.bradley_terry);
+    r.integer("openings_per_pair", e.ga.openings_per_pair, 1, 1000);
+    std::string selection = selection_name(e.ga.selection);
+    r.text("selection", selection);
+    if (const auto* k = entry_named(kSelectionNames, selection))
+      e.ga.selection = k->kind;
+    else
+      fail("{}: '{}' (expected {})", r.where("selection"), selection, names_of(kSelectionNames));
   }
   {
     TableReader r(section("play"), file, "play");
@@ -239,10 +269,37 @@ EloOthelloConfig load_elo_othello(const toml::table& root, const std::string& fi
     r.integer("every", e.yardstick_every, 1, 100000000);
   }
   {
+    TableReader r(section("crowning"), file, "crowning");
+    r.allow({"rule", "openings", "opening_plies", "los"});
+    std::string rule = e.challenge ? "challenge" : "ranking";
+    r.text("rule", rule);
+    if (rule != "ranking" && rule != "challenge")
+      fail("{}: '{}' (expected ranking or challenge)", r.where("rule"), rule);
+    e.challenge = rule == "challenge";
+    r.integer("openings", e.challenge_openings, 1, 1000000);
+    r.integer("opening_plies", e.challenge_opening_plies, 1, 20);
+    r.real("los", e.challenge_los, 0.5, 0.999999);
+  }
+  {
+    TableReader r(section("panel"), file, "panel");
+    r.allow({"opponents", "openings", "opening_plies", "every", "population"});
+    r.strings("opponents", e.panel);
+    for (std::string& spec : e.panel) spec = play::resolve_panel_spec(spec, e.play, file, r.where("opponents"));
+    r.integer("openings", e.panel_openings, 1, 1000000);
+    r.integer("opening_plies", e.panel_opening_plies, 1, 20);
+    r.integer("every", e.panel_every, 1, 100000000);
+    r.boolean("population", e.panel_population);
+  }
+  {
     TableReader r(section("run"), file, "run");
     r.allow({"checkpoint_every"});
     r.integer("checkpoint_every", e.checkpoint_every, 1, 100000000);
   }
+  if (e.ga.openings_per_pair > 1 && e.play.opening_plies == 0 && e.play.epsilon == 0)
+    fail(
+        "{}: elo.openings_per_pair {} with play.opening_plies = 0 and play.epsilon = 0 plays the same game {} times; "
+        "give play.opening_plies (random openings) or keep openings_per_pair = 1",
+        file, e.ga.openings_per_pair, e.ga.openings_per_pair);
   std::vector<GeneRange> ranges;
   for (const auto& b : features::kGeneBounds) ranges.push_back({b.low, b.high});
   validate(e.ga, ranges, file);
@@ -255,15 +312,26 @@ std::string elo_othello_to_toml(const EloOthelloConfig& e) {
                    toml_quote(evolve_kind_name(EvolveKind::kEloOthello)), e.generations, e.stall_generations, e.seed);
   t += fmt::format(
       "[population]\nsize = {}\nchromosome = \"{}\"\nparent_fraction = {}\nmutation_rate = {}\nmutation_genes = {}\n"
-      "crossover = \"{}\"\n\n",
+      "crossover = \"{}\"\n",
       e.ga.population, chromosome_name(e.play.material), e.ga.parent_fraction, e.ga.mutation_rate, e.ga.mutation_genes,
       crossover_name(e.ga.crossover));
-  t += fmt::format("[elo]\nk_factor = {}\ninitial_rating = {}\ncarry_ratings = {}\nbradley_terry = {}\n\n",
-                   e.ga.k_factor, e.ga.initial_rating, e.ga.carry_ratings, e.bradley_terry);
+  t += fmt::format("search = {}\n\n", toml_quote(search_name(e.ga.search)));
+  t += fmt::format(
+      "[elo]\nk_factor = {}\ninitial_rating = {}\ncarry_ratings = {}\nbradley_terry = {}\nopenings_per_pair = {}\n"
+      "selection = {}\n\n",
+      e.ga.k_factor, e.ga.initial_rating, e.ga.carry_ratings, e.bradley_terry, e.ga.openings_per_pair,
+      toml_quote(selection_name(e.ga.selection)));
   t += fmt::format("[play]\ndepth = {}\nexact_empties = {}\nepsilon = {}\nopening_plies = {}\n\n", e.play.limits.depth,
                    e.play.limits.exact_empties, e.play.epsilon, e.play.opening_plies);
   t += fmt::format("[yardstick]\nopponent = {}\nopenings = {}\nopening_plies = {}\nevery = {}\n\n",
                    toml_quote(e.yardstick), e.yardstick_openings, e.yardstick_opening_plies, e.yardstick_every);
+  t += fmt::format("[crowning]\nrule = \"{}\"\nopenings = {}\nopening_plies = {}\nlos = {}\n\n",
+                   e.challenge ? "challenge" : "ranking", e.challenge_openings, e.challenge_opening_plies,
+                   e.challenge_los);
+  std::vector<std::string> quoted;
+  for (const std::string& p : e.panel) quoted.push_back(toml_quote(p));
+  t += fmt::format("[panel]\nopponents = [{}]\nopenings = {}\nopening_plies = {}\nevery = {}\npopulation = {}\n\n",
+                   fmt::join(quoted, ", "), e.panel_openings, e.panel_opening_plies, e.panel_every, e.panel_population);
   t += fmt::format("[run]\ncheckpoint_every = {}\n", e.checkpoint_every);
   return t;
 }

@@ -8,6 +8,7 @@
 // named) and unknown keys and tables are rejected.
 #pragma once
 #include <string>
+#include <vector>
 #include "core/hd.hpp"
 #include "ga/bitstring_ga.hpp"
 #include "ga/elo_ga.hpp"
@@ -26,7 +27,23 @@ struct EloOthelloConfig {
   std::string yardstick = "swh";  // [yardstick] opponent: none, swh, random or an agent file (absolute once resolved)
   int yardstick_openings = 50;    // each played with both colours
   int yardstick_opening_plies = 6;
-  int yardstick_every = 1;   // generations between yardstick matches (the last one always)
+  int yardstick_every = 1;  // generations between yardstick matches (the last one always)
+  // [crowning] "ranking" (the blog's: the generation's best-ranked member is the champion) or
+  // "challenge": the best-ranked member, when it is not the champion, plays the champion over
+  // fresh openings and is crowned only when its likelihood of superiority reaches `los`.
+  bool challenge = false;
+  int challenge_openings = 50;  // each played with both colours
+  int challenge_opening_plies = 6;
+  double challenge_los = 0.95;
+  // [panel] a fixed set of opponents, the same every generation (play::panel_agent specs: swh,
+  // swh:DEPTH, random, chromosome:TEXT, an agent file, absolute once resolved); empty: none.
+  // Every `panel_every` generations (and the last) the champion, and with panel_population every
+  // member, plays each from the same random openings: panel.csv.
+  std::vector<std::string> panel;
+  int panel_openings = 20;
+  int panel_opening_plies = 6;
+  int panel_every = 10;
+  bool panel_population = true;
   int checkpoint_every = 1;  // [run]
 };
 

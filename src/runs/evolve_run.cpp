@@ -1,5 +1,6 @@
 #include "runs/evolve_run.hpp"
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -27,6 +28,13 @@ constexpr const char* kMetricsHeader =
     "generation,champion,champion_elo,champion_bt,champion_bt_margin95,champion_born,elo_mean,elo_sd,elo_min,"
     "elo_max,distinct,gene_distance,unchanged,black_wins,draws,white_wins,yardstick_games,yardstick_score,"
     "play_seconds,seconds";
+// Only in runs that ask for them ([crowning] rule = "challenge", a [panel]):
+constexpr const char* kCrowning = "crowning.csv";
+constexpr const char* kCrowningHeader = "generation,leader,champion,wins,draws,losses,los,crowned";
+constexpr const char* kPanel = "panel.csv";
+constexpr const char* kPanelHeader =
+    "generation,members,champion_score,champion_low95,champion_high95,champion_by_opponent,champion_rank,"
+    "population_mean,population_best,spearman";
 constexpr u32 kCheckpointVersion = 1;
 
 // Where a run stands between two generations.
@@ -143,6 +151,94 @@ void finish(RunDir& run, const EloOthelloConfig& c, State& state) {
   run.write_checkpoint(kCheckpoint, encode(state));
 }
 
+// The champion of generation g among the rated members, whose best-ranked is `leader`; returns
+// its index. Ranking rule: the leader. Challenge rule: the first leader is crowned; after that a
+// leader that is not the champion plays it (play_challenge) and takes the crown only with a
+// likelihood of superiority of at least c.challenge_los (crowning.csv has every match). The
+// champion is in the population: keep_champion carries it into each next generation.
+int crown(RunDir& run, const EloOthelloConfig& c, play::FeatureTournament& tournament, const EloPopulation& pop,
+          int leader, const State& state, int g) {
+  if (!c.challenge || state.last_champion.empty()) return leader;
+  int incumbent = -1;
+  for (std::size_t i = 0; i < pop.members.size() && incumbent < 0; ++i)
+    if (pop.members[i].genes == state.last_champion) incumbent = static_cast<int>(i);
+  if (incumbent < 0)
+    fail("{}: generation {} lost its champion {} (keep_champion carries it over)", run.path().string(), g,
+         chromosome_text(state.last_champion));
+  const Member& l = pop.members[leader];
+  if (l.genes == state.last_champion) return incumbent;
+  const auto y = tournament.play_challenge(l.genes, state.last_champion, c.challenge_openings,
+                                           c.challenge_opening_plies, c.seed, g);
+  const double los = ratings::los_from_wins_losses(y.wins, y.losses);
+  const bool crowned = los >= c.challenge_los;
+  run.append_rows(kCrowning,
+                  fmt::format("{},{},{},{},{},{},{:.4f},{}\n", g, chromosome_text(l.genes),
+                              chromosome_text(state.last_champion), y.wins, y.draws, y.losses, los, crowned ? 1 : 0));
+  return crowned ? leader : incumbent;
+}
+
+// With the challenge rule or random search the champion must survive into the next generation
+// (the GA's parents might not include it; random search draws everyone anew): it takes the last
+// place when it is not there already.
+void keep_champion(EloPopulation& next, const Member& champion, const EloOthelloConfig& c) {
+  if (!c.challenge && c.ga.search != EloSearch::kRandom) return;
+  for (const Member& m : next.members)
+    if (m.genes == champion.genes) return;
+  next.members.back() = champion;
+}
+
+// The panel of generation g: the champion (and with panel_population every member) against every
+// panel opponent from the same openings; one panel.csv row.
+void play_panel(RunDir& run, const EloOthelloConfig& c, play::FeatureTournament& tournament,
+                const std::vector<play::OthelloAgent>& panel, const EloPopulation& pop, const RatedGeneration& rated,
+                int champion_index, int g) {
+  std::vector<std::vector<int>> members;
+  std::vector<int> index;  // member of pop for each row of the panel
+  for (std::size_t i = 0; i < pop.members.size(); ++i)
+    if (c.panel_population || static_cast<int>(i) == champion_index) {
+      members.push_back(pop.members[i].genes);
+      index.push_back(static_cast<int>(i));
+    }
+  const auto results = tournament.play_panel(members, panel, c.panel_openings, c.panel_opening_plies, c.seed, g);
+  std::vector<double> score(members.size()), fitness(members.size());
+  int champion_row = 0;
+  std::vector<std::string> by_opponent;
+  int wins = 0, draws = 0, losses = 0;
+  for (std::size_t m = 0; m < members.size(); ++m) {
+    int w = 0, d = 0, l = 0;
+    for (const auto& y : results[m]) {
+      w += y.wins;
+      d += y.draws;
+      l += y.losses;
+    }
+    score[m] = (w + 0.5 * d) / std::max(1, w + d + l);
+    fitness[m] = rated.fitness[index[m]];
+    if (index[m] == champion_index) {
+      champion_row = static_cast<int>(m);
+      wins = w;
+      draws = d;
+      losses = l;
+      for (const auto& y : results[m]) by_opponent.push_back(fmt::format("{:.4f}", y.score()));
+    }
+  }
+  const ratings::ScoreInterval ci = ratings::score_interval(wins, draws, losses);
+  int rank = 1;  // the champion's place by panel score among the members played (1 = best)
+  for (std::size_t m = 0; m < members.size(); ++m) rank += score[m] > score[champion_row];
+  double mean = 0, best = 0;
+  for (double x : score) {
+    mean += x;
+    best = std::max(best, x);
+  }
+  mean /= static_cast<double>(score.size());
+  const double rho = members.size() >= 2 ? ratings::spearman(fitness, score) : std::nan("");
+  run.append_rows(kPanel, fmt::format("{},{},{:.4f},{:.4f},{:.4f},{},{},{:.4f},{:.4f},{}\n", g, members.size(), ci.mean,
+                                      ci.low95, ci.high95, fmt::join(by_opponent, ";"), rank, mean, best,
+                                      std::isnan(rho) ? std::string() : fmt::format("{:.4f}", rho)));
+  run.log(fmt::format("gen {:>5} panel: champion {:.3f} [{:.3f}, {:.3f}], rank {} of {}, population mean {:.3f}{}", g,
+                      ci.mean, ci.low95, ci.high95, rank, members.size(), mean,
+                      std::isnan(rho) ? "" : fmt::format(", fitness-panel rank correlation {:+.2f}", rho)));
+}
+
 EvolveOutcome run_loop(RunSession& session, const EloOthelloConfig& c, State state, Setup setup) {
   RunDir& run = session.run();
   const std::vector<GeneRange> ranges = gene_ranges();
@@ -161,11 +257,14 @@ EvolveOutcome run_loop(RunSession& session, const EloOthelloConfig& c, State sta
   play::FeatureTournament tournament(*backend, c.play);
   const bool yardstick = c.yardstick != "none";
   const play::OthelloAgent& opponent = setup.opponent;
+  std::vector<play::OthelloAgent> panel;
+  for (const std::string& spec : c.panel) panel.push_back(play::panel_agent(spec, c.play));
   const int n = c.ga.population;
   run.log(fmt::format(
       "evolve elo-othello: {} players ({}), {} games a generation, backend {}, generations {}..{}{}", n,
-      c.play.material == features::Material::kFlips ? "oe_fmc" : "oe_dmc", static_cast<u64>(n) * (n - 1),
-      backend->name(), state.population.generation, c.generations - 1,
+      c.play.material == features::Material::kFlips ? "oe_fmc" : "oe_dmc",
+      static_cast<u64>(n) * (n - 1) * c.ga.openings_per_pair, backend->name(), state.population.generation,
+      c.generations - 1,
       c.stall_generations > 0 ? fmt::format(" (or until the champion is unchanged for {})", c.stall_generations) : ""));
   ProgressMeter meter(static_cast<u64>(c.generations), static_cast<u64>(state.population.generation));
   while (true) {
@@ -175,18 +274,22 @@ EvolveOutcome run_loop(RunSession& session, const EloOthelloConfig& c, State sta
     std::vector<std::vector<int>> genes;
     for (const Member& m : pop.members) genes.push_back(m.genes);
     play::TournamentCounts counts;
-    const std::vector<double> scores = tournament.play_round_robin(genes, c.seed, g, &counts);
-    const std::vector<int> order = rate_tournament(pop, scores, c.ga);
-    const Member& champion = pop.members[order[0]];
+    const std::vector<double> scores = tournament.play_round_robin(genes, c.seed, g, &counts, c.ga.openings_per_pair);
+    const RatedGeneration rated = rate_generation(pop, scores, c.ga);
+    const std::vector<int>& order = rated.order;
+    // The champion: the generation's leader (the blog's rule), or with [crowning] "challenge" the
+    // incumbent unless the leader beats it over fresh openings (crown() below).
+    const int champion_index = crown(run, c, tournament, pop, order[0], state, g);
+    const Member& champion = pop.members[champion_index];
 
     double bt = std::nan(""), bt_margin = std::nan("");
     if (c.bradley_terry) {
-      const auto pairings = round_robin_pairings(n);
+      const auto pairings = round_robin_pairings(n, c.ga.openings_per_pair);
       std::vector<ratings::GameResult> results(scores.size());
       for (std::size_t k = 0; k < scores.size(); ++k) results[k] = {pairings[k].first, pairings[k].second, scores[k]};
       const ratings::BradleyTerryFit fit = ratings::fit_bradley_terry(results, n);
-      bt = fit.ratings[order[0]];
-      bt_margin = fit.margins95[order[0]];
+      bt = fit.ratings[champion_index];
+      bt_margin = fit.margins95[champion_index];
     }
     const bool same_champion = !state.last_champion.empty() && champion.genes == state.last_champion;
     state.unchanged = same_champion ? state.unchanged + 1 : 0;
@@ -202,6 +305,8 @@ EvolveOutcome run_loop(RunSession& session, const EloOthelloConfig& c, State sta
       yard_games = y.wins + y.draws + y.losses;
       yard_score = y.score();
     }
+    if (!c.panel.empty() && (g % c.panel_every == 0 || finished))
+      play_panel(run, c, tournament, panel, pop, rated, champion_index, g);
     if (!same_champion) {
       play::OthelloAgent a = play::feature_agent(champion.genes, c.play, fmt::format("elo-gen-{}", g));
       fs::create_directories(run.file("hall_of_fame"));
@@ -234,7 +339,9 @@ EvolveOutcome run_loop(RunSession& session, const EloOthelloConfig& c, State sta
                         std::isnan(yard_score) ? "" : fmt::format(" vs {} {:.3f}", opponent.name, yard_score),
                         state.unchanged, secs, meter.status(static_cast<u64>(g + 1))));
 
+    const Member crowned = champion;  // `champion` refers into the population replaced here
     state.population = next_generation(pop, order, ranges, c.ga, c.seed);
+    keep_champion(state.population, crowned, c);
     const bool stop = session.stop_requested();
     if (finished) {
       finish(run, c, state);
@@ -280,7 +387,7 @@ namespace {
 
 std::vector<MemoryPart> elo_othello_memory_estimate(const EloOthelloConfig& c) {
   const double n = c.ga.population;
-  const double games = n * (n - 1);  // a round robin, both colours
+  const double games = n * (n - 1) * c.ga.openings_per_pair;  // a round robin, both colours, K openings
   // Per game: the job and record of the backend batch, its pairing (built three times), its
   // score and two rating results.
   const double per_game = sizeof(OthelloJob) + sizeof(play::OthelloRecord) + 3 * 8 + 8 + 2 * 16;
@@ -288,6 +395,11 @@ std::vector<MemoryPart> elo_othello_memory_estimate(const EloOthelloConfig& c) {
   parts.push_back({fmt::format("a generation's round robin ({} games x {} B)", games, per_game), games * per_game});
   if (c.bradley_terry)
     parts.push_back({fmt::format("Bradley-Terry fit (5 matrices of {} x {} x 8 B)", n, n), 5 * n * n * 8});
+  if (!c.panel.empty()) {
+    const double panel = (c.panel_population ? n : 1) * static_cast<double>(c.panel.size()) * 2 * c.panel_openings;
+    parts.push_back(
+        {fmt::format("panel games ({})", panel), panel * (sizeof(OthelloJob) + sizeof(play::OthelloRecord))});
+  }
   if (c.yardstick != "none") {
     const double yard = 2.0 * c.yardstick_openings;
     parts.push_back(
@@ -309,6 +421,14 @@ std::vector<MemoryPart> evolve_memory_estimate(const EvolveConfig& config) {
 
 namespace {
 
+// The tables of an elo-othello run: metrics.csv, and those its config asks for.
+RunSession::Tables elo_tables(const EloOthelloConfig& c) {
+  RunSession::Tables t{{kMetrics, kMetricsHeader}};
+  if (c.challenge) t.emplace_back(kCrowning, kCrowningHeader);
+  if (!c.panel.empty()) t.emplace_back(kPanel, kPanelHeader);
+  return t;
+}
+
 void check_evolve_memory(RunSession& session, const EvolveConfig& config) {
   const char* smaller = "";
   switch (config.kind) {
@@ -323,7 +443,7 @@ EvolveOutcome run_elo_othello(RunSession& session, const EvolveConfig& config, c
   Setup setup = make_setup(c, options);
   State start;
   start.population = initial_population(gene_ranges(), c.ga, c.seed);
-  session.create({{kMetrics, kMetricsHeader}}, evolve_config_to_toml(config),
+  session.create(elo_tables(c), evolve_config_to_toml(config),
                  [&](RunDir& run) { run.write_checkpoint(kCheckpoint, encode(start)); });
   return run_loop(session, c, std::move(start), std::move(setup));
 }
@@ -394,8 +514,9 @@ EvolveOutcome resume_elo_othello(RunSession& session, EvolveConfig config, const
     if (distance < 0 || distance > 1) fail("{}: gene_distance '{}' (expected 0..1)", where, f[11]);
     parse_int_field(f[12], 0, g, where, "unchanged");
     i64 games = 0;
-    for (int k = 13; k <= 15; ++k) games += parse_int_field(f[k], 0, n * (n - 1), where, "a game count");
-    if (games != n * (n - 1)) fail("{}: {} games counted, a tournament of {} plays {}", where, games, n, n * (n - 1));
+    const i64 tournament = n * (n - 1) * c.ga.openings_per_pair;
+    for (int k = 13; k <= 15; ++k) games += parse_int_field(f[k], 0, tournament, where, "a game count");
+    if (games != tournament) fail("{}: {} games counted, a tournament of {} plays {}", where, games, n, tournament);
     parse_int_field(f[16], 0, 2 * static_cast<i64>(c.yardstick_openings), where, "yardstick_games");
     optional_real(f[17], "yardstick_score");
     parse_real_field(f[18], where, "play_seconds");
@@ -405,6 +526,45 @@ EvolveOutcome resume_elo_othello(RunSession& session, EvolveConfig config, const
   if (previous + 1 < next)
     fail("{}: rows end at generation {} but the checkpoint is at generation {}", run.file(kMetrics).string(), previous,
          next);
+  // The optional tables: rows of generations before the checkpoint stay, in order; later ones
+  // are played again.
+  auto generation_of = [&](const RunDir::Row& f, const std::string& where, int& last) {
+    const i64 g = parse_int_field(f[0], 0, 100000000, where, "generation");
+    if (g <= last) fail("{}: generation {} follows generation {}", where, g, last);
+    last = static_cast<int>(g);
+    return g;
+  };
+  if (c.challenge) {
+    int last = -1;
+    run.resume_table(kCrowning, kCrowningHeader, [&](const RunDir::Row& f, const std::string& where) {
+      const i64 g = generation_of(f, where, last);
+      features::parse_chromosome(f[1], features::Material::kFlips, where);
+      features::parse_chromosome(f[2], features::Material::kFlips, where);
+      const i64 games = parse_int_field(f[3], 0, 2000000, where, "wins") +
+                        parse_int_field(f[4], 0, 2000000, where, "draws") +
+                        parse_int_field(f[5], 0, 2000000, where, "losses");
+      if (games != 2 * static_cast<i64>(c.challenge_openings))
+        fail("{}: {} games, a challenge plays {}", where, games, 2 * c.challenge_openings);
+      const double los = parse_real_field(f[6], where, "los");
+      if (los < 0 || los > 1) fail("{}: los '{}' (expected 0..1)", where, f[6]);
+      parse_int_field(f[7], 0, 1, where, "crowned");
+      return g < next;
+    });
+  }
+  if (!c.panel.empty()) {
+    int last = -1;
+    run.resume_table(kPanel, kPanelHeader, [&](const RunDir::Row& f, const std::string& where) {
+      const i64 g = generation_of(f, where, last);
+      const i64 members = parse_int_field(f[1], 1, n, where, "members");
+      for (int k : {2, 3, 4, 7, 8}) {
+        const double v = parse_real_field(f[k], where, "a score");
+        if (v < 0 || v > 1) fail("{}: score '{}' (expected 0..1)", where, f[k]);
+      }
+      parse_int_field(f[6], 1, members, where, "champion_rank");
+      if (!f[9].empty()) parse_real_field(f[9], where, "spearman");
+      return g < next;
+    });
+  }
   if (generations > 0 && generations != c.generations) {  // after every check: nothing changes on an error
     c.generations = generations;
     run.commit_config(evolve_config_to_toml(config));

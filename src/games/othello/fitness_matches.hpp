@@ -26,6 +26,15 @@ struct FeaturePlayOptions {
 // The agent a chromosome plays as (evaluator "features"); `name` for files and messages.
 OthelloAgent feature_agent(std::span<const int> genes, const FeaturePlayOptions& options, const std::string& name);
 
+// The opponents of a GA's fixed panel, by spec: "swh" (SWH at the players' depth), "swh:D" (SWH
+// at D plies), "random", "chromosome:O:E:W..." (a feature-weight player of the run's
+// chromosome kind, e.g. one of the blog's published champions), or an agent file.
+// resolve_panel_spec checks a spec (ef::Error naming `where`) and makes a file's path absolute
+// (relative to `config_file`'s folder); panel_agent builds the agent of a resolved spec.
+std::string resolve_panel_spec(const std::string& spec, const FeaturePlayOptions& options,
+                               const std::string& config_file, const std::string& where);
+OthelloAgent panel_agent(const std::string& spec, const FeaturePlayOptions& options);
+
 struct TournamentCounts {
   u64 black_wins = 0, draws = 0, white_wins = 0;
   u64 nodes = 0;
@@ -36,25 +45,43 @@ struct TournamentCounts {
 class FeatureTournament {
  public:
   FeatureTournament(PlayBackend<games::Othello>& backend, FeaturePlayOptions options);
-  // The first player's score (1, 0.5, 0) of every game of the double round robin of
-  // `population` (ga::round_robin_pairings order), played as one batch. `seed` and `generation`
-  // key the games' random streams (used only with epsilon or openings).
+  // The first player's score (1, 0.5, 0) of every game of the round robin of `population`: each
+  // pair i < j plays `openings_per_pair` openings with both colours (ga::round_robin_pairings(n,
+  // openings_per_pair) order), as one batch. Pair p's opening o is random opening p * K + o of
+  // the generation's stream when options.opening_plies > 0, else the standard start. `seed` and
+  // `generation` key the games' random streams (used only with epsilon or openings).
   std::vector<double> play_round_robin(const std::vector<std::vector<int>>& population, u64 seed, int generation,
-                                       TournamentCounts* counts = nullptr);
-  // `genes` against `opponent` from `openings` random openings of `opening_plies` plies, each
-  // played with both colours: wins, draws, losses from the chromosome's side.
+                                       TournamentCounts* counts = nullptr, int openings_per_pair = 1);
+  // Wins, draws, losses from one side's point of view.
   struct Yardstick {
     int wins = 0, draws = 0, losses = 0;
-    double score() const { return (wins + 0.5 * draws) / std::max(1, wins + draws + losses); }
+    int games() const { return wins + draws + losses; }
+    double score() const { return (wins + 0.5 * draws) / std::max(1, games()); }
   };
+  // `genes` against `opponent` from `openings` random openings of `opening_plies` plies, each
+  // played with both colours: wins, draws, losses from the chromosome's side.
   Yardstick play_yardstick(std::span<const int> genes, const OthelloAgent& opponent, int openings, int opening_plies,
                            u64 seed, int generation);
+  // A challenger against the incumbent champion, the same way but from a stream of its own (fresh
+  // openings every generation, apart from the yardstick's and the tournament's).
+  Yardstick play_challenge(std::span<const int> challenger, std::span<const int> incumbent, int openings,
+                           int opening_plies, u64 seed, int generation);
+  // Every chromosome of `members` against every agent of `panel`, from the same `openings` random
+  // openings (both colours) for all of them, so that members are compared on equal terms; one
+  // batch. Result [m][a]: member m against panel agent a, from the member's side.
+  std::vector<std::vector<Yardstick>> play_panel(const std::vector<std::vector<int>>& members,
+                                                 const std::vector<OthelloAgent>& panel, int openings,
+                                                 int opening_plies, u64 seed, int generation);
 
  private:
+  Yardstick play_pair(const OthelloAgent& self, const OthelloAgent& opponent, int openings, int opening_plies, u64 key);
+  // The handle of slot k of `pool`: the agent added on first use, replaced in place after.
+  int slot(std::vector<int>& pool, std::size_t k, const OthelloAgent& agent);
+
   PlayBackend<games::Othello>& backend_;
   FeaturePlayOptions options_;
   std::vector<int> handles_;  // the population's agents, replaced in place each generation
-  int yardstick_self_ = -1, yardstick_opponent_ = -1;
+  std::vector<int> pair_handles_, panel_members_, panel_agents_;
 };
 
 }  // namespace ef::play
