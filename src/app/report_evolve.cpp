@@ -116,10 +116,33 @@ void report_evolve(const fs::path& dir) {
         p + 1, 9 + 3 * p, 10 + 3 * p, 11 + 3 * p);
   }
   gp << "unset multiplot\nunset output\n";
+  // The panel (panel.csv, when the run has one): what the fitness cannot show by itself.
+  const bool panel = fs::exists(dir / "panel.csv");
+  if (panel) {
+    gp << "$p << EOD\n";
+    for_each_row(dir / "panel.csv", 10, [&](const std::vector<std::string>& f, const std::string& where) {
+      gp << parse_int_field(f[0], 0, 100000000, where, "generation");
+      for (int k : {2, 3, 4, 7, 8}) gp << " " << parse_real_field(f[k], where, "a score");
+      gp << " " << (f[9].empty() ? std::string("NaN") : fmt::format("{}", parse_real_field(f[9], where, "spearman")))
+         << "\n";
+    });
+    gp << "EOD\n";
+    gp << fmt::format("set output '{}'\n", (dir / "panel.png").string());
+    gp << "set terminal pngcairo size 1000,600\nset xlabel 'generation'\nset key outside right\n"
+          "set title 'vs the fixed panel: champion (95% interval), population; rank correlation of fitness with it'\n"
+          "set ylabel 'mean score vs the panel'\nset yrange [0:1]\nset y2label 'Spearman "
+          "rho'\nset y2range [-1:1]\nset y2tics\nset ytics nomirror\n";
+    gp << "plot $p using 1:2:3:4 with yerrorlines pt 7 lw 2 lc 'dark-blue' title 'champion', "
+          "$p using 1:5 with lines lc 'gray' title 'population mean', "
+          "$p using 1:6 with lines dt 2 lc 'dark-green' title 'population best', "
+          "$p using 1:7 axes x1y2 with linespoints pt 6 lc 'dark-red' title 'rho(fitness, panel score)'\n"
+          "unset output\n";
+  }
   const fs::path script = dir / "report.gp";
   std::ofstream(script) << gp.str();
   run_gnuplot(script);
-  fmt::print("report written to {} (champion_rating.png, champion_weights.png)\n", dir.string());
+  fmt::print("report written to {} (champion_rating.png, champion_weights.png{})\n", dir.string(),
+             panel ? ", panel.png" : "");
 }
 
 }  // namespace ef::app

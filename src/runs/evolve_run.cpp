@@ -199,7 +199,7 @@ void play_panel(RunDir& run, const EloOthelloConfig& c, play::FeatureTournament&
       members.push_back(pop.members[i].genes);
       index.push_back(static_cast<int>(i));
     }
-  const auto results = tournament.play_panel(members, panel, c.panel_openings, c.panel_opening_plies, c.seed, g);
+  const auto results = tournament.play_panel(members, panel, c.panel_openings, c.panel_opening_plies, c.seed);
   std::vector<double> score(members.size()), fitness(members.size());
   int champion_row = 0;
   std::vector<std::string> by_opponent;

@@ -173,15 +173,16 @@ FeatureTournament::Yardstick FeatureTournament::play_challenge(std::span<const i
 
 std::vector<std::vector<FeatureTournament::Yardstick>> FeatureTournament::play_panel(
     const std::vector<std::vector<int>>& members, const std::vector<OthelloAgent>& panel, int openings,
-    int opening_plies, u64 seed, int generation) {
+    int opening_plies, u64 seed) {
   for (std::size_t m = 0; m < members.size(); ++m)
     slot(panel_members_, m, feature_agent(members[m], options_, fmt::format("member-{}", m)));
   for (std::size_t a = 0; a < panel.size(); ++a) slot(panel_agents_, a, panel[a]);
   std::vector<Pairing> pairs;
   for (std::size_t m = 0; m < members.size(); ++m)
     for (std::size_t a = 0; a < panel.size(); ++a) pairs.emplace_back(panel_members_[m], panel_agents_[a]);
-  // Opening k is the same for every pair: common random numbers make members comparable.
-  const u64 key = generation_seed(seed ^ 0x50414E454C2D3031ull, generation);
+  // Opening k is the same for every pair and every generation: common random numbers make
+  // members and generations comparable.
+  const u64 key = generation_seed(seed ^ 0x50414E454C2D3031ull, 0);
   const auto jobs = paired_games<games::Othello>(
       pairs, openings, [&](std::size_t, int k) { return random_opening(key, static_cast<u32>(k), opening_plies); },
       key);

@@ -67,11 +67,13 @@ class FeatureTournament {
   Yardstick play_challenge(std::span<const int> challenger, std::span<const int> incumbent, int openings,
                            int opening_plies, u64 seed, int generation);
   // Every chromosome of `members` against every agent of `panel`, from the same `openings` random
-  // openings (both colours) for all of them, so that members are compared on equal terms; one
-  // batch. Result [m][a]: member m against panel agent a, from the member's side.
+  // openings (both colours) for all of them and for every generation (they depend on `seed`
+  // only): members, and champions of different generations, are compared on the same test set,
+  // and an unchanged champion scores the same. One batch. Result [m][a]: member m against panel
+  // agent a, from the member's side.
   std::vector<std::vector<Yardstick>> play_panel(const std::vector<std::vector<int>>& members,
                                                  const std::vector<OthelloAgent>& panel, int openings,
-                                                 int opening_plies, u64 seed, int generation);
+                                                 int opening_plies, u64 seed);
 
  private:
   Yardstick play_pair(const OthelloAgent& self, const OthelloAgent& opponent, int openings, int opening_plies, u64 key);
