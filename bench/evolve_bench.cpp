@@ -72,7 +72,7 @@ double seconds(F&& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int population = 352, threads = 0, repeats = 3, depth = 1;
+  int population = 352, threads = 0, repeats = 3, depth = 1, openings = 1;
   std::string material = "flips", json_file;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -101,6 +101,8 @@ int main(int argc, char** argv) {
       repeats = number(1, 1000);
     else if (a == "--depth")
       depth = number(1, 10);
+    else if (a == "--openings")
+      openings = number(1, 1000);
     else if (a == "--material") {
       material = value();
       if (material != "flips" && material != "discs") {
@@ -110,15 +112,16 @@ int main(int argc, char** argv) {
     } else if (a == "--json")
       json_file = value();
     else {
-      fmt::print(
-          stderr,
-          "usage: evolve_bench [--population N] [--threads T] [--repeats R] [--depth D] [--material flips|discs]\n");
+      fmt::print(stderr,
+                 "usage: evolve_bench [--population N] [--threads T] [--repeats R] [--depth D] [--openings K] "
+                 "[--material flips|discs]\n");
       return 2;
     }
   }
   try {
     ga::EloGaParams params;
     params.population = population;
+    params.openings_per_pair = openings;
     std::vector<ga::GeneRange> ranges;
     for (const auto& b : features::kGeneBounds) ranges.push_back({b.low, b.high});
     const ga::EloPopulation pop = ga::initial_population(ranges, params, 1);
@@ -127,10 +130,13 @@ int main(int argc, char** argv) {
     play::FeaturePlayOptions options;
     options.material = material == "discs" ? features::Material::kDiscs : features::Material::kFlips;
     options.limits = {depth, -1};
-    const std::size_t games = static_cast<std::size_t>(population) * (population - 1);
+    // K > 1 openings a pair (the signal fitness, docs/evolve.md): random 6-ply openings, as
+    // configs/elo-signal.toml; K = 1: the blog's standard start.
+    if (openings > 1) options.opening_plies = 6;
+    const std::size_t games = static_cast<std::size_t>(population) * (population - 1) * openings;
     const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
-    fmt::print("Elo-GA generation: {} players, {} games at depth {} ({}), {} repeats\n", population, games, depth,
-               material, repeats);
+    fmt::print("Elo-GA generation: {} players, {} opening(s) a pair, {} games at depth {} ({}), {} repeats\n",
+               population, openings, games, depth, material, repeats);
     fmt::print("CPU: {} ({} hardware threads)\n", cpu_model(), hw);
 
     auto cpu = make_backend("cpu", threads);
@@ -139,7 +145,7 @@ int main(int argc, char** argv) {
     std::vector<double> cpu_times;
     play::TournamentCounts counts;
     for (int r = 0; r < repeats; ++r) {
-      cpu_scores = cpu_t.play_round_robin(genes, 1, 0, &counts);
+      cpu_scores = cpu_t.play_round_robin(genes, 1, 0, &counts, openings);
       cpu_times.push_back(counts.play_seconds);
     }
     const double cpu_s = median(cpu_times);
@@ -149,22 +155,18 @@ int main(int argc, char** argv) {
     fmt::print("{:<10} {:>12.3f} {:>14.0f} {:>12.1f}   ({})\n", "cpu", cpu_s, games / cpu_s,
                static_cast<double>(counts.nodes) / games, cpu->name());
 
-    nlohmann::json j{{"cpu_model", cpu_model()},
-                     {"players", population},
-                     {"games", games},
-                     {"depth", depth},
-                     {"material", material},
-                     {"repeats", repeats},
-                     {"cpu_backend", cpu->name()},
-                     {"cpu_seconds", cpu_s},
-                     {"cpu_games_per_s", games / cpu_s}};
+    nlohmann::json j{{"cpu_model", cpu_model()}, {"players", population},
+                     {"games", games},           {"openings_per_pair", openings},
+                     {"depth", depth},           {"material", material},
+                     {"repeats", repeats},       {"cpu_backend", cpu->name()},
+                     {"cpu_seconds", cpu_s},     {"cpu_games_per_s", games / cpu_s}};
     std::string why;
     if (cuda_device_available(&why)) {
       auto gpu = make_backend("cuda", threads);
       play::FeatureTournament gpu_t(*gpu, options);
       std::vector<double> gpu_scores, gpu_times;
       for (int r = 0; r < repeats; ++r) {
-        gpu_scores = gpu_t.play_round_robin(genes, 1, 0, &counts);
+        gpu_scores = gpu_t.play_round_robin(genes, 1, 0, &counts, openings);
         gpu_times.push_back(counts.play_seconds);
       }
       const double gpu_s = median(gpu_times);
@@ -186,7 +188,7 @@ int main(int argc, char** argv) {
     std::vector<int> order;
     const double rate_s = seconds([&] { order = ga::rate_tournament(rated, cpu_scores, params); });
     const double next_s = seconds([&] { ga::next_generation(rated, order, ranges, params, 1); });
-    const auto pairings = ga::round_robin_pairings(population);
+    const auto pairings = ga::round_robin_pairings(population, openings);
     std::vector<ratings::GameResult> results(games);
     for (std::size_t g = 0; g < games; ++g) results[g] = {pairings[g].first, pairings[g].second, cpu_scores[g]};
     const double bt_s = seconds([&] { ratings::fit_bradley_terry(results, population); });
