@@ -97,6 +97,36 @@ TEST(EloGa, RandomSearchDrawsAFreshPopulationEachGeneration) {
   for (std::size_t i = 0; i < 20; ++i) EXPECT_EQ(same.members[i].genes, next.members[i].genes);
 }
 
+// Per-gene mutation: no mutant copies; offspring genes redrawn at the rate. At rate 0 every
+// child is a pure crossover of two parents (each gene from one of them); at rate 1 no gene of a
+// child equals both parents' value at that place.
+TEST(EloGa, PerGeneMutationRedrawsOffspringGenesAtItsRate) {
+  EloGaParams p = small_params(40);
+  p.mutation_per_gene = true;
+  p.mutation_rate = 0.0;
+  EloPopulation pop = initial_population(feature_ranges(), p, 9);
+  const std::vector<int> order = ranking(pop);
+  const int parents = parent_count(p);
+  auto from_parents = [&](const EloPopulation& next, std::size_t m, std::size_t i) {
+    for (int r = 0; r < parents; ++r)
+      if (pop.members[order[r]].genes[i] == next.members[m].genes[i]) return true;
+    return false;
+  };
+  const EloPopulation crossed = next_generation(pop, order, feature_ranges(), p, 9);
+  ASSERT_EQ(crossed.members.size(), 40u);
+  for (std::size_t m = parents; m < crossed.members.size(); ++m)
+    for (std::size_t i = 0; i < 11; ++i) EXPECT_TRUE(from_parents(crossed, m, i)) << m << " " << i;
+  p.mutation_rate = 1.0;
+  const EloPopulation mutated = next_generation(pop, order, feature_ranges(), p, 9);
+  int changed = 0, genes = 0;
+  for (std::size_t m = parents; m < mutated.members.size(); ++m)
+    for (std::size_t i = 0; i < 11; ++i) {
+      changed += mutated.members[m].genes[i] != crossed.members[m].genes[i];
+      ++genes;
+    }
+  EXPECT_EQ(changed, genes);  // the same crossover draws, then every gene moved to another value
+}
+
 TEST(EloGa, RatingsFollowTheSequentialEloUpdateInGameOrder) {
   EloPopulation pop = initial_population(feature_ranges(), small_params(3), 1);
   // Games (0,1) (1,0) (0,2) (2,0) (1,2) (2,1): player 0 wins all, the rest are draws.

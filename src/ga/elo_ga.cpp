@@ -12,7 +12,15 @@ namespace ef::ga {
 namespace {
 
 // Roles of the GA's random streams (the `b` field of the key; a = generation, c = index).
-enum Role : u32 { kInitial = 1, kMutate = 2, kMutantGenes = 3, kParents = 4, kCrossoverGenes = 5, kRandomSearch = 6 };
+enum Role : u32 {
+  kInitial = 1,
+  kMutate = 2,
+  kMutantGenes = 3,
+  kParents = 4,
+  kCrossoverGenes = 5,
+  kRandomSearch = 6,
+  kGeneMutation = 7
+};
 
 Rng stream(u64 seed, int generation, Role role, std::size_t index) {
   return Rng(seed, Purpose::kEvolve, static_cast<u32>(generation), role, static_cast<u32>(index));
@@ -155,8 +163,9 @@ EloPopulation next_generation(const EloPopulation& rated, std::span<const int> o
     return next;
   }
   for (int r = 0; r < parents; ++r) next.members.push_back(rated.members[order[r]]);
-  // Mutants: each current member in index order may yield one.
-  for (std::size_t i = 0; i < rated.members.size() && static_cast<int>(next.members.size()) < p.population; ++i) {
+  // Mutants: each current member in index order may yield one (not with per-gene mutation).
+  for (std::size_t i = 0;
+       !p.mutation_per_gene && i < rated.members.size() && static_cast<int>(next.members.size()) < p.population; ++i) {
     Rng coin = stream(seed, g, kMutate, i);
     if (!(coin.uniform() < p.mutation_rate)) continue;
     Rng rng = stream(seed, g, kMutantGenes, i);
@@ -191,6 +200,15 @@ EloPopulation next_generation(const EloPopulation& rated, std::span<const int> o
     } else {
       const std::size_t cut = 1 + rng.below(static_cast<u32>(x.size() - 1));  // 1..L-1 genes from x
       for (std::size_t i = 0; i < x.size(); ++i) child[i] = i < cut ? x[i] : y[i];
+    }
+    if (p.mutation_per_gene) {
+      Rng mutate = stream(seed, g, kGeneMutation, k);
+      for (std::size_t i = 0; i < child.size(); ++i) {
+        const bool redraw = mutate.uniform() < p.mutation_rate;
+        const int width = ranges[i].high - ranges[i].low + 1;
+        const int v = ranges[i].low + static_cast<int>(mutate.below(static_cast<u32>(std::max(width - 1, 1))));
+        if (redraw && width >= 2) child[i] = v >= child[i] ? v + 1 : v;
+      }
     }
     next.members.push_back(newborn(std::move(child), p, g + 1));
   }

@@ -51,6 +51,9 @@ struct EloGaParams {
   double parent_fraction = 0.35;  // top share of the ranking that breeds and survives
   double mutation_rate = 0.083;   // per member of the current population: chance of a mutant copy
   int mutation_genes = 1;         // genes redrawn in a mutant
+  // The other reading of the blog's rate: per gene. No mutant copies; every gene of every
+  // offspring is redrawn (to a different value of its range) with probability mutation_rate.
+  bool mutation_per_gene = false;
   CrossoverKind crossover = CrossoverKind::kUniform;
   double k_factor = 16.0;
   double initial_rating = 0.0;

@@ -202,7 +202,8 @@ EloOthelloConfig load_elo_othello(const toml::table& root, const std::string& fi
   }
   {
     TableReader r(section("population"), file, "population");
-    r.allow({"size", "chromosome", "parent_fraction", "mutation_rate", "mutation_genes", "crossover", "search"});
+    r.allow({"size", "chromosome", "parent_fraction", "mutation_rate", "mutation_genes", "mutation", "crossover",
+             "search"});
     r.integer("size", e.ga.population, 3, 4096);
     std::string chromosome = "oe_fmc";
     r.text("chromosome", chromosome);
@@ -215,6 +216,11 @@ EloOthelloConfig load_elo_othello(const toml::table& root, const std::string& fi
     r.real("parent_fraction", e.ga.parent_fraction, 1e-9, 1.0);
     r.real("mutation_rate", e.ga.mutation_rate, 0.0, 1.0);
     r.integer("mutation_genes", e.ga.mutation_genes, 1, features::kGenes);
+    std::string mutation = e.ga.mutation_per_gene ? "gene" : "member";
+    r.text("mutation", mutation);
+    if (mutation != "member" && mutation != "gene")
+      fail("{}: '{}' (expected member or gene)", r.where("mutation"), mutation);
+    e.ga.mutation_per_gene = mutation == "gene";
     std::string crossover = "uniform";
     r.text("crossover", crossover);
     if (crossover == "uniform")
@@ -315,7 +321,8 @@ std::string elo_othello_to_toml(const EloOthelloConfig& e) {
       "crossover = \"{}\"\n",
       e.ga.population, chromosome_name(e.play.material), e.ga.parent_fraction, e.ga.mutation_rate, e.ga.mutation_genes,
       crossover_name(e.ga.crossover));
-  t += fmt::format("search = {}\n\n", toml_quote(search_name(e.ga.search)));
+  t += fmt::format("mutation = \"{}\"\nsearch = {}\n\n", e.ga.mutation_per_gene ? "gene" : "member",
+                   toml_quote(search_name(e.ga.search)));
   t += fmt::format(
       "[elo]\nk_factor = {}\ninitial_rating = {}\ncarry_ratings = {}\nbradley_terry = {}\nopenings_per_pair = {}\n"
       "selection = {}\n\n",
