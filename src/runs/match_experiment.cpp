@@ -334,6 +334,66 @@ std::vector<MemoryPart> match_memory_estimate(const MatchConfig& c, const std::s
            threads * (largest + static_cast<double>(c.games_per_round) * sizeof(TrainingPosition))}};
 }
 
+namespace {
+
+// Start positions: the position at start_move of every dataset game long enough to have one.
+std::vector<othello::Position> match_starts(const MatchConfig& c) {
+  const data::GameDatabase db = data::load_games(std::vector<fs::path>(c.data_files.begin(), c.data_files.end()));
+  std::vector<othello::Position> starts;
+  for (const auto& g : db.games)
+    if (auto p = position_at(g, c.start_move); p && !p->board.game_over()) starts.push_back(*p);
+  if (starts.empty()) fail("{}: no game reaches move {}", fmt::join(c.data_files, ", "), c.start_move);
+  return starts;
+}
+
+// The agents, 2 per replicate: from the checkpoint of a resumed run (next_round set from it), or
+// from zero.
+std::vector<OthelloAgent> starting_agents(RunSession& session, const MatchConfig& c, const std::string& config_name,
+                                          int& next_round) {
+  std::vector<OthelloAgent> agents;
+  next_round = 0;
+  if (session.resuming() && session.run().has(kState)) {
+    const std::string state_file = session.run().file(kState).string();
+    const toml::table st = parse_toml_file(state_file);
+    TableReader r(st, state_file, "");
+    r.allow({"next_round"});
+    if (!r.has("next_round")) fail("{}: next_round is required", state_file);
+    r.integer("next_round", next_round, 0, c.rounds());
+    for (int p = 0; p < c.replicates; ++p)
+      for (int a = 0; a < 2; ++a)
+        agents.push_back(
+            load_agent((session.run().file(kCheckpointDir) / checkpoint_agent(p, a, next_round)).string()));
+  } else {
+    for (int p = 0; p < c.replicates; ++p)
+      for (int a = 0; a < 2; ++a) agents.push_back(initial_agent(c.agents[a], c.start_move, config_name));
+  }
+  return agents;
+}
+
+// Round `round`'s games: per replicate, games_per_round / 2 starts drawn from the round's stream,
+// each played with agent 1 black, then white.
+std::vector<OthelloJob> round_jobs(const MatchConfig& c, const std::vector<othello::Position>& starts,
+                                   const std::vector<int>& handles, int round) {
+  std::vector<OthelloJob> jobs;
+  for (int p = 0; p < c.replicates; ++p)
+    for (int k = 0; k < c.games_per_round / 2; ++k) {
+      Rng rng(c.seed, kOpeningPurpose, static_cast<u32>(round), static_cast<u32>(p), static_cast<u32>(k));
+      const othello::Position& start = starts[rng.below(static_cast<u32>(starts.size()))];
+      for (int colour = 0; colour < 2; ++colour) {  // agent 1 black, then white
+        OthelloJob j;
+        j.black = handles[2 * p + colour];
+        j.white = handles[2 * p + 1 - colour];
+        j.start = start;
+        j.seed = c.seed;
+        j.game = static_cast<u32>((static_cast<u64>(round) * c.replicates + p) * c.games_per_round + 2 * k + colour);
+        jobs.push_back(j);
+      }
+    }
+  return jobs;
+}
+
+}  // namespace
+
 std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config_file, const MatchRunOptions& options) {
   const bool resume = config_file.empty();
   RunSession session = resume ? RunSession::resume(dir, kKind, options) : RunSession::start_new(dir, kKind, options);
@@ -345,32 +405,10 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
     session.check_memory("match", match_memory_estimate(c, config_name, options.threads),
                          "fewer replicates, fewer games_per_round, smaller shapes or fewer threads");
 
-  // Start positions: the position at start_move of every dataset game long enough to have one.
-  const data::GameDatabase db = data::load_games(std::vector<fs::path>(c.data_files.begin(), c.data_files.end()));
-  std::vector<othello::Position> starts;
-  for (const auto& g : db.games)
-    if (auto p = position_at(g, c.start_move); p && !p->board.game_over()) starts.push_back(*p);
-  if (starts.empty()) fail("{}: no game reaches move {}", fmt::join(c.data_files, ", "), c.start_move);
-
+  const std::vector<othello::Position> starts = match_starts(c);
   const int rounds = c.rounds();
-  // Agents: 2 per replicate; from zero, or from the checkpoint.
   int next_round = 0;
-  std::vector<OthelloAgent> agents;
-  if (resume && session.run().has(kState)) {
-    const std::string state_file = session.run().file(kState).string();
-    const toml::table st = parse_toml_file(state_file);
-    TableReader r(st, state_file, "");
-    r.allow({"next_round"});
-    if (!r.has("next_round")) fail("{}: next_round is required", state_file);
-    r.integer("next_round", next_round, 0, rounds);
-    for (int p = 0; p < c.replicates; ++p)
-      for (int a = 0; a < 2; ++a)
-        agents.push_back(
-            load_agent((session.run().file(kCheckpointDir) / checkpoint_agent(p, a, next_round)).string()));
-  } else {
-    for (int p = 0; p < c.replicates; ++p)
-      for (int a = 0; a < 2; ++a) agents.push_back(initial_agent(c.agents[a], c.start_move, config_name));
-  }
+  std::vector<OthelloAgent> agents = starting_agents(session, c, config_name, next_round);
 
   std::vector<MatchRound> results;
   if (!resume) {
@@ -409,7 +447,6 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
     }
   };
 
-  const int pairs = c.games_per_round / 2;
   std::vector<double> total_score(c.replicates, 0.0);
   std::vector<int> total_games(c.replicates, 0);
   for (const MatchRound& m : results) {
@@ -424,21 +461,7 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
       return results;
     }
     const auto t0 = std::chrono::steady_clock::now();
-    std::vector<OthelloJob> jobs;
-    for (int p = 0; p < c.replicates; ++p)
-      for (int k = 0; k < pairs; ++k) {
-        Rng rng(c.seed, kOpeningPurpose, static_cast<u32>(round), static_cast<u32>(p), static_cast<u32>(k));
-        const othello::Position& start = starts[rng.below(static_cast<u32>(starts.size()))];
-        for (int colour = 0; colour < 2; ++colour) {  // agent 1 black, then white
-          OthelloJob j;
-          j.black = handles[2 * p + colour];
-          j.white = handles[2 * p + 1 - colour];
-          j.start = start;
-          j.seed = c.seed;
-          j.game = static_cast<u32>((static_cast<u64>(round) * c.replicates + p) * c.games_per_round + 2 * k + colour);
-          jobs.push_back(j);
-        }
-      }
+    const std::vector<OthelloJob> jobs = round_jobs(c, starts, handles, round);
     std::vector<OthelloRecord> records(jobs.size());
     backend->play(jobs, records);
 
