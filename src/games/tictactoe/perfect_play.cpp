@@ -1,7 +1,9 @@
 #include "games/tictactoe/perfect_play.hpp"
 #include <fmt/core.h>
 #include <algorithm>
+#include <atomic>
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "ga/bitstring_ga.hpp"
 
 namespace ef::tictactoe {
@@ -289,6 +291,19 @@ Chooser agent_chooser(const play::TicTacToeAgent& agent) {
     const play::PlayScratchOf<games::TicTacToe> scratch;
     return params.choose(b, rng, nodes, scratch);
   };
+}
+
+std::vector<PlayerMeasures> measure_agents(std::span<const play::TicTacToeAgent> agents, int threads) {
+  std::vector<Chooser> choosers;
+  for (const play::TicTacToeAgent& a : agents) choosers.push_back(agent_chooser(a));  // errors before any work
+  const PerfectPlay& oracle = PerfectPlay::get();
+  std::vector<PlayerMeasures> out(agents.size());
+  std::atomic<std::size_t> next{0};
+  const int n = std::min(resolve_threads(threads), std::max(1, static_cast<int>(agents.size())));
+  run_parallel(n, [&] {
+    for (std::size_t i; (i = next++) < choosers.size();) out[i] = measure(choosers[i], oracle);
+  });
+  return out;
 }
 
 Chooser perfect_chooser(const PerfectPlay& oracle) {

@@ -24,6 +24,7 @@
 #pragma once
 #include <array>
 #include <functional>
+#include <span>
 #include <string>
 #include <vector>
 #include "core/hd.hpp"
@@ -141,6 +142,10 @@ inline PlayerMeasures measure(const Chooser& chooser, const PerfectPlay& oracle 
 // ef::Error naming the agent when it is not deterministic (a random player, or epsilon_ppm > 0)
 // or fails its validate().
 Chooser agent_chooser(const play::TicTacToeAgent& agent);
+
+// The measures of every agent (through agent_chooser), on `threads` threads (0 = every hardware
+// thread); the result does not depend on the thread count.
+std::vector<PlayerMeasures> measure_agents(std::span<const play::TicTacToeAgent> agents, int threads);
 
 // The oracle as a Chooser (lowest optimal square).
 Chooser perfect_chooser(const PerfectPlay& oracle = PerfectPlay::get());
