@@ -8,6 +8,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include "backends/backend.hpp"
 #include "core/error.hpp"
 #include "engine/alphabeta.hpp"
 #include "games/tictactoe/fitness_matches.hpp"
@@ -475,6 +476,17 @@ TEST(TttOracle, LossesToTheStaticPlayerShowInTheWorstCaseAgainstAnyOpponent) {
     EXPECT_EQ(m.as_o.worst_vs_any, Result::kLoss);
   }
   EXPECT_TRUE(lost_as_o);
+}
+
+TEST(TttOracle, FourPliesDoNotHoldEveryDrawOfTheFitnessWhateverTheEvaluator) {
+  // docs/tictactoe.md: the constant evaluator under 4-ply search scores 165 of 480 against the
+  // 4-ply static player (8 draws as X, 3 draws and 5 losses as O), a figure the issue's
+  // independent re-implementation of the fitness found too; all drawn would be 240.
+  auto backend = make_backend("cpu", 1);
+  play::TttMatches matches(*backend);
+  const play::TicTacToeAgent constant = constant_agent(4), opponent = play::static_agent(4);
+  const play::TttMatch match{&constant, &opponent};
+  EXPECT_EQ(matches.play(std::span(&match, 1)), std::vector<int>{165});
 }
 
 TEST(TttOracle, AnIllegalMoveIsReportedWithItsPosition) {
