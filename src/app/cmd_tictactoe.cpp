@@ -252,7 +252,7 @@ void register_tictactoe(CLI::App& app) {
                 "No games: measure each player against perfect play (optimal-move shares, worst results against "
                 "perfect play and against any opponent, exact results against a random opponent), beside "
                 "baselines: the oracle, the constant evaluator, random networks and the --static players "
-                "(docs/tictactoe.md)");
+                "(docs/tictactoe.md); --no-random and --backend do not apply");
   cmd->add_option("--depths", a->depths,
                   "--measure: search depths of the constant-evaluator and random-network baselines (default: "
                   "the depths of the --run networks, or 4)")
