@@ -4,12 +4,16 @@
 #include <gtest/gtest.h>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include "backends/backend.hpp"
 #include "core/error.hpp"
 #include "engine/alphabeta.hpp"
 #include "games/tictactoe/fitness_matches.hpp"
+#include "games/tictactoe/perfect_play.hpp"
 #include "runs/evolve_run.hpp"
+#include "runs/evolve_tictactoe.hpp"
 #include "test_support.hpp"
 
 using namespace ef;
@@ -196,5 +200,53 @@ TEST(TicTacToeCommand, RoundRobinOfEvolvedNetworksAndStaticPlayers) {
   const auto [rc2, out2] = test::run_command(std::string(EF_EVALFORGE_BIN) + " tictactoe --run /no/such/run 2>&1");
   EXPECT_NE(rc2, 0);
   EXPECT_NE(out2.find("/no/such/run"), std::string::npos) << out2;
+}
+
+TEST(TicTacToeCommand, MeasuresNetworksAndBaselinesAgainstPerfectPlay) {
+  const fs::path f = temp_dir("measure_cfg") / "c.toml";
+  std::ofstream(f) << "[evolve]\nkind = \"tictactoe\"\ngenerations = 1\ntrials = 2\n[population]\nsize = 8\n";
+  const fs::path dir = temp_dir("measure") / "r";
+  ga::run_evolve(ga::load_evolve_config(f.string()), dir, threads(2));
+  const std::string bin = std::string(EF_EVALFORGE_BIN) + " tictactoe --measure --run " + dir.string();
+  const auto [rc, out] = test::run_command(bin + " --static 9 --random-networks 3 --seed 5 --json 2>/dev/null");
+  ASSERT_EQ(rc, 0) << out;
+  const nlohmann::json j = nlohmann::json::parse(out);
+  EXPECT_EQ(j["positions"], 4520);
+  std::map<std::string, nlohmann::json> rows;
+  for (const auto& p : j["players"]) rows[p["name"].get<std::string>()] = p;
+  ASSERT_EQ(rows.size(), 5u) << out;  // the oracle, 2 networks, static-ply9, constant-ply4 (the runs' depth)
+  for (const char* perfect : {"perfect (the oracle)", "static-ply9"}) {
+    ASSERT_TRUE(rows.count(perfect)) << perfect;
+    EXPECT_EQ(rows[perfect]["optimal"], 4520) << perfect;
+    EXPECT_EQ(rows[perfect]["never_loses"], true) << perfect;
+    EXPECT_EQ(rows[perfect]["as_o"]["vs_random"]["loss"], 0.0) << perfect;
+  }
+  ASSERT_TRUE(rows.count("constant-ply4"));
+  // The networks' rows are the library's measures of the run's networks.
+  const auto agents = ga::load_best_networks(dir);
+  const auto measured = tictactoe::measure_agents(agents, 1);
+  for (std::size_t i = 0; i < agents.size(); ++i) {
+    ASSERT_TRUE(rows.count(agents[i].name)) << agents[i].name;
+    const nlohmann::json& row = rows[agents[i].name];
+    EXPECT_EQ(row["optimal"], measured[i].optimal);
+    EXPECT_EQ(row["nontrivial_optimal"], measured[i].nontrivial_optimal);
+    EXPECT_EQ(row["as_x"]["worst_vs_any"], tictactoe::result_name(measured[i].as_x.worst_vs_any));
+    EXPECT_EQ(row["as_o"]["worst_vs_perfect"], tictactoe::result_name(measured[i].as_o.worst_vs_perfect));
+    EXPECT_DOUBLE_EQ(row["as_o"]["vs_random"]["loss"].get<double>(), measured[i].as_o.loss);
+  }
+  ASSERT_EQ(j["random_networks"].size(), 1u);
+  EXPECT_EQ(j["random_networks"][0]["depth"], 4);
+  EXPECT_EQ(j["random_networks"][0]["topology"], "full");
+  EXPECT_EQ(j["random_networks"][0]["summary"]["players"], 3);
+  EXPECT_EQ(j["random_networks"][0]["networks"].size(), 3u);
+  // The table names the baselines; a depth outside 1..9 is refused by its flag.
+  const auto [rc2, out2] = test::run_command(bin + " --static 4 --random-networks 2 --depths 1,2 2>&1");
+  ASSERT_EQ(rc2, 0) << out2;
+  EXPECT_NE(out2.find("2 random networks (full topology, depth 1, seed 1)"), std::string::npos) << out2;
+  EXPECT_NE(out2.find("2 random networks (full topology, depth 2, seed 1)"), std::string::npos) << out2;
+  EXPECT_NE(out2.find("constant-ply2"), std::string::npos) << out2;
+  const auto [rc3, out3] = test::run_command(bin + " --depths 10 2>&1");
+  EXPECT_NE(rc3, 0);
+  EXPECT_NE(out3.find("--depths"), std::string::npos) << out3;
 }
 #endif

@@ -29,6 +29,8 @@ namespace ef::tictactoe {
 
 enum class Topology : u32 { kFull = 0, kPaper = 1 };
 
+inline const char* topology_name(Topology t) { return t == Topology::kFull ? "full" : "paper"; }
+
 constexpr int kHidden1 = 18, kHidden2 = 5;
 constexpr int kGeneBits = 5;
 
