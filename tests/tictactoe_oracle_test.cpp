@@ -541,3 +541,38 @@ TEST(TttOracle, SummariesCountAndSpread) {
   EXPECT_EQ(s.x_lose_vs_any, 1);
   EXPECT_EQ(s.lose_vs_any, 1);
 }
+
+TEST(TttOracle, TheScreenForNeverLosingAgreesWithTheFullMeasures) {
+  // never_loses() asks the player only where some opponent can lead it and stops at the first
+  // lost line; its answer must be measure()'s. Players that hold with one colour only check that
+  // both colours are searched.
+  const Chooser perfect = perfect_chooser();
+  const Chooser lowest = lowest_empty;
+  std::vector<std::pair<std::string, Chooser>> players{
+      {"oracle", perfect},
+      {"lowest empty", lowest},
+      {"perfect as X only", [&](const Board& b) { return b.side == kX ? perfect(b) : lowest(b); }},
+      {"perfect as O only", [&](const Board& b) { return b.side == kO ? perfect(b) : lowest(b); }}};
+  for (int depth : {1, 2, 4, 9}) {
+    players.emplace_back("static " + std::to_string(depth), agent_chooser(play::static_agent(depth)));
+    players.emplace_back("constant " + std::to_string(depth), agent_chooser(constant_agent(depth)));
+  }
+  for (const auto& a : random_network_agents(40, Topology::kFull, 4, 7)) players.emplace_back(a.name, agent_chooser(a));
+  int holding = 0, losing = 0;
+  for (const auto& [name, chooser] : players) {
+    const bool expected = measure(chooser).never_loses();
+    EXPECT_EQ(never_loses(chooser), expected) << name;
+    (expected ? holding : losing) += 1;
+  }
+  EXPECT_GE(holding, 2);  // the sample has both answers
+  EXPECT_GE(losing, 2);
+  // It asks the oracle in fewer positions than tabulating does.
+  int asked = 0;
+  EXPECT_TRUE(never_loses([&](const Board& b) {
+    ++asked;
+    return perfect(b);
+  }));
+  EXPECT_LT(asked, static_cast<int>(PerfectPlay::get().positions_to_move().size()));
+  const Chooser bad = [](const Board& b) { return b.x ? __builtin_ctz(b.x) : 4; };
+  EXPECT_THROW(never_loses(bad), Error);
+}

@@ -277,6 +277,34 @@ PlayerMeasures measure(const Policy& policy, const PerfectPlay& oracle) {
   return m;
 }
 
+bool never_loses(const Chooser& chooser) {
+  // memo[slot]: kUnknown, or whether the player avoids a loss from there against every opponent.
+  // A memo entry holds for the colour of the search that wrote it, so it is reset between them.
+  std::vector<signed char> memo(kPositionSlots, kUnknown);
+  int colour = kX;
+  std::function<bool(const Board&)> holds = [&](const Board& b) -> bool {
+    const std::size_t slot = static_cast<std::size_t>(position_index(b));
+    if (memo[slot] != kUnknown) return memo[slot] != 0;
+    bool ok = true;
+    if (b.terminal()) {
+      ok = result_for(b, colour) != Result::kLoss;
+    } else if (b.side == colour) {
+      const int sq = chooser(b);
+      if (sq < 0 || sq > 8 || !(b.moves() >> sq & 1))
+        fail("player: square {} is not a legal move in position {}", sq, describe(b));
+      ok = holds(b.play(sq));
+    } else {
+      for (u32 m = b.moves(); m && ok; m &= m - 1) ok = holds(b.play(ctz64(m)));
+    }
+    memo[slot] = ok ? 1 : 0;
+    return ok;
+  };
+  if (!holds(Board{})) return false;
+  std::fill(memo.begin(), memo.end(), kUnknown);
+  colour = kO;
+  return holds(Board{});
+}
+
 Chooser agent_chooser(const play::TicTacToeAgent& agent) {
   agent.validate();
   if (agent.params.kind == play::TicTacToeEvaluator::kRandom)

@@ -133,6 +133,11 @@ struct PlayerMeasures {
 };
 
 PlayerMeasures measure(const Policy& policy, const PerfectPlay& oracle = PerfectPlay::get());
+
+// measure(chooser).never_loses() without tabulating the whole policy: the chooser is asked only
+// in the positions that some opponent can lead it to (each once), and the search stops at the
+// first line it loses. A generation's population is screened with it (runs/evolve_tictactoe.cpp).
+bool never_loses(const Chooser& chooser);
 inline PlayerMeasures measure(const Chooser& chooser, const PerfectPlay& oracle = PerfectPlay::get()) {
   return measure(tabulate(chooser, oracle), oracle);
 }
