@@ -8,7 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include "backends/backend.hpp"
+#include "core/bytes.hpp"
 #include "core/error.hpp"
+#include "core/run_dir.hpp"
 #include "engine/alphabeta.hpp"
 #include "games/tictactoe/fitness_matches.hpp"
 #include "games/tictactoe/perfect_play.hpp"
@@ -25,14 +27,31 @@ namespace {
 fs::path temp_dir(const std::string& name) { return test::scratch_dir("ttt", name); }
 std::string read(const fs::path& f) { return test::file_bytes(f); }
 
-ga::EvolveConfig small(bool coevolution) {
+ga::EvolveConfig small(bool coevolution, const std::string& monitor = "[monitor]\npopulation_every = 2\n") {
   const fs::path f = temp_dir(coevolution ? "cfg_co" : "cfg") / "c.toml";
   std::ofstream(f) << "[evolve]\nkind = \"tictactoe\"\ngenerations = 5\ntrials = 2\nseed = 4\n"
                       "[population]\nsize = 12\nmutation_rate = 0.01\nelitism = 1\n"
                       "[network]\ndepth = 2\n"
                    << (coevolution ? "[opponent]\nkind = \"coevolution\"\ntop = 3\nmonitor_depth = 2\n"
-                                   : "[opponent]\ndepth = 2\n");
+                                   : "[opponent]\ndepth = 2\n")
+                   << monitor;
   return ga::load_evolve_config(f.string());
+}
+
+// The rows of a CSV file, split at commas (a trailing empty field kept).
+std::vector<std::vector<std::string>> csv_rows(const fs::path& file) {
+  std::stringstream in(read(file));
+  std::vector<std::vector<std::string>> rows;
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::vector<std::string> f;
+    std::stringstream ss(line);
+    for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+    if (!line.empty() && line.back() == ',') f.push_back("");
+    rows.push_back(f);
+  }
+  return rows;
 }
 
 ga::EvolveRunOptions threads(int t) {
@@ -92,6 +111,16 @@ TEST(EvolveTicTacToe, BitIdenticalForOneAndTwoThreadsAndAcrossAnInterruption) {
     EXPECT_EQ(without_time(dir / "one"), without_time(dir / "cut"));
     EXPECT_EQ(read(dir / "one" / "best_networks.csv"), read(dir / "cut" / "best_networks.csv"));
     EXPECT_EQ(read(dir / "one" / "checkpoint.bin"), read(dir / "cut" / "checkpoint.bin"));
+    EXPECT_EQ(read(dir / "one" / "oracle.csv"), read(dir / "two" / "oracle.csv"));
+    EXPECT_EQ(read(dir / "one" / "oracle.csv"), read(dir / "cut" / "oracle.csv"));
+    // One oracle row per metrics row; the population share at generations 0, 2 and 4 (every 2nd
+    // and the last) only.
+    const auto oracle = csv_rows(dir / "one" / "oracle.csv");
+    ASSERT_EQ(oracle.size(), static_cast<std::size_t>(5 * 2 * (co ? 2 : 1)));
+    for (const auto& row : oracle) {
+      ASSERT_EQ(row.size(), 12u);
+      EXPECT_EQ(row[11].empty(), std::stoi(row[0]) % 2 == 1) << row[0];
+    }
     // 5 generations x 2 trials x populations, and the monitor columns only with co-evolution.
     const std::string m = read(dir / "one" / "metrics.csv");
     EXPECT_EQ(std::count(m.begin(), m.end(), '\n'), 1 + 5 * 2 * (co ? 2 : 1));
@@ -166,8 +195,29 @@ TEST(EvolveTicTacToe, ConfigErrorsNameTheKey) {
   expect("[play]\n", "unknown section [play]");
   expect("[opponent]\nkind = \"coevolution\"\ntop = 500\n", "opponent.top");
   // The shipped configs load.
-  for (const char* name : {"ttt-ply4.toml", "ttt-ply1.toml", "ttt-coevolution.toml", "ttt-ply4-rank-elitism.toml"})
+  for (const char* name : {"ttt-ply4.toml", "ttt-ply1.toml", "ttt-ply1-as-written.toml", "ttt-coevolution.toml",
+                           "ttt-ply4-rank-elitism.toml"})
     EXPECT_NO_THROW(ga::load_evolve_config(std::string(EF_SOURCE_DIR "/configs/") + name)) << name;
+}
+
+TEST(EvolveTicTacToe, ThePly1ConfigAsWrittenChangesOnlyTheOpponentsDepth) {
+  // The source's ply-1 experiment changes the opponent's depth only; configs/ttt-ply1.toml is the
+  // project's reading, with the network at 1 ply too.
+  const std::string dir = EF_SOURCE_DIR "/configs/";
+  const ga::TicTacToeConfig ply4 = ga::load_evolve_config(dir + "ttt-ply4.toml").ttt;
+  const ga::TicTacToeConfig written = ga::load_evolve_config(dir + "ttt-ply1-as-written.toml").ttt;
+  const ga::TicTacToeConfig reading = ga::load_evolve_config(dir + "ttt-ply1.toml").ttt;
+  EXPECT_EQ(written.depth, 4);
+  EXPECT_EQ(written.opponent_depth, 1);
+  EXPECT_EQ(reading.depth, 1);
+  EXPECT_EQ(reading.opponent_depth, 1);
+  ga::TicTacToeConfig changed = ply4;
+  changed.opponent_depth = 1;
+  ga::EvolveConfig a, b;
+  a.kind = b.kind = ga::EvolveKind::kTicTacToe;
+  a.ttt = changed;
+  b.ttt = written;
+  EXPECT_EQ(ga::evolve_config_to_toml(a), ga::evolve_config_to_toml(b));
 }
 
 #if defined(EF_EVALFORGE_BIN)
@@ -249,4 +299,141 @@ TEST(TicTacToeCommand, MeasuresNetworksAndBaselinesAgainstPerfectPlay) {
   EXPECT_NE(rc3, 0);
   EXPECT_NE(out3.find("--depths"), std::string::npos) << out3;
 }
+
+TEST(TicTacToeCommand, ReportDrawsTheOracleTableWithItsBaselines) {
+  const fs::path f = temp_dir("report_cfg") / "c.toml";
+  std::ofstream(f) << "[evolve]\nkind = \"tictactoe\"\ngenerations = 2\ntrials = 2\n[population]\nsize = 8\n"
+                      "[network]\ndepth = 2\n[opponent]\ndepth = 3\n";
+  const fs::path dir = temp_dir("report") / "r";
+  ga::run_evolve(ga::load_evolve_config(f.string()), dir, threads(2));
+  const auto [rc, out] = test::run_command(std::string(EF_EVALFORGE_BIN) + " report " + dir.string() + " 2>&1");
+  ASSERT_EQ(rc, 0) << out;
+  EXPECT_NE(out.find("oracle.png"), std::string::npos) << out;
+  ASSERT_TRUE(fs::exists(dir / "oracle.png"));
+  EXPECT_GT(fs::file_size(dir / "oracle.png"), 0u);
+  // The baselines are measured at the run's depths: the constant evaluator at the networks' 2
+  // plies (its value on the first panel), the static evaluator at the opponent's 3.
+  const std::string gp = read(dir / "report.gp");
+  const std::string title = "title 'constant evaluator, ply 2'";
+  const auto at = gp.find(title);
+  ASSERT_NE(at, std::string::npos) << gp;
+  const auto comma = gp.rfind(", ", at);
+  const double drawn = std::stod(gp.substr(comma + 2, gp.find(' ', comma + 2) - comma - 2));
+  EXPECT_NEAR(drawn,
+              tictactoe::measure(tictactoe::agent_chooser(tictactoe::constant_agent(2))).nontrivial_optimal_share(),
+              1e-9);
+  EXPECT_NE(gp.find("title 'static evaluator, ply 3'"), std::string::npos);
+  EXPECT_NE(gp.find("title 'random networks (mean of 100), ply 2'"), std::string::npos);
+  // A run without the table reports its fitness alone.
+  std::ofstream(f, std::ios::app) << "[monitor]\noracle = false\n";
+  const fs::path plain = temp_dir("report") / "plain";
+  ga::run_evolve(ga::load_evolve_config(f.string()), plain, threads(2));
+  const auto [rc2, out2] = test::run_command(std::string(EF_EVALFORGE_BIN) + " report " + plain.string() + " 2>&1");
+  ASSERT_EQ(rc2, 0) << out2;
+  EXPECT_TRUE(fs::exists(plain / "fitness.png"));
+  EXPECT_FALSE(fs::exists(plain / "oracle.png"));
+}
 #endif
+
+TEST(EvolveTicTacToe, OracleTableHoldsTheBestNetworksMeasuresAndNeverFeedsSelection) {
+  const fs::path dir = temp_dir("oracle");
+  const ga::EvolveConfig c = small(false);
+  ga::run_evolve(c, dir / "on", threads(2));
+  ga::run_evolve(small(false, "[monitor]\noracle = false\n"), dir / "off", threads(2));
+  EXPECT_FALSE(fs::exists(dir / "off" / "oracle.csv"));
+  // Selection never reads the monitor: the same fitness and the same best networks without it.
+  EXPECT_EQ(without_time(dir / "on"), without_time(dir / "off"));
+  EXPECT_EQ(read(dir / "on" / "best_networks.csv"), read(dir / "off" / "best_networks.csv"));
+  const auto rows = csv_rows(dir / "on" / "oracle.csv");
+  // The last generation's best networks are best_networks.csv's: the full measures, recomputed.
+  const auto best = ga::load_best_networks(dir / "on");
+  const auto measured = tictactoe::measure_agents(best, 1);
+  ASSERT_EQ(best.size(), 2u);
+  for (std::size_t t = 0; t < 2; ++t) {
+    const auto& row = rows[rows.size() - 2 + t];
+    ASSERT_EQ(row[0], "4");
+    EXPECT_NEAR(std::stod(row[3]), measured[t].optimal_share(), 1e-6);
+    EXPECT_NEAR(std::stod(row[4]), measured[t].nontrivial_optimal_share(), 1e-6);
+    EXPECT_EQ(row[5], tictactoe::result_name(measured[t].as_x.worst_vs_perfect));
+    EXPECT_EQ(row[6], tictactoe::result_name(measured[t].as_o.worst_vs_perfect));
+    EXPECT_EQ(row[7], tictactoe::result_name(measured[t].as_x.worst_vs_any));
+    EXPECT_EQ(row[8], tictactoe::result_name(measured[t].as_o.worst_vs_any));
+    EXPECT_NEAR(std::stod(row[9]), measured[t].as_x.loss, 1e-6);
+    EXPECT_NEAR(std::stod(row[10]), measured[t].as_o.loss, 1e-6);
+  }
+  // Generation 0 is the GA's random population of each trial (stream 2 x trial): its share of
+  // networks that never lose, by the full measures.
+  for (int t = 0; t < 2; ++t) {
+    const auto bits = ga::random_bit_population(c.ttt.ga, c.ttt.seed, static_cast<u32>(2 * t));
+    int holding = 0;
+    for (const auto& b : bits)
+      holding +=
+          tictactoe::measure(tictactoe::agent_chooser(play::network_agent(b, c.ttt.topology, 2, "m"))).never_loses();
+    EXPECT_NEAR(std::stod(rows[static_cast<std::size_t>(t)][11]), holding / 12.0, 1e-4) << t;
+  }
+}
+
+TEST(EvolveTicTacToe, NetworksSearchingToTheEndMeasurePerfectInTheOracleTable) {
+  // Nine plies reach the end from anywhere, so whatever the network, every move is optimal and no
+  // opponent beats it: a fact of the game, not of the code under test.
+  const fs::path f = temp_dir("cfg9") / "c.toml";
+  std::ofstream(f) << "[evolve]\nkind = \"tictactoe\"\ngenerations = 1\ntrials = 1\n[population]\nsize = 4\n"
+                      "[network]\ndepth = 9\n";
+  const fs::path dir = temp_dir("oracle9") / "r";
+  ga::run_evolve(ga::load_evolve_config(f.string()), dir, threads(2));
+  const auto rows = csv_rows(dir / "oracle.csv");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0][3], "1.000000");
+  EXPECT_EQ(rows[0][4], "1.000000");
+  for (int k = 5; k <= 8; ++k) EXPECT_NE(rows[0][k], "loss") << k;
+  EXPECT_EQ(rows[0][9], "0.000000");
+  EXPECT_EQ(rows[0][10], "0.000000");
+  EXPECT_EQ(rows[0][11], "1.0000");
+}
+
+TEST(EvolveTicTacToe, ARunMadeBeforeTheOracleTableResumesWithoutIt) {
+  const fs::path dir = temp_dir("old");
+  ga::run_evolve(small(false, "[monitor]\noracle = false\n"), dir / "plain", threads(2));
+  // An interrupted run made into one from before oracle.csv: no table, a version-1 checkpoint
+  // (the payload without its last byte, the oracle flag) and no [monitor] in its config.
+  ga::EvolveRunOptions stop = threads(2);
+  stop.stop_requested = [n = 0]() mutable { return ++n >= 2; };
+  const fs::path old = dir / "old";
+  ASSERT_TRUE(ga::run_evolve(small(false), old, stop).interrupted);
+  fs::remove(old / "oracle.csv");
+  std::string payload = unframe_checkpoint(read(old / "checkpoint.bin"), "evolve", "checkpoint.bin");
+  ASSERT_EQ(payload[0], 2);
+  payload[0] = 1;
+  payload.pop_back();
+  std::ofstream(old / "checkpoint.bin", std::ios::binary) << frame_checkpoint("evolve", payload);
+  std::string config = read(old / "config.toml");
+  const auto at = config.find("[monitor]");
+  ASSERT_NE(at, std::string::npos);
+  config.erase(at, config.find("[run]") - at);
+  std::ofstream(old / "config.toml") << config;
+  EXPECT_TRUE(ga::resume_evolve(old, threads(1)).complete);
+  EXPECT_FALSE(fs::exists(old / "oracle.csv"));
+  EXPECT_EQ(without_time(old), without_time(dir / "plain"));
+  EXPECT_EQ(read(old / "best_networks.csv"), read(dir / "plain" / "best_networks.csv"));
+
+  // A run made with the table needs it, and its rows are checked.
+  const fs::path cut = dir / "cut";
+  stop.stop_requested = [n = 0]() mutable { return ++n >= 2; };
+  ASSERT_TRUE(ga::run_evolve(small(false), cut, stop).interrupted);
+  const std::string table = read(cut / "oracle.csv");
+  fs::remove(cut / "oracle.csv");
+  std::string e = error_of([&] { ga::resume_evolve(cut, threads(1)); });
+  EXPECT_NE(e.find("oracle.csv"), std::string::npos) << e;
+  EXPECT_NE(e.find("missing"), std::string::npos) << e;
+  std::string bad = table;
+  const auto cell = bad.find(",loss,") != std::string::npos ? bad.find(",loss,") : bad.find(",draw,");
+  ASSERT_NE(cell, std::string::npos);
+  bad.replace(cell, 6, ",even,");
+  std::ofstream(cut / "oracle.csv") << bad;
+  e = error_of([&] { ga::resume_evolve(cut, threads(1)); });
+  EXPECT_NE(e.find("oracle.csv:"), std::string::npos) << e;
+  EXPECT_NE(e.find("'even'"), std::string::npos) << e;
+  std::ofstream(cut / "oracle.csv") << table;
+  EXPECT_TRUE(ga::resume_evolve(cut, threads(1)).complete);
+  EXPECT_EQ(csv_rows(cut / "oracle.csv").size(), 10u);
+}

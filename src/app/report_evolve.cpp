@@ -1,5 +1,6 @@
 // `evalforge report` for evolve runs: the champion's ratings and weights over generations.
 #include <fmt/format.h>
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -10,6 +11,9 @@
 #include "core/error.hpp"
 #include "core/run_dir.hpp"
 #include "games/othello/feature_weights.hpp"
+#include "games/tictactoe/fitness_matches.hpp"
+#include "games/tictactoe/perfect_play.hpp"
+#include "runs/evolve_config.hpp"
 
 namespace ef::app {
 
@@ -175,6 +179,115 @@ std::vector<TttRow> read_ttt_metrics(const fs::path& file) {
   return rows;
 }
 
+// oracle.csv of a tictactoe run, gathered per generation over every (trial, population) row.
+struct OracleGeneration {
+  int rows = 0;
+  double nontrivial_sum = 0, nontrivial_min = 1, nontrivial_max = 0, optimal_sum = 0;
+  int never_loses = 0, holds_perfect = 0;           // best networks that never lose to any opponent / to perfect play
+  double loss_sum = 0, loss_min = 1, loss_max = 0;  // loss vs random, the mean of as X and as O
+  double population_sum = 0;
+  int population_rows = 0;
+};
+
+std::map<int, OracleGeneration> read_oracle(const fs::path& file) {
+  std::map<int, OracleGeneration> out;
+  for_each_row(file, 12, [&](const std::vector<std::string>& f, const std::string& where) {
+    OracleGeneration& g = out[static_cast<int>(parse_int_field(f[0], 0, 100000000, where, "generation"))];
+    ++g.rows;
+    const double nt = parse_real_field(f[4], where, "best_nontrivial_optimal");
+    g.nontrivial_sum += nt;
+    g.nontrivial_min = std::min(g.nontrivial_min, nt);
+    g.nontrivial_max = std::max(g.nontrivial_max, nt);
+    g.optimal_sum += parse_real_field(f[3], where, "best_optimal");
+    g.holds_perfect += f[5] != "loss" && f[6] != "loss";
+    g.never_loses += f[7] != "loss" && f[8] != "loss";
+    const double loss = (parse_real_field(f[9], where, "best_x_loss_vs_random") +
+                         parse_real_field(f[10], where, "best_o_loss_vs_random")) /
+                        2;
+    g.loss_sum += loss;
+    g.loss_min = std::min(g.loss_min, loss);
+    g.loss_max = std::max(g.loss_max, loss);
+    if (!f[11].empty()) {
+      g.population_sum += parse_real_field(f[11], where, "population_never_loses");
+      ++g.population_rows;
+    }
+  });
+  if (out.empty()) fail("{}: no generations recorded yet", file.string());
+  return out;
+}
+
+// The baselines of oracle.png, under the run's own search depth and topology: the constant
+// evaluator, 100 random networks drawn as a generation 0 is (seed 1), and the static evaluator at
+// the depth the run plays against (co-evolution: its monitor's). One line of the plot each.
+struct OracleBaseline {
+  std::string name;
+  double nontrivial = 0, never_loses = 0, loss = 0;
+};
+
+std::vector<OracleBaseline> oracle_baselines(const fs::path& dir) {
+  const ga::EvolveConfig config = ga::load_evolve_config((dir / "config.toml").string());
+  const ga::TicTacToeConfig& c = config.ttt;
+  const int static_depth = c.coevolution ? c.monitor_depth : c.opponent_depth;
+  std::vector<play::TicTacToeAgent> agents{tictactoe::constant_agent(c.depth), play::static_agent(static_depth)};
+  const auto random = tictactoe::random_network_agents(100, c.topology, c.depth, 1);
+  agents.insert(agents.end(), random.begin(), random.end());
+  const auto m = tictactoe::measure_agents(agents, 0);
+  auto one = [](std::string name, const tictactoe::PlayerMeasures& x) {
+    return OracleBaseline{std::move(name), x.nontrivial_optimal_share(), x.never_loses() ? 1.0 : 0.0,
+                          (x.as_x.loss + x.as_o.loss) / 2};
+  };
+  const tictactoe::MeasureSummary r = tictactoe::summarize({m.begin() + 2, m.end()});
+  return {one(fmt::format("constant evaluator, ply {}", c.depth), m[0]),
+          OracleBaseline{fmt::format("random networks (mean of 100), ply {}", c.depth), r.nontrivial_optimal_share.mean,
+                         1.0 - static_cast<double>(r.lose_vs_any) / r.players, (r.x_loss.mean + r.o_loss.mean) / 2},
+          one(fmt::format("static evaluator, ply {}", static_depth), m[1])};
+}
+
+// oracle.png: the best networks against perfect play per generation, with the baselines.
+std::string oracle_plot(const fs::path& dir) {
+  const std::map<int, OracleGeneration> gens = read_oracle(dir / "oracle.csv");
+  const std::vector<OracleBaseline> base = oracle_baselines(dir);
+  std::ostringstream gp;
+  gp << "$o << EOD\n";
+  for (const auto& [g, o] : gens) {
+    const double n = o.rows;
+    gp << g << " " << o.nontrivial_sum / n << " " << o.nontrivial_min << " " << o.nontrivial_max << " "
+       << o.optimal_sum / n << " " << o.never_loses / n << " " << o.holds_perfect / n << " "
+       << (o.population_rows ? fmt::format("{}", o.population_sum / o.population_rows) : std::string("NaN")) << " "
+       << o.loss_sum / n << " " << o.loss_min << " " << o.loss_max << "\n";
+  }
+  gp << "EOD\n";
+  const char* colours[] = {"gray40", "orange", "dark-magenta"};
+  auto lines = [&](auto value) {
+    std::string out;
+    for (std::size_t i = 0; i < base.size(); ++i)
+      out += fmt::format(", {} with lines dt 2 lw 2 lc '{}' title '{}'", value(base[i]), colours[i], base[i].name);
+    return out;
+  };
+  gp << fmt::format("set output '{}'\n", (dir / "oracle.png").string());
+  gp << "set terminal pngcairo size 1000,1100\nset multiplot layout 3,1 title \"the best network of each trial "
+        "against perfect play (never selected on); dashed: baselines\"\nset key outside right\nunset xlabel\n";
+  gp << "set title 'optimal moves of the best network: mean over trials, band: their range'\n"
+        "set ylabel 'share of positions'\nset yrange [*:1]\n";
+  gp << "plot $o using 1:3:4 with filledcurves fc 'dark-blue' fs transparent solid 0.2 notitle, "
+        "$o using 1:2 with lines lw 2 lc 'dark-blue' title 'non-trivial positions', "
+        "$o using 1:5 with lines lw 1 lc 'light-blue' title 'all positions'"
+     << lines([](const OracleBaseline& b) { return fmt::format("{}", b.nontrivial); }) << "\n";
+  gp << "set title 'never loses, either colour: share of trials whose best does, share of the population that "
+        "does'\nset ylabel 'share'\nset yrange [-0.05:1.05]\n";
+  gp << "plot $o using 1:6 with steps lw 2 lc 'dark-red' title 'best: to any opponent', "
+        "$o using 1:7 with steps lw 1 lc 'pink' title 'best: to perfect play', "
+        "$o using 1:8 with points pt 7 ps 0.6 lc 'dark-green' title 'population: to any opponent'"
+     << lines([](const OracleBaseline& b) { return fmt::format("{}", b.never_loses); }) << "\n";
+  gp << "set xlabel 'generation'\nset title 'loss probability against a uniformly random opponent (the mean of "
+        "as X and as O)'\nset ylabel 'probability'\nset yrange [0:*]\n";
+  gp << "plot $o using 1:10:11 with filledcurves fc 'dark-blue' fs transparent solid 0.2 notitle, "
+        "$o using 1:9 with lines lw 2 lc 'dark-blue' title 'best network'"
+     << lines([](const OracleBaseline& b) { return fmt::format("{}", b.loss); }) << "\n";
+  gp << "unset multiplot\nunset output\n";
+  return gp.str();
+}
+
 }  // namespace
 
 void report_tictactoe(const fs::path& dir) {
@@ -232,10 +345,13 @@ void report_tictactoe(const fs::path& dir) {
   gp << "set title 'fitness per generation: mean over trials, band: their range"
      << (monitored ? "; monitor: vs the static evaluator" : "") << "'\nplot " << plots
      << ", 240 with lines dt 2 lc 'gray' title 'every game drawn'\nunset output\n";
+  // Runs made before oracle.csv, or with [monitor] oracle = false, have no oracle.png.
+  const bool oracle = fs::exists(dir / "oracle.csv");
+  if (oracle) gp << oracle_plot(dir);
   const fs::path script = dir / "report.gp";
   std::ofstream(script) << gp.str();
   run_gnuplot(script);
-  fmt::print("report written to {} (fitness.png)\n", dir.string());
+  fmt::print("report written to {} (fitness.png{})\n", dir.string(), oracle ? ", oracle.png" : "");
 }
 
 }  // namespace ef::app

@@ -59,7 +59,7 @@ void check_sections(const toml::table& root, const std::string& file, std::initi
 }
 
 TicTacToeConfig load_tictactoe(const toml::table& root, const std::string& file) {
-  check_sections(root, file, {"evolve", "population", "network", "opponent", "run"});
+  check_sections(root, file, {"evolve", "population", "network", "opponent", "monitor", "run"});
   auto section = [&](const char* name) -> const toml::table& { return section_of(root, name); };
   TicTacToeConfig c;
   {
@@ -117,6 +117,12 @@ TicTacToeConfig load_tictactoe(const toml::table& root, const std::string& file)
     r.integer("monitor_depth", c.monitor_depth, 1, 9);
   }
   {
+    TableReader r(section("monitor"), file, "monitor");
+    r.allow({"oracle", "population_every"});
+    r.boolean("oracle", c.oracle);
+    r.integer("population_every", c.population_every, 1, 100000000);
+  }
+  {
     TableReader r(section("run"), file, "run");
     r.allow({"checkpoint_every"});
     r.integer("checkpoint_every", c.checkpoint_every, 1, 100000000);
@@ -145,6 +151,7 @@ std::string tictactoe_to_toml(const TicTacToeConfig& c) {
                    c.topology == tictactoe::Topology::kFull ? "full" : "paper", c.depth);
   t += fmt::format("[opponent]\nkind = \"{}\"\ndepth = {}\ntop = {}\nmonitor_depth = {}\n\n",
                    c.coevolution ? "coevolution" : "static", c.opponent_depth, c.top, c.monitor_depth);
+  t += fmt::format("[monitor]\noracle = {}\npopulation_every = {}\n\n", c.oracle, c.population_every);
   t += fmt::format("[run]\ncheckpoint_every = {}\n", c.checkpoint_every);
   return t;
 }

@@ -55,9 +55,14 @@ struct TicTacToeConfig {
   tictactoe::Topology topology = tictactoe::Topology::kFull;  // [network]
   int depth = 4;                                              // [network] the evolved networks' minimax plies
   bool coevolution = false;                                   // [opponent] kind = "static" | "coevolution"
-  int opponent_depth = 4;    // [opponent] the static evaluator's plies (kind = "static")
-  int top = 5;               // [opponent] co-evolution: each member meets the other population's top
-  int monitor_depth = 4;     // [opponent] co-evolution: the static evaluator monitored against
+  int opponent_depth = 4;  // [opponent] the static evaluator's plies (kind = "static")
+  int top = 5;             // [opponent] co-evolution: each member meets the other population's top
+  int monitor_depth = 4;   // [opponent] co-evolution: the static evaluator monitored against
+  // [monitor] oracle.csv: each generation's best networks measured against perfect play
+  // (games/tictactoe/perfect_play.hpp), and every `population_every` generations (and the last)
+  // the share of each population that never loses to any opponent. Never feeds selection.
+  bool oracle = true;
+  int population_every = 10;
   int checkpoint_every = 1;  // [run]
 };
 

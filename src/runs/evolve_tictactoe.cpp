@@ -8,16 +8,24 @@
 // population): best, mean and worst fitness (0..480), the monitor's best and mean (co-evolution),
 // seconds; best_networks.csv when complete: each population's best network of the last
 // generation (its fitness and its bits in hex); checkpoint.bin: the populations to play next.
+// oracle.csv (runs created with [monitor] oracle = true, the default; runs made before the table
+// existed resume without it): one row per (generation, trial, population): the best network's
+// measures against perfect play (games/tictactoe/perfect_play.hpp) and, every
+// `population_every` generations and at the last, the population's share of networks that never
+// lose to any opponent with either colour. Nothing in it feeds selection.
 #include "runs/evolve_tictactoe.hpp"
 #include <fmt/format.h>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <fstream>
 #include <sstream>
 #include "core/bytes.hpp"
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 #include "games/tictactoe/fitness_matches.hpp"
+#include "games/tictactoe/perfect_play.hpp"
 
 namespace ef::ga {
 
@@ -29,11 +37,18 @@ constexpr const char* kMetrics = "metrics.csv";
 constexpr const char* kCheckpoint = "checkpoint.bin";
 constexpr const char* kMetricsHeader =
     "generation,trial,population,best,mean,worst,monitor_best,monitor_mean,play_seconds,seconds";
-constexpr u32 kVersion = 1;
+constexpr const char* kOracle = "oracle.csv";
+constexpr const char* kOracleHeader =
+    "generation,trial,population,best_optimal,best_nontrivial_optimal,best_x_vs_perfect,best_o_vs_perfect,"
+    "best_x_vs_any,best_o_vs_any,best_x_loss_vs_random,best_o_loss_vs_random,population_never_loses";
+// Version 2 adds the oracle flag at the end of the payload; version 1 (runs made before
+// oracle.csv) is read as a run without it.
+constexpr u32 kVersion = 2;
 
 struct TttState {
   int generation = 0;  // the generation to play next
   bool finished = false;
+  bool oracle = false;  // the run has oracle.csv
   // pops[t][p]: trial t's population p (p = 1 only with co-evolution); top[t][p]: the best of
   // pops[t][p] in the previous generation (the other population's opponents).
   std::vector<std::vector<std::vector<BitString>>> pops, top;
@@ -44,6 +59,7 @@ u32 stream_of(int trial, int population) { return static_cast<u32>(2 * trial + p
 
 TttState initial_state(const TicTacToeConfig& c) {
   TttState s;
+  s.oracle = c.oracle;
   s.pops.resize(c.trials);
   s.top.resize(c.trials);
   for (int t = 0; t < c.trials; ++t)
@@ -83,12 +99,14 @@ std::string encode(const TttState& s, const TicTacToeConfig& c) {
       w.put<u32>(static_cast<u32>(s.top[t][p].size()));
       for (const BitString& b : s.top[t][p]) put_bits(w, b);
     }
+  w.put<bool>(s.oracle);
   return w.take();
 }
 
 TttState decode(const std::string& payload, const std::string& file, const TicTacToeConfig& c) {
   ByteReader r(payload, file);
-  if (r.get<u32>("the version") != kVersion) r.bad("checkpoint version (expected 1)");
+  const u32 version = r.get<u32>("the version");
+  if (version != 1 && version != kVersion) r.bad("checkpoint version (expected 1 or 2)");
   TttState s;
   s.generation = r.get<i32>("the generation");
   if (s.generation < 0 || s.generation > 100000000) r.bad("generation out of range");
@@ -107,6 +125,7 @@ TttState decode(const std::string& payload, const std::string& file, const TicTa
       for (u32 i = 0; i < k; ++i) top.push_back(get_bits(r, c.ga.bits));
       s.top[t].push_back(std::move(top));
     }
+  s.oracle = version >= 2 && r.get<bool>("the oracle flag");
   r.expect_end();
   return s;
 }
@@ -138,7 +157,53 @@ Stats stats_of(const std::vector<T>& v) {
   return s;
 }
 
-EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state, std::unique_ptr<Backend> backend) {
+using Agents = std::vector<std::vector<std::vector<play::TicTacToeAgent>>>;  // [trial][population][member]
+using Fitness = std::vector<std::vector<std::vector<double>>>;
+
+// Generation g's oracle.csv rows: each population's best network (the first of the highest
+// fitness) measured against perfect play, and at the generations that measure it the share of
+// the population that never loses to any opponent (tictactoe::never_loses). Every value is a
+// pure function of the networks, so the thread count changes nothing.
+std::string oracle_rows(const TicTacToeConfig& c, int g, const Agents& members, const Fitness& fitness, int threads) {
+  const int np = populations(c);
+  std::vector<play::TicTacToeAgent> best;
+  for (int t = 0; t < c.trials; ++t)
+    for (int p = 0; p < np; ++p) best.push_back(members[t][p][best_indices(fitness[t][p], 1)[0]]);
+  const std::vector<tictactoe::PlayerMeasures> m = tictactoe::measure_agents(best, threads);
+  const bool population = g % c.population_every == 0 || g + 1 >= c.generations;
+  std::vector<const play::TicTacToeAgent*> all;
+  if (population)
+    for (int t = 0; t < c.trials; ++t)
+      for (int p = 0; p < np; ++p)
+        for (const auto& a : members[t][p]) all.push_back(&a);
+  std::vector<unsigned char> holds(all.size(), 0);
+  std::atomic<std::size_t> next{0};
+  run_parallel(std::min(resolve_threads(threads), std::max(1, static_cast<int>(all.size()))), [&] {
+    for (std::size_t i; (i = next++) < all.size();)
+      holds[i] = tictactoe::never_loses(tictactoe::agent_chooser(*all[i])) ? 1 : 0;
+  });
+  std::string rows;
+  std::size_t at = 0, member = 0;
+  for (int t = 0; t < c.trials; ++t)
+    for (int p = 0; p < np; ++p, ++at) {
+      std::string share;
+      if (population) {
+        int n = 0;
+        for (std::size_t i = 0; i < members[t][p].size(); ++i) n += holds[member++];
+        share = fmt::format("{:.4f}", static_cast<double>(n) / static_cast<double>(members[t][p].size()));
+      }
+      const tictactoe::PlayerMeasures& b = m[at];
+      rows +=
+          fmt::format("{},{},{},{:.6f},{:.6f},{},{},{},{},{:.6f},{:.6f},{}\n", g, t, p == 0 ? "a" : "b",
+                      b.optimal_share(), b.nontrivial_optimal_share(), tictactoe::result_name(b.as_x.worst_vs_perfect),
+                      tictactoe::result_name(b.as_o.worst_vs_perfect), tictactoe::result_name(b.as_x.worst_vs_any),
+                      tictactoe::result_name(b.as_o.worst_vs_any), b.as_x.loss, b.as_o.loss, share);
+    }
+  return rows;
+}
+
+EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state, std::unique_ptr<Backend> backend,
+                   int threads) {
   RunDir& run = session.run();
   EvolveOutcome out;
   if (state.finished) {
@@ -162,12 +227,19 @@ EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state
                                   c.top, c.monitor_depth)
                     : fmt::format("against the static evaluator at ply {}", c.opponent_depth),
       backend->name(), state.generation, c.generations - 1));
+  if (state.oracle)
+    run.log(
+        fmt::format("monitored against perfect play (oracle.csv): the best networks every generation, the "
+                    "populations every {} generation(s) and at the last",
+                    c.population_every));
+  else
+    run.log("not monitored against perfect play (no oracle.csv: [monitor] oracle = false, or a run made before it)");
   ProgressMeter meter(static_cast<u64>(c.generations), static_cast<u64>(state.generation));
   while (true) {
     const auto t0 = std::chrono::steady_clock::now();
     const int g = state.generation;
     // Agents of every member, and of every population's previous top.
-    std::vector<std::vector<std::vector<play::TicTacToeAgent>>> members(c.trials), tops(c.trials);
+    Agents members(c.trials), tops(c.trials);
     for (int t = 0; t < c.trials; ++t)
       for (int p = 0; p < np; ++p) {
         members[t].emplace_back();
@@ -194,7 +266,7 @@ EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state
 
     std::string rows;
     std::size_t at = 0;
-    std::vector<std::vector<std::vector<double>>> fitness(c.trials);
+    Fitness fitness(c.trials);
     std::vector<std::vector<std::vector<int>>> monitored(c.trials);
     for (int t = 0; t < c.trials; ++t)
       for (int p = 0; p < np; ++p) {
@@ -226,7 +298,15 @@ EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state
         line += fmt::format(" {}{}:{:.0f}/{:.0f}", t, np > 1 ? (p == 0 ? "a" : "b") : "", f.best, f.mean);
       }
     run.append_rows(kMetrics, rows);
-    run.log(fmt::format("{} (best/mean) | {:.2f} s/gen | {}", line, secs, meter.status(static_cast<u64>(g + 1))));
+    std::string oracle_note;
+    if (state.oracle) {
+      const auto to = std::chrono::steady_clock::now();
+      run.append_rows(kOracle, oracle_rows(c, g, members, fitness, threads));
+      oracle_note = fmt::format(" | oracle {:.2f} s",
+                                std::chrono::duration<double>(std::chrono::steady_clock::now() - to).count());
+    }
+    run.log(fmt::format("{} (best/mean) | {:.2f} s/gen{} | {}", line, secs, oracle_note,
+                        meter.status(static_cast<u64>(g + 1))));
 
     // The next generation; co-evolution keeps each population's best as the other's opponents.
     for (int t = 0; t < c.trials; ++t)
@@ -294,9 +374,11 @@ EvolveOutcome run_tictactoe(RunSession& session, const EvolveConfig& config, con
   const TicTacToeConfig& c = config.ttt;
   auto backend = evolve_detail::make_evolve_backend(options);
   TttState start = initial_state(c);
-  session.create({{kMetrics, kMetricsHeader}}, evolve_config_to_toml(config),
+  RunSession::Tables tables{{kMetrics, kMetricsHeader}};
+  if (c.oracle) tables.emplace_back(kOracle, kOracleHeader);
+  session.create(tables, evolve_config_to_toml(config),
                  [&](RunDir& run) { run.write_checkpoint(kCheckpoint, encode(start, c)); });
-  return loop(session, c, std::move(start), std::move(backend));
+  return loop(session, c, std::move(start), std::move(backend), options.threads);
 }
 
 EvolveOutcome resume_tictactoe(RunSession& session, EvolveConfig config, const EvolveRunOptions& options,
@@ -305,6 +387,10 @@ EvolveOutcome resume_tictactoe(RunSession& session, EvolveConfig config, const E
   TicTacToeConfig& c = config.ttt;
   const auto payload = run.read_checkpoint(kCheckpoint);
   TttState state = payload ? decode(*payload, run.file(kCheckpoint).string(), c) : initial_state(c);
+  if (!payload) state.oracle = run.has(kOracle);
+  // The checkpoint says whether the run has oracle.csv (a run made before it has not, whatever
+  // its config.toml's defaults say now); a config rewritten below records that.
+  c.oracle = state.oracle;
   if (state.finished && generations > c.generations)
     fail(
         "{}: a finished Tic-Tac-Toe run is not extended (its last populations were not bred); start a new run with "
@@ -347,6 +433,33 @@ EvolveOutcome resume_tictactoe(RunSession& session, EvolveConfig config, const E
   });
   if (rows < static_cast<i64>(next) * rows_per_generation)
     fail("{}: rows end before generation {} (the checkpoint's)", run.file(kMetrics).string(), next);
+  if (state.oracle) {
+    i64 oracle_count = 0;
+    run.resume_table(kOracle, kOracleHeader, [&](const RunDir::Row& f, const std::string& where) {
+      const i64 g = parse_int_field(f[0], 0, 100000000, where, "generation");
+      const i64 t = parse_int_field(f[1], 0, c.trials - 1, where, "trial");
+      if (f[2] != "a" && !(c.coevolution && f[2] == "b"))
+        fail("{}: population '{}' (expected a{})", where, f[2], c.coevolution ? " or b" : "");
+      if (g * rows_per_generation + t * populations(c) + (f[2] == "b") != oracle_count)
+        fail("{}: row out of order (generation {}, trial {}, population {})", where, g, t, f[2]);
+      ++oracle_count;
+      auto share = [&](const std::string& v, const char* what) {
+        const double x = parse_real_field(v, where, what);
+        if (x < 0 || x > 1) fail("{}: {} {} is outside 0..1", where, what, x);
+      };
+      share(f[3], "best_optimal");
+      share(f[4], "best_nontrivial_optimal");
+      for (int k = 5; k <= 8; ++k)
+        if (f[k] != "win" && f[k] != "draw" && f[k] != "loss")
+          fail("{}: result '{}' (expected win, draw or loss)", where, f[k]);
+      share(f[9], "best_x_loss_vs_random");
+      share(f[10], "best_o_loss_vs_random");
+      if (!f[11].empty()) share(f[11], "population_never_loses");
+      return g < next;
+    });
+    if (oracle_count < static_cast<i64>(next) * rows_per_generation)
+      fail("{}: rows end before generation {} (the checkpoint's)", run.file(kOracle).string(), next);
+  }
   if (generations > 0 && generations != c.generations) {
     c.generations = generations;
     run.commit_config(evolve_config_to_toml(config));
@@ -356,7 +469,7 @@ EvolveOutcome resume_tictactoe(RunSession& session, EvolveConfig config, const E
     checked.generations_done = next;
     return checked;
   }
-  return loop(session, c, std::move(state), std::move(backend));
+  return loop(session, c, std::move(state), std::move(backend), options.threads);
 }
 
 // The inverse of hex(): `bits` bits from their hex digits (the last digit padded with zeros).
