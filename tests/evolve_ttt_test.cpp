@@ -196,8 +196,104 @@ TEST(EvolveTicTacToe, ConfigErrorsNameTheKey) {
   expect("[opponent]\nkind = \"coevolution\"\ntop = 500\n", "opponent.top");
   // The shipped configs load.
   for (const char* name : {"ttt-ply4.toml", "ttt-ply1.toml", "ttt-ply1-as-written.toml", "ttt-coevolution.toml",
-                           "ttt-ply4-rank-elitism.toml"})
+                           "ttt-ply4-rank-elitism.toml", "ttt-ply4-all-openings.toml", "ttt-oracle.toml"})
     EXPECT_NO_THROW(ga::load_evolve_config(std::string(EF_SOURCE_DIR "/configs/") + name)) << name;
+}
+
+TEST(TttMatches, AllOpeningsAddTheCentreGamesToTheSourcesSixteen) {
+  // With the centre opening the match is the source's 16 games plus two from b2; those two are
+  // replayed here with plain alpha-beta, outside the backend and the match code.
+  auto cpu = make_backend("cpu", 2);
+  play::TttMatches source(*cpu), all(*cpu, play::TttOpenings::kAll);
+  const play::TicTacToeAgent constant = tictactoe::constant_agent(4), opponent = play::static_agent(4),
+                             perfect = play::static_agent(9);
+  const std::vector<play::TttMatch> list{{&constant, &opponent}, {&opponent, &constant}, {&perfect, &perfect}};
+  const auto s16 = source.play(list), s18 = all.play(list);
+  const tictactoe::Network zero;
+  const tictactoe::NetworkEvaluator ne{&zero};
+  const tictactoe::StaticEvaluator se;
+  auto points = [](int score_for_player) { return score_for_player > 0 ? 30 : (score_for_player == 0 ? 15 : 0); };
+  const tictactoe::Board centre = tictactoe::Board{}.play(4);
+  const int constant_as_x = replay(centre, ne, 4, se, 4), constant_as_o = -replay(centre, se, 4, ne, 4);
+  EXPECT_EQ(s18[0], s16[0] + points(constant_as_x) + points(constant_as_o));
+  EXPECT_EQ(s18[1], s16[1] + points(-replay(centre, ne, 4, se, 4)) + points(replay(centre, se, 4, ne, 4)));
+  EXPECT_EQ(s16[2], 240);
+  EXPECT_EQ(s18[2], 270);  // perfect against perfect: 18 draws
+  EXPECT_EQ(play::ttt_max_points(play::TttOpenings::kAll), 540);
+}
+
+TEST(EvolveTicTacToe, OracleFitnessFollowsItsDocumentedFormula) {
+  tictactoe::PlayerMeasures m;
+  m.nontrivial_positions = 4;
+  m.nontrivial_optimal = 4;
+  m.as_x.worst_vs_perfect = m.as_o.worst_vs_perfect = tictactoe::Result::kDraw;
+  EXPECT_DOUBLE_EQ(ga::oracle_fitness(m), 480.0);  // both colours held, every move optimal
+  m.nontrivial_optimal = 1;
+  m.as_o.worst_vs_perfect = tictactoe::Result::kLoss;
+  EXPECT_DOUBLE_EQ(ga::oracle_fitness(m), 200.0 + 20.0);
+  m.as_x.worst_vs_perfect = tictactoe::Result::kLoss;
+  m.nontrivial_optimal = 0;
+  EXPECT_DOUBLE_EQ(ga::oracle_fitness(m), 0.0);
+  // One more colour held outweighs any share.
+  tictactoe::PlayerMeasures held;
+  held.nontrivial_positions = 4;
+  held.as_o.worst_vs_perfect = tictactoe::Result::kLoss;
+  m.nontrivial_optimal = 4;
+  EXPECT_GT(ga::oracle_fitness(held), ga::oracle_fitness(m));
+}
+
+TEST(EvolveTicTacToe, OracleFitnessRunsResumeBitIdenticallyAndScoreTheBestByItsMeasures) {
+  const fs::path dir = temp_dir("oraclefit");
+  const fs::path f = dir / "c.toml";
+  std::ofstream(f) << "[evolve]\nkind = \"tictactoe\"\ngenerations = 4\ntrials = 2\nseed = 3\n"
+                      "[population]\nsize = 10\nselection = \"rank\"\nelitism = 1\nmutation_rate = 0.01\n"
+                      "[network]\ndepth = 2\n[fitness]\nkind = \"oracle\"\n";
+  const ga::EvolveConfig c = ga::load_evolve_config(f.string());
+  ga::run_evolve(c, dir / "one", threads(2));
+  ga::EvolveRunOptions stop = threads(1);
+  stop.stop_requested = [n = 0]() mutable { return ++n >= 2; };
+  ASSERT_TRUE(ga::run_evolve(c, dir / "cut", stop).interrupted);
+  EXPECT_TRUE(ga::resume_evolve(dir / "cut", threads(2)).complete);
+  EXPECT_EQ(without_time(dir / "one"), without_time(dir / "cut"));
+  EXPECT_EQ(read(dir / "one" / "best_networks.csv"), read(dir / "cut" / "best_networks.csv"));
+  EXPECT_EQ(read(dir / "one" / "oracle.csv"), read(dir / "cut" / "oracle.csv"));
+  // The best network's fitness is 200 per colour that holds perfect play + 80 x its non-trivial
+  // optimal share, from the full measures.
+  const auto best = ga::load_best_networks(dir / "one");
+  const auto rows = csv_rows(dir / "one" / "best_networks.csv");
+  ASSERT_EQ(best.size(), 2u);
+  for (std::size_t t = 0; t < 2; ++t) {
+    const tictactoe::PlayerMeasures m = tictactoe::measure(tictactoe::agent_chooser(best[t]));
+    const int held =
+        (m.as_x.worst_vs_perfect != tictactoe::Result::kLoss) + (m.as_o.worst_vs_perfect != tictactoe::Result::kLoss);
+    EXPECT_NEAR(std::stod(rows[t][2]), 200.0 * held + 80.0 * m.nontrivial_optimal / m.nontrivial_positions, 1e-3);
+  }
+}
+
+TEST(EvolveTicTacToe, FitnessKeysAreCheckedAndRecorded) {
+  auto expect = [](const std::string& text, const std::string& needle) {
+    const fs::path f = temp_dir("badfit") / "c.toml";
+    std::ofstream(f) << "[evolve]\nkind = \"tictactoe\"\n" << text;
+    const std::string m = error_of([&] { ga::load_evolve_config(f.string()); });
+    EXPECT_NE(m.find(needle), std::string::npos) << m;
+  };
+  expect("[fitness]\nkind = \"elo\"\n", "fitness.kind");
+  expect("[fitness]\nopenings = \"corners\"\n", "fitness.openings");
+  expect("[opponent]\nkind = \"coevolution\"\n[fitness]\nkind = \"oracle\"\n", "fitness.kind");
+  expect("[fitness]\nkind = \"oracle\"\nopenings = \"all\"\n", "fitness.openings");
+  expect("[monitor]\npopulation_every = 0\n", "monitor.population_every");
+  // The resolved config keeps them.
+  const fs::path f = temp_dir("fitkeys") / "c.toml";
+  std::ofstream(f)
+      << "[evolve]\nkind = \"tictactoe\"\n[fitness]\nopenings = \"all\"\n[monitor]\npopulation_every = 3\n";
+  const ga::EvolveConfig c = ga::load_evolve_config(f.string());
+  const fs::path g = temp_dir("fitkeys") / "again.toml";
+  std::ofstream(g) << ga::evolve_config_to_toml(c);
+  const ga::TicTacToeConfig again = ga::load_evolve_config(g.string()).ttt;
+  EXPECT_EQ(again.openings, play::TttOpenings::kAll);
+  EXPECT_EQ(again.population_every, 3);
+  EXPECT_FALSE(again.oracle_fitness);
+  EXPECT_TRUE(again.oracle);
 }
 
 TEST(EvolveTicTacToe, ThePly1ConfigAsWrittenChangesOnlyTheOpponentsDepth) {

@@ -293,6 +293,9 @@ std::string oracle_plot(const fs::path& dir) {
 void report_tictactoe(const fs::path& dir) {
   const std::vector<TttRow> rows = read_ttt_metrics(dir / "metrics.csv");
   const bool monitored = !std::isnan(rows[0].monitor_best);
+  const ga::TicTacToeConfig config = ga::load_evolve_config((dir / "config.toml").string()).ttt;
+  const int games = play::ttt_match_games(config.openings);
+  const int max_points = config.oracle_fitness ? 480 : play::ttt_max_points(config.openings);
   // Per generation and population: the mean over trials of best and mean fitness, and the
   // range over trials (the spread the issue asks for), of the fitness and, with co-evolution,
   // of the monitor (against the static evaluator).
@@ -300,7 +303,11 @@ void report_tictactoe(const fs::path& dir) {
   for (const TttRow& r : rows) by[{r.population, r.generation}].push_back(&r);
   std::ostringstream gp;
   gp << "set terminal pngcairo size 1000,600\nset grid\nset xlabel 'generation'\nset key outside right\n"
-        "set yrange [0:480]\nset ylabel 'fitness (16 games: win 30, draw 15)'\n";
+        "set yrange [0:"
+     << max_points << "]\nset ylabel '"
+     << (config.oracle_fitness ? std::string("oracle fitness: 200 per colour held vs perfect play + 80 x optimal share")
+                               : fmt::format("fitness ({} games: win 30, draw 15)", games))
+     << "'\n";
   std::string plots;
   for (const std::string& pop : {std::string("a"), std::string("b")}) {
     if (!by.count({pop, 0})) continue;
@@ -344,7 +351,9 @@ void report_tictactoe(const fs::path& dir) {
   gp << fmt::format("set output '{}'\n", (dir / "fitness.png").string());
   gp << "set title 'fitness per generation: mean over trials, band: their range"
      << (monitored ? "; monitor: vs the static evaluator" : "") << "'\nplot " << plots
-     << ", 240 with lines dt 2 lc 'gray' title 'every game drawn'\nunset output\n";
+     << (config.oracle_fitness ? std::string()
+                               : fmt::format(", {} with lines dt 2 lc 'gray' title 'every game drawn'", max_points / 2))
+     << "\nunset output\n";
   // Runs made before oracle.csv, or with [monitor] oracle = false, have no oracle.png.
   const bool oracle = fs::exists(dir / "oracle.csv");
   if (oracle) gp << oracle_plot(dir);

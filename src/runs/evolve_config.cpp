@@ -59,7 +59,7 @@ void check_sections(const toml::table& root, const std::string& file, std::initi
 }
 
 TicTacToeConfig load_tictactoe(const toml::table& root, const std::string& file) {
-  check_sections(root, file, {"evolve", "population", "network", "opponent", "monitor", "run"});
+  check_sections(root, file, {"evolve", "population", "network", "opponent", "fitness", "monitor", "run"});
   auto section = [&](const char* name) -> const toml::table& { return section_of(root, name); };
   TicTacToeConfig c;
   {
@@ -117,6 +117,25 @@ TicTacToeConfig load_tictactoe(const toml::table& root, const std::string& file)
     r.integer("monitor_depth", c.monitor_depth, 1, 9);
   }
   {
+    TableReader r(section("fitness"), file, "fitness");
+    r.allow({"kind", "openings"});
+    std::string kind = "games", openings = "source";
+    r.text("kind", kind);
+    if (kind == "games" || kind == "oracle")
+      c.oracle_fitness = kind == "oracle";
+    else
+      fail("{}: '{}' (expected games or oracle)", r.where("kind"), kind);
+    r.text("openings", openings);
+    if (openings == "source" || openings == "all")
+      c.openings = openings == "all" ? play::TttOpenings::kAll : play::TttOpenings::kSource;
+    else
+      fail("{}: '{}' (expected source or all)", r.where("openings"), openings);
+    if (c.oracle_fitness && c.coevolution)
+      fail("{}: \"oracle\" needs opponent.kind = \"static\" (co-evolution's fitness is its games)", r.where("kind"));
+    if (c.oracle_fitness && c.openings == play::TttOpenings::kAll)
+      fail("{}: \"all\" applies to kind = \"games\" (the oracle plays no games)", r.where("openings"));
+  }
+  {
     TableReader r(section("monitor"), file, "monitor");
     r.allow({"oracle", "population_every"});
     r.boolean("oracle", c.oracle);
@@ -151,6 +170,8 @@ std::string tictactoe_to_toml(const TicTacToeConfig& c) {
                    c.topology == tictactoe::Topology::kFull ? "full" : "paper", c.depth);
   t += fmt::format("[opponent]\nkind = \"{}\"\ndepth = {}\ntop = {}\nmonitor_depth = {}\n\n",
                    c.coevolution ? "coevolution" : "static", c.opponent_depth, c.top, c.monitor_depth);
+  t += fmt::format("[fitness]\nkind = \"{}\"\nopenings = \"{}\"\n\n", c.oracle_fitness ? "oracle" : "games",
+                   c.openings == play::TttOpenings::kAll ? "all" : "source");
   t += fmt::format("[monitor]\noracle = {}\npopulation_every = {}\n\n", c.oracle, c.population_every);
   t += fmt::format("[run]\ncheckpoint_every = {}\n", c.checkpoint_every);
   return t;

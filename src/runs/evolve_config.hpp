@@ -13,6 +13,7 @@
 #include "ga/bitstring_ga.hpp"
 #include "ga/elo_ga.hpp"
 #include "games/othello/fitness_matches.hpp"
+#include "games/tictactoe/fitness_matches.hpp"
 #include "games/tictactoe/network.hpp"
 
 namespace ef::ga {
@@ -58,6 +59,11 @@ struct TicTacToeConfig {
   int opponent_depth = 4;  // [opponent] the static evaluator's plies (kind = "static")
   int top = 5;             // [opponent] co-evolution: each member meets the other population's top
   int monitor_depth = 4;   // [opponent] co-evolution: the static evaluator monitored against
+  // [fitness] kind = "games": matches against the opponent from `openings` (the source's 8, or
+  // all 9 with X's centre opening); kind = "oracle": no games, the measures against perfect play
+  // (runs/evolve_tictactoe.hpp oracle_fitness), static opponent only.
+  bool oracle_fitness = false;
+  play::TttOpenings openings = play::TttOpenings::kSource;
   // [monitor] oracle.csv: each generation's best networks measured against perfect play
   // (games/tictactoe/perfect_play.hpp), and every `population_every` generations (and the last)
   // the share of each population that never loses to any opponent. Never feeds selection.

@@ -5,12 +5,11 @@
 // generation, monitored against the static evaluator (the monitor never feeds selection).
 //
 // Files (besides the run directory's own): metrics.csv, one row per (generation, trial,
-// population): best, mean and worst fitness (0..480), the monitor's best and mean (co-evolution),
-// seconds; best_networks.csv when complete: each population's best network of the last
-// generation (its fitness and its bits in hex); checkpoint.bin: the populations to play next.
-// oracle.csv (runs created with [monitor] oracle = true, the default; runs made before the table
-// existed resume without it): one row per (generation, trial, population): the best network's
-// measures against perfect play (games/tictactoe/perfect_play.hpp) and, every
+// population): best, mean and worst fitness (0..480; 0..540 with all 9 openings), the monitor's best and mean
+// (co-evolution), seconds; best_networks.csv when complete: each population's best network of the last generation (its
+// fitness and its bits in hex); checkpoint.bin: the populations to play next. oracle.csv (runs created with [monitor]
+// oracle = true, the default; runs made before the table existed resume without it): one row per (generation, trial,
+// population): the best network's measures against perfect play (games/tictactoe/perfect_play.hpp) and, every
 // `population_every` generations and at the last, the population's share of networks that never
 // lose to any opponent with either colour. Nothing in it feeds selection.
 #include "runs/evolve_tictactoe.hpp"
@@ -157,6 +156,13 @@ Stats stats_of(const std::vector<T>& v) {
   return s;
 }
 
+std::string openings_note(const TicTacToeConfig& c) {
+  return c.openings == play::TttOpenings::kAll ? ", 9 openings (the centre too)" : "";
+}
+double max_fitness(const TicTacToeConfig& c) {
+  return c.oracle_fitness ? 480.0 : static_cast<double>(play::ttt_max_points(c.openings));
+}
+
 using Agents = std::vector<std::vector<std::vector<play::TicTacToeAgent>>>;  // [trial][population][member]
 using Fitness = std::vector<std::vector<std::vector<double>>>;
 
@@ -214,7 +220,7 @@ EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state
   if (state.generation >= c.generations)  // resume_tictactoe refuses such a limit
     fail("{}: internal error: generation {} is bred but the limit is {}", run.path().string(), state.generation,
          c.generations);
-  play::TttMatches matches(*backend);
+  play::TttMatches matches(*backend, c.openings);
   const play::TicTacToeAgent opponent = play::static_agent(c.opponent_depth);
   const play::TicTacToeAgent monitor = play::static_agent(c.monitor_depth);
   const int np = populations(c);
@@ -222,10 +228,11 @@ EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state
       "evolve tictactoe: {} trial(s) x {} population(s) of {} {} networks ({} bits), ply {}, {}, "
       "backend {}, generations {}..{}",
       c.trials, np, c.ga.population, c.topology == tictactoe::Topology::kFull ? "full" : "paper", c.ga.bits, c.depth,
-      c.coevolution ? fmt::format("co-evolution against the other's top {}, monitored against the "
-                                  "static evaluator at ply {}",
-                                  c.top, c.monitor_depth)
-                    : fmt::format("against the static evaluator at ply {}", c.opponent_depth),
+      c.oracle_fitness ? std::string("fitness from the measures against perfect play (no games)")
+      : c.coevolution  ? fmt::format("co-evolution against the other's top {}, monitored against the "
+                                      "static evaluator at ply {}{}",
+                                     c.top, c.monitor_depth, openings_note(c))
+                       : fmt::format("against the static evaluator at ply {}{}", c.opponent_depth, openings_note(c)),
       backend->name(), state.generation, c.generations - 1));
   if (state.oracle)
     run.log(
@@ -256,12 +263,19 @@ EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state
           if (c.coevolution) {
             for (const auto& rival : tops[t][1 - p]) list.push_back({&m, &rival});
             list.push_back({&m, &monitor});
-          } else {
+          } else if (!c.oracle_fitness) {
             list.push_back({&m, &opponent});
           }
         }
     const auto tp = std::chrono::steady_clock::now();
-    const std::vector<int> scores = matches.play(list);
+    const std::vector<int> scores = list.empty() ? std::vector<int>{} : matches.play(list);
+    std::vector<tictactoe::PlayerMeasures> measured;  // fitness = "oracle": every member, in order
+    if (c.oracle_fitness) {
+      std::vector<play::TicTacToeAgent> all;
+      for (int t = 0; t < c.trials; ++t)
+        for (const auto& m : members[t][0]) all.push_back(m);
+      measured = tictactoe::measure_agents(all, threads);
+    }
     const double play_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - tp).count();
 
     std::string rows;
@@ -278,6 +292,8 @@ EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state
             for (int k = 0; k < c.top; ++k) sum += scores[at++];
             fitness[t][p].push_back(sum / c.top);  // the mean over the other's top, 0..480
             monitored[t][p].push_back(scores[at++]);
+          } else if (c.oracle_fitness) {
+            fitness[t][p].push_back(oracle_fitness(measured[at++]));
           } else {
             fitness[t][p].push_back(scores[at++]);
           }
@@ -350,12 +366,19 @@ EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state
 
 }  // namespace
 
+double oracle_fitness(const tictactoe::PlayerMeasures& m) {
+  const int held =
+      (m.as_x.worst_vs_perfect != tictactoe::Result::kLoss) + (m.as_o.worst_vs_perfect != tictactoe::Result::kLoss);
+  return 200.0 * held + 80.0 * m.nontrivial_optimal_share();
+}
+
 std::vector<MemoryPart> tictactoe_memory_estimate(const TicTacToeConfig& c) {
   const double groups = static_cast<double>(c.trials) * populations(c);  // populations in all
   const double members = groups * c.ga.population, tops = groups * (c.coevolution ? c.top : 0);
-  // A member meets the other population's top (and the monitor) or the static player: 16 games.
-  const double matches = members * (c.coevolution ? c.top + 1 : 1);
-  const double games = matches * play::kTttMatchGames;
+  // A member meets the other population's top (and the monitor) or the static player: 16 games
+  // (18 with all openings); none with the oracle's fitness.
+  const double matches = c.oracle_fitness ? 0.0 : members * (c.coevolution ? c.top + 1 : 1);
+  const double games = matches * play::ttt_match_games(c.openings);
   const double bits = static_cast<double>(c.ga.bits) + sizeof(BitString);
   std::vector<MemoryPart> parts;
   parts.push_back(
@@ -364,9 +387,10 @@ std::vector<MemoryPart> tictactoe_memory_estimate(const TicTacToeConfig& c) {
   parts.push_back(
       {fmt::format("agents ({} x {} B, and the backend's copies)", members + tops, sizeof(play::TicTacToeAgent)),
        2 * (members + tops) * static_cast<double>(sizeof(play::TicTacToeAgent))});
-  parts.push_back({fmt::format("a generation's games ({} matches of {} games)", matches, play::kTttMatchGames),
-                   matches * sizeof(play::TttMatch) + games * static_cast<double>(sizeof(GameJobOf<games::TicTacToe>) +
-                                                                                  sizeof(play::TicTacToeRecord))});
+  parts.push_back(
+      {fmt::format("a generation's games ({} matches of {} games)", matches, play::ttt_match_games(c.openings)),
+       matches * sizeof(play::TttMatch) +
+           games * static_cast<double>(sizeof(GameJobOf<games::TicTacToe>) + sizeof(play::TicTacToeRecord))});
   return parts;
 }
 
@@ -417,12 +441,12 @@ EvolveOutcome resume_tictactoe(RunSession& session, EvolveConfig config, const E
     ++rows;
     for (int k = 3; k <= 5; ++k) {
       const double v = parse_real_field(f[k], where, "a fitness");
-      if (v < 0 || v > 16 * play::kTttWinPoints) fail("{}: fitness {} is outside 0..480", where, v);
+      if (v < 0 || v > max_fitness(c)) fail("{}: fitness {} is outside 0..{}", where, v, max_fitness(c));
     }
     if (c.coevolution) {
       for (int k : {6, 7}) {
         const double v = parse_real_field(f[k], where, "a monitor fitness");
-        if (v < 0 || v > 16 * play::kTttWinPoints) fail("{}: monitor fitness {} is outside 0..480", where, v);
+        if (v < 0 || v > max_fitness(c)) fail("{}: monitor fitness {} is outside 0..{}", where, v, max_fitness(c));
       }
     } else if (!f[6].empty() || !f[7].empty()) {
       fail("{}: monitor columns in a run without co-evolution", where);

@@ -2,6 +2,7 @@
 #pragma once
 #include <filesystem>
 #include "core/run_dir.hpp"
+#include "games/tictactoe/perfect_play.hpp"
 #include "games/tictactoe/players.hpp"
 #include "runs/evolve_config.hpp"
 #include "runs/evolve_run.hpp"
@@ -11,6 +12,11 @@ namespace ef::ga {
 
 // A new run in the session's directory (checked creatable, memory checked by the caller).
 EvolveOutcome run_tictactoe(RunSession& session, const EvolveConfig& config, const EvolveRunOptions& options);
+// The fitness of `[fitness] kind = "oracle"`, 0..480: 200 for each colour with which the network
+// never loses to any line of perfect play, plus 80 x its share of optimal moves in the
+// non-trivial positions. Holding one more colour outweighs any share; among networks that hold
+// the same colours, the share ranks them.
+double oracle_fitness(const tictactoe::PlayerMeasures& m);
 // evolve_memory_estimate for this kind.
 std::vector<MemoryPart> tictactoe_memory_estimate(const TicTacToeConfig& config);
 // The session's evolve run, whose config.toml is `config` (kind "tictactoe").

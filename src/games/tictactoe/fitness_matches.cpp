@@ -7,7 +7,7 @@ namespace ef::play {
 
 namespace {
 
-constexpr int kOpenings[8] = {0, 1, 2, 3, 5, 6, 7, 8};  // every square but the centre (4)
+constexpr int kOpenings[9] = {0, 1, 2, 3, 5, 6, 7, 8, 4};  // every square but the centre (4), then it
 
 }  // namespace
 
@@ -39,17 +39,18 @@ std::vector<int> TttMatches::play(std::span<const TttMatch> matches) {
     else
       handles_.push_back(backend_.add_agent(*agents[i]));
   }
-  // Each match: the 8 openings, the player as X then as O (engine/round_robin.hpp's layout).
+  // Each match: the 8 (or 9) openings, the player as X then as O (engine/round_robin.hpp's layout).
+  const int openings = ttt_openings(openings_), games = ttt_match_games(openings_);
   std::vector<Pairing> pairs;
   for (const TttMatch& m : matches) pairs.emplace_back(handles_[slot[m.player]], handles_[slot[m.opponent]]);
   const auto jobs = paired_games<games::TicTacToe>(
-      pairs, 8, [](std::size_t, int k) { return tictactoe::Board{}.play(kOpenings[k]); }, /*seed=*/1);
+      pairs, openings, [](std::size_t, int k) { return tictactoe::Board{}.play(kOpenings[k]); }, /*seed=*/1);
   std::vector<TicTacToeRecord> records(jobs.size());
   backend_.play(jobs, records);
   std::vector<int> scores(matches.size(), 0);
   for (std::size_t g = 0; g < jobs.size(); ++g) {
     const int result = pair_first_result<games::TicTacToe>(records[g], g);  // the player's view
-    scores[g / kTttMatchGames] += result > 0 ? kTttWinPoints : (result == 0 ? kTttDrawPoints : 0);
+    scores[g / static_cast<std::size_t>(games)] += result > 0 ? kTttWinPoints : (result == 0 ? kTttDrawPoints : 0);
   }
   return scores;
 }

@@ -5,7 +5,9 @@
 // drawn): for each of the 8 openings (X's first move on a square other than the centre: a1, b1,
 // c1, a2, c2, a3, b3, c3), one game with the network as X (continuing from that move) and one as
 // O (replying to it); win 30, draw 15, loss 0. Both sides search to a fixed depth with no
-// randomness, so a match is a pure function of the two players.
+// randomness, so a match is a pure function of the two players. With the centre opening (b2)
+// added after the 8 (TttOpenings::kAll), a match is 18 games, 0..540, 270 = every game drawn; the
+// first 16 games are the same games either way.
 #pragma once
 #include <span>
 #include <string>
@@ -18,8 +20,14 @@
 
 namespace ef::play {
 
-constexpr int kTttMatchGames = 16;
+constexpr int kTttMatchGames = 16;  // the source's set
 constexpr int kTttWinPoints = 30, kTttDrawPoints = 15;
+
+// The source's 8 openings (every first move but the centre), or all 9.
+enum class TttOpenings { kSource, kAll };
+constexpr int ttt_openings(TttOpenings o) { return o == TttOpenings::kAll ? 9 : 8; }
+constexpr int ttt_match_games(TttOpenings o) { return 2 * ttt_openings(o); }
+constexpr int ttt_max_points(TttOpenings o) { return ttt_match_games(o) * kTttWinPoints; }
 
 // The agent a bit string plays as: its network (decoded for `topology`) under minimax to `depth`.
 // Throws ef::Error naming `name` when the bit string has the wrong length.
@@ -34,12 +42,15 @@ struct TttMatch {
 
 class TttMatches {
  public:
-  explicit TttMatches(PlayBackend<games::TicTacToe>& backend) : backend_(backend) {}
-  // Each match's score for its player (0..480), all matches' games in one batch.
+  explicit TttMatches(PlayBackend<games::TicTacToe>& backend, TttOpenings openings = TttOpenings::kSource)
+      : backend_(backend), openings_(openings) {}
+  // Each match's score for its player (0..ttt_max_points: 480, or 540 with all openings), all
+  // matches' games in one batch.
   std::vector<int> play(std::span<const TttMatch> matches);
 
  private:
   PlayBackend<games::TicTacToe>& backend_;
+  TttOpenings openings_;
   std::vector<int> handles_;  // agent slots, replaced in place batch after batch
 };
 
