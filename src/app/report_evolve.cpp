@@ -267,20 +267,20 @@ std::string oracle_plot(const fs::path& dir) {
   gp << fmt::format("set output '{}'\n", (dir / "oracle.png").string());
   gp << "set terminal pngcairo size 1000,1100\nset multiplot layout 3,1 title \"the best network of each trial "
         "against perfect play (never selected on); dashed: baselines\"\nset key outside right\nunset xlabel\n";
-  gp << "set title 'optimal moves of the best network: mean over trials, band: their range'\n"
+  gp << "set title 'optimal moves of the best network: mean over trials, band: range'\n"
         "set ylabel 'share of positions'\nset yrange [*:1]\n";
   gp << "plot $o using 1:3:4 with filledcurves fc 'dark-blue' fs transparent solid 0.2 notitle, "
         "$o using 1:2 with lines lw 2 lc 'dark-blue' title 'non-trivial positions', "
         "$o using 1:5 with lines lw 1 lc 'light-blue' title 'all positions'"
      << lines([](const OracleBaseline& b) { return fmt::format("{}", b.nontrivial); }) << "\n";
-  gp << "set title 'never loses, either colour: share of trials whose best does, share of the population that "
-        "does'\nset ylabel 'share'\nset yrange [-0.05:1.05]\n";
+  gp << "set title 'never loses, either colour: share of the trials (best), of the population'\nset ylabel "
+        "'share'\nset yrange [-0.05:1.05]\n";
   gp << "plot $o using 1:6 with steps lw 2 lc 'dark-red' title 'best: to any opponent', "
         "$o using 1:7 with steps lw 1 lc 'pink' title 'best: to perfect play', "
         "$o using 1:8 with points pt 7 ps 0.6 lc 'dark-green' title 'population: to any opponent'"
      << lines([](const OracleBaseline& b) { return fmt::format("{}", b.never_loses); }) << "\n";
-  gp << "set xlabel 'generation'\nset title 'loss probability against a uniformly random opponent (the mean of "
-        "as X and as O)'\nset ylabel 'probability'\nset yrange [0:*]\n";
+  gp << "set xlabel 'generation'\nset title 'loss probability vs a random opponent (mean of as X and as O)'\nset "
+        "ylabel 'probability'\nset yrange [0:*]\n";
   gp << "plot $o using 1:10:11 with filledcurves fc 'dark-blue' fs transparent solid 0.2 notitle, "
         "$o using 1:9 with lines lw 2 lc 'dark-blue' title 'best network'"
      << lines([](const OracleBaseline& b) { return fmt::format("{}", b.loss); }) << "\n";
