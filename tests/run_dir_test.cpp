@@ -109,6 +109,7 @@ TEST_F(RunDirTest, AnotherProcessHoldingTheRunIsRefusedUntilItDies) {
   if (child == 0) {
     ::close(ready[0]);
     try {
+      ::alarm(60);  // never outlives a parent that died before killing it
       RunDir held = RunDir::open(dir_, "test");
       const char ok = 'k';
       [[maybe_unused]] const ssize_t n = ::write(ready[1], &ok, 1);
@@ -186,6 +187,7 @@ TEST_F(RunDirTest, OpenRefusesAnotherKindAndADirectoryWithoutConfig) {
             std::string::npos);
   fs::create_directories(root_ / "plain");
   EXPECT_NE(error_of([&] { RunDir::open(root_ / "plain", "test"); }).find("no config.toml"), std::string::npos);
+  EXPECT_FALSE(fs::exists(root_ / "plain" / ".lock"));  // a directory that holds no run is left as it was
 }
 
 TEST_F(RunDirTest, OpenAcceptsARunFromBeforeRunToml) {

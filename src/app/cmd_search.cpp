@@ -3,7 +3,9 @@
 #include <fmt/core.h>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <memory>
+#include <string_view>
 #include <thread>
 #include "app/commands.hpp"
 #include "app/options.hpp"
@@ -141,7 +143,12 @@ void run_command(const SearchArgs& a) {
       const auto* error = dynamic_cast<const Error*>(&e);
       fmt::print(stderr, "evalforge: error on rank {} of {}: {}\n", team.rank(), team.size(),
                  error ? describe_error(*error) : std::string(e.what()));
-      if (team.rank() == 0 && !dir.empty())
+      // The hint only where a run exists and this process was writing it (not refused by the
+      // lock of another process using it).
+      const bool in_use =
+          std::string_view(e.what()).find("in use by another evalforge process") != std::string_view::npos;
+      if (team.rank() == 0 && !dir.empty() && std::filesystem::exists(std::filesystem::path(dir) / "config.toml") &&
+          !in_use)
         fmt::print(stderr,
                    "evalforge: ending all ranks; a run directory already made keeps its last checkpoint: "
                    "resume with: mpirun -np R evalforge search --resume {} (any R)\n",

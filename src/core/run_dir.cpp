@@ -199,7 +199,17 @@ void RunDir::commit_config(const std::string& config_toml) { write_file(kConfig,
 RunDir RunDir::open(const fs::path& dir, std::string_view kind, Access access) {
   if (!fs::is_directory(dir)) fail("{}: no such run directory", dir.string());
   RunDir run(dir, std::string(kind));
-  if (access == Access::kWrite) run.lock();
+  // A directory that holds no run gets no .lock: the checks first, then the lock, then the
+  // checks again (the holder may have been writing the directory until now).
+  if (access == Access::kWrite) {
+    check_run(dir, kind);
+    run.lock();
+  }
+  check_run(dir, kind);
+  return run;
+}
+
+void RunDir::check_run(const fs::path& dir, std::string_view kind) {
   if (!fs::exists(dir / kConfig)) {
     if (fs::exists(dir / kRunToml))
       fail("{}: not a run yet: its creation was cut short (run.toml but no config.toml); start the run again",
@@ -208,7 +218,6 @@ RunDir RunDir::open(const fs::path& dir, std::string_view kind, Access access) {
   }
   if (const std::optional<std::string> had = recorded_kind(dir); had && *had != kind)
     fail("{}: holds {}, not {} ({})", dir.string(), a_run(*had), a_run(kind), (dir / kRunToml).string());
-  return run;
 }
 
 void RunDir::lock() {
@@ -220,6 +229,9 @@ void RunDir::lock() {
     delete p;
   });
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    // A file system without flock (some NFS, FUSE or SMB mounts): the run goes on unlocked, as
+    // before the lock existed, rather than refusing every run there.
+    if (errno == ENOLCK || errno == EOPNOTSUPP || errno == ENOSYS) return;
     if (errno != EWOULDBLOCK) fail("{}: cannot lock: {}", path.string(), std::strerror(errno));
     std::string pid = ef::read_file(path);
     while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();

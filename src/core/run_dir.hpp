@@ -157,8 +157,11 @@ class RunDir {
 
  private:
   RunDir(std::filesystem::path dir, std::string kind) : dir_(std::move(dir)), kind_(std::move(kind)) {}
-  // Takes the directory's lock (see create) or fails naming the directory.
+  // Takes the directory's lock (see create) or fails naming the directory; on a file system
+  // without flock the run goes on unlocked.
   void lock();
+  // open's checks: config.toml present, run.toml (if any) naming `kind`.
+  static void check_run(const std::filesystem::path& dir, std::string_view kind);
 
   std::filesystem::path dir_;
   std::string kind_;

@@ -133,13 +133,15 @@ bool stalled(const EloOthelloConfig& c, const State& s) {
 // bad backend or yardstick agent leaves no run directory behind.
 struct Setup {
   std::unique_ptr<Backend> backend;
-  play::OthelloAgent opponent;  // the yardstick (unused with "none")
+  play::OthelloAgent opponent;            // the yardstick (unused with "none")
+  std::vector<play::OthelloAgent> panel;  // [panel] opponents
 };
 
 Setup make_setup(const EloOthelloConfig& c, const EvolveRunOptions& o) {
   Setup s;
   s.backend = evolve_detail::make_evolve_backend(o);
   if (c.yardstick != "none") s.opponent = yardstick_agent(c);
+  for (const std::string& spec : c.panel) s.panel.push_back(play::panel_agent(spec, c.play));
   return s;
 }
 
@@ -257,8 +259,7 @@ EvolveOutcome run_loop(RunSession& session, const EloOthelloConfig& c, State sta
   play::FeatureTournament tournament(*backend, c.play);
   const bool yardstick = c.yardstick != "none";
   const play::OthelloAgent& opponent = setup.opponent;
-  std::vector<play::OthelloAgent> panel;
-  for (const std::string& spec : c.panel) panel.push_back(play::panel_agent(spec, c.play));
+  const std::vector<play::OthelloAgent>& panel = setup.panel;
   const int n = c.ga.population;
   run.log(fmt::format(
       "evolve elo-othello: {} players ({}), {} games a generation, backend {}, generations {}..{}{}", n,
@@ -393,8 +394,13 @@ std::vector<MemoryPart> elo_othello_memory_estimate(const EloOthelloConfig& c) {
   const double per_game = sizeof(OthelloJob) + sizeof(play::OthelloRecord) + 3 * 8 + 8 + 2 * 16;
   std::vector<MemoryPart> parts;
   parts.push_back({fmt::format("a generation's round robin ({} games x {} B)", games, per_game), games * per_game});
-  if (c.bradley_terry)
+  if (c.bradley_terry || c.ga.selection == EloSelection::kBradleyTerry)
     parts.push_back({fmt::format("Bradley-Terry fit (5 matrices of {} x {} x 8 B)", n, n), 5 * n * n * 8});
+  if (c.challenge) {
+    const double challenge = 2.0 * c.challenge_openings;
+    parts.push_back({fmt::format("challenge games ({})", challenge),
+                     challenge * (sizeof(OthelloJob) + sizeof(play::OthelloRecord))});
+  }
   if (!c.panel.empty()) {
     const double panel = (c.panel_population ? n : 1) * static_cast<double>(c.panel.size()) * 2 * c.panel_openings;
     parts.push_back(

@@ -411,15 +411,17 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
   std::vector<OthelloAgent> agents = starting_agents(session, c, config_name, next_round);
 
   std::vector<MatchRound> results;
+  std::unique_ptr<Backend> backend;
   if (!resume) {
+    backend = make_backend(options.backend, options.threads);  // a bad backend leaves no directory
     session.create({{kRounds, kRoundsHeader}}, config_to_toml(c));
   } else {
     results = resume_rounds(session.run(), c, next_round);
     if (options.check_only) return results;
+    backend = make_backend(options.backend, options.threads);
   }
   RunDir& run = session.run();
 
-  auto backend = make_backend(options.backend, options.threads);
   std::vector<int> handles;
   for (const OthelloAgent& a : agents) handles.push_back(backend->add_agent(a));
   run.log(

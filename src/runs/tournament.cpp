@@ -551,7 +551,9 @@ TournamentOutcome run_tournament(const fs::path& dir, const std::string& config_
 
   std::vector<TournamentGame> played;
   std::vector<char> done(total, 0);
+  std::unique_ptr<Backend> backend;
   if (!resume) {
+    backend = make_backend(options.backend, options.threads);  // a bad backend leaves no directory
     std::vector<std::string> quoted;
     for (const auto& p : prints) quoted.push_back(toml_quote(p));
     session.create({{kGames, kGamesHeader}}, read_file(config_file), [&](RunDir& run) {
@@ -586,7 +588,7 @@ TournamentOutcome run_tournament(const fs::path& dir, const std::string& config_
   outcome.games_played = played.size();
   if (options.check_only) return outcome;
   if (!pending.empty()) {
-    auto backend = make_backend(options.backend, options.threads);
+    if (!backend) backend = make_backend(options.backend, options.threads);
     std::vector<int> handles;
     for (const OthelloAgent& a : agents) handles.push_back(backend->add_agent(a));
     run.log(fmt::format("tournament: {}, {} agents ({}), {} openings ({}, {} moves), {} games, backend {}{}",

@@ -183,13 +183,19 @@ std::vector<std::vector<FeatureTournament::Yardstick>> FeatureTournament::play_p
   // Opening k is the same for every pair and every generation: common random numbers make
   // members and generations comparable.
   const u64 key = generation_seed(seed ^ 0x50414E454C2D3031ull, 0);
-  const auto jobs = paired_games<games::Othello>(
+  const auto paired_jobs = paired_games<games::Othello>(
       pairs, openings, [&](std::size_t, int k) { return random_opening(key, static_cast<u32>(k), opening_plies); },
       key);
+  // A game's stream is keyed by its id: give game (member, a, k, colour) the id (a * openings + k)
+  // * 2 + colour, the same for every member, so that a member's games (the random mover's moves,
+  // an epsilon's draws) do not depend on its place in the population.
+  auto jobs = paired_jobs;
+  const std::size_t per_pair = 2 * static_cast<std::size_t>(openings);
+  for (std::size_t g = 0; g < jobs.size(); ++g)
+    jobs[g].game = static_cast<u32>((g / per_pair) % panel.size() * per_pair + g % per_pair);
   std::vector<OthelloRecord> records(jobs.size());
   backend_.play(jobs, records);
   std::vector<std::vector<Yardstick>> out(members.size(), std::vector<Yardstick>(panel.size()));
-  const std::size_t per_pair = 2 * static_cast<std::size_t>(openings);
   for (std::size_t g = 0; g < jobs.size(); ++g) {
     const std::size_t p = g / per_pair;
     Yardstick& y = out[p / panel.size()][p % panel.size()];

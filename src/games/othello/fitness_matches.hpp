@@ -68,8 +68,9 @@ class FeatureTournament {
                            int opening_plies, u64 seed, int generation);
   // Every chromosome of `members` against every agent of `panel`, from the same `openings` random
   // openings (both colours) for all of them and for every generation (they depend on `seed`
-  // only): members, and champions of different generations, are compared on the same test set,
-  // and an unchanged champion scores the same. One batch. Result [m][a]: member m against panel
+  // only), and each game keyed by (opponent, opening, colour), not by the member's place: members,
+  // and champions of different generations, are compared on the same test set, and an unchanged
+  // champion scores the same. One batch. Result [m][a]: member m against panel
   // agent a, from the member's side.
   std::vector<std::vector<Yardstick>> play_panel(const std::vector<std::vector<int>>& members,
                                                  const std::vector<OthelloAgent>& panel, int openings,
