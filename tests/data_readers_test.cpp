@@ -329,6 +329,27 @@ TEST_F(DataFiles, TranscriptsWithAndWithoutScores) {
   EXPECT_NE(db.problems[2].what.find("column 7"), std::string::npos) << db.problems[2].what;
 }
 
+// A UTF-8 byte-order mark (what some editors put at the start of a text file) is not part of
+// the first line: the first game is kept, in every text format.
+TEST_F(DataFiles, Utf8ByteOrderMarkIsSkipped) {
+  const std::string bom = "\xEF\xBB\xBF";
+  const auto transcript = write("bom.txt", bom + kShortGame + " +13\n" + kShortGame + "\n");
+  const GameDatabase db = load_games({transcript}, no_cache());
+  EXPECT_TRUE(db.problems.empty()) << describe(db.problems.front());
+  EXPECT_EQ(db.games.size(), 2u);
+  const auto book = write_gz("bom.gam.gz", bom + kLogbookLine1 + "\n");
+  EXPECT_EQ(load_games({book}, no_cache()).games.size(), 1u);
+  // Detection by content sees through it too: a PGN tag pair first.
+  const auto pgn = write("bom.games", bom + "[Event \"x\"]\n\n1. d3 c3 2. b3 d2 3. e1 d6 4. d7 e3 5. f4 *\n");
+  EXPECT_EQ(detect_format(pgn), FileFormat::kPgn);
+  // Only at the very start: later, the same bytes are garbage on their line.
+  const auto later = write("later.txt", kShortGame + "\n" + bom + kShortGame + "\n");
+  const GameDatabase db2 = load_games({later}, no_cache());
+  EXPECT_EQ(db2.games.size(), 1u);
+  ASSERT_EQ(db2.problems.size(), 1u);
+  EXPECT_EQ(db2.problems[0].record, 2u);
+}
+
 TEST_F(DataFiles, WriteTranscriptsReadsBack) {
   std::vector<Game> games;
   for (u64 seed = 100; seed < 130; ++seed) games.push_back(random_game(seed));

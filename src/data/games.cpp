@@ -173,6 +173,8 @@ bool LineReader::next(std::string& line) {
     }
   }
   if (!line.empty() && line.back() == '\r') line.pop_back();
+  // A UTF-8 byte-order mark (some editors write one) is no part of the first line.
+  if (line_number_ == 0 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);
   ++line_number_;
   return true;
 }
