@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <utility>
 #include "core/error.hpp"
 
 namespace ef {
@@ -42,6 +43,54 @@ void write_atomically(const std::filesystem::path& file, const std::string& byte
   std::filesystem::rename(tmp, file, ec);  // atomic on POSIX
   if (ec) fail("{}: cannot rename into place: {}", file.string(), ec.message());
   sync_directory(file.has_parent_path() ? file.parent_path() : std::filesystem::path("."));
+}
+
+AtomicFileWriter::AtomicFileWriter(std::filesystem::path file) : file_(std::move(file)) {
+  tmp_ = file_.string() + ".tmp";
+  fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) fail("cannot write {}: {}", file_.string(), std::strerror(errno));
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (fd_ < 0) return;  // committed (or never opened)
+  ::close(fd_);
+  std::error_code ignored;
+  std::filesystem::remove(tmp_, ignored);
+}
+
+void AtomicFileWriter::write(std::string_view bytes) {
+  if (fd_ < 0) fail("{}: written after it was committed", file_.string());
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      fail("cannot write {} (disk full?): {}; nothing was written under that name", file_.string(),
+           std::strerror(n < 0 ? errno : ENOSPC));
+    done += static_cast<std::size_t>(n);
+  }
+  written_ += bytes.size();
+}
+
+void AtomicFileWriter::commit() {
+  if (fd_ < 0) fail("{}: committed twice", file_.string());
+  const bool synced = ::fsync(fd_) == 0;
+  const int saved_errno = errno;
+  const bool closed = ::close(fd_) == 0;
+  fd_ = -1;
+  std::error_code ec;
+  if (!synced || !closed) {
+    std::filesystem::remove(tmp_, ec);
+    fail("cannot write {} (disk full?): {}; nothing was written under that name", file_.string(),
+         std::strerror(synced ? errno : saved_errno));
+  }
+  std::filesystem::rename(tmp_, file_, ec);  // atomic on POSIX
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp_, ignored);
+    fail("{}: cannot rename into place: {}", file_.string(), ec.message());
+  }
+  sync_directory(file_.has_parent_path() ? file_.parent_path() : std::filesystem::path("."));
 }
 
 void sync_directory(const std::filesystem::path& dir) {
