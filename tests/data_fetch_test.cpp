@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <zip.h>
 #include <zlib.h>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -384,6 +385,122 @@ TEST_F(DataFetch, SpecsArePathsOrNames) {
   settings.offline = true;  // a name with nothing cached: the offline message, no request
   EXPECT_NE(test::error_of([&] { data::resolve_data_specs({"ffo"}, settings); }).find("fforum-20-39.obf"),
             std::string::npos);
+}
+
+// ---- Bounded downloads ------------------------------------------------------------------------
+
+// A gzip stream that unpacks to `members` x 64 MiB of zeros: one member of a few dozen KiB,
+// repeated (concatenated members are one stream to gunzip and zlib's gzread).
+std::string gzip_bomb(int members, const fs::path& dir) {
+  const std::string member = gzip_bytes(std::string(std::size_t{64} << 20, '\0'), dir);
+  std::string bomb;
+  for (int i = 0; i < members; ++i) bomb += member;
+  return bomb;
+}
+
+TEST_F(DataFetch, EndlessBodyStopsAtTheCapAndNothingIsKept) {
+  server.route("/games.txt", Route{std::string(1 << 16, 'x'), 200, Route::Mode::kEndless});
+  settings.max_bytes = 2'000'000;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string e = test::error_of([&] { data::fetch_file(file, settings); });
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 30.0);
+  EXPECT_NE(e.find(server.url("/games.txt")), std::string::npos) << e;
+  EXPECT_NE(e.find("more than 2.0 MB"), std::string::npos) << e;
+  EXPECT_NE(e.find("--max-mb"), std::string::npos) << e;  // says how to raise the cap
+  EXPECT_FALSE(fs::exists(stored()));
+  EXPECT_FALSE(fs::exists(part()));  // an endless body is no partial download to resume
+}
+
+TEST_F(DataFetch, HugeContentLengthIsRefusedBeforeTheBody) {
+  server.route("/games.txt",
+               Route{std::string(1 << 16, 'x'), 200, Route::Mode::kEndless, 0, 0, std::uint64_t{1} << 50});
+  settings.max_bytes = 2'000'000;
+  const std::string e = test::error_of([&] { data::fetch_file(file, settings); });
+  EXPECT_NE(e.find(server.url("/games.txt")), std::string::npos) << e;
+  EXPECT_NE(e.find("more than 2.0 MB"), std::string::npos) << e;
+  EXPECT_FALSE(fs::exists(part()));
+  EXPECT_FALSE(fs::exists(stored()));
+}
+
+TEST_F(DataFetch, GzipBombStopsAtTheCapNamingTheFile) {
+  server.route("/games.txt.gz", Route{gzip_bomb(4, dir)});  // 256 MiB unpacked
+  settings.urls["games.txt"] = server.url("/games.txt.gz");
+  settings.max_bytes = 8'000'000;
+  const std::string e = test::error_of([&] { data::fetch_file(file, settings); });
+  EXPECT_NE(e.find(server.url("/games.txt.gz")), std::string::npos) << e;
+  EXPECT_NE(e.find("unpacks to more than 8.0 MB"), std::string::npos) << e;
+  EXPECT_FALSE(fs::exists(stored()));
+  EXPECT_FALSE(fs::exists(stored().string() + ".unverified"));
+  EXPECT_FALSE(fs::exists(stored().string() + ".unverified.tmp"));
+  EXPECT_FALSE(fs::exists(part()));
+  // The same bytes placed by hand in the cache: the same bound, naming the file.
+  fs::create_directories(stored().parent_path());
+  write_bytes(stored(), gzip_bomb(1, dir));
+  settings.offline = true;
+  const std::string placed = test::error_of([&] { data::fetch_file(file, settings); });
+  EXPECT_NE(placed.find(stored().string()), std::string::npos) << placed;
+  EXPECT_NE(placed.find("unpacks to more than 8.0 MB"), std::string::npos) << placed;
+}
+
+TEST_F(DataFetch, UnpackingStreamsWithinItsBound) {
+  // Exactly at the bound is fine, one byte more is not; gzip, zip and plain alike.
+  const std::string plain = content;
+  const fs::path gz = dir / "in.gz", zip = dir / "in.zip", raw = dir / "in.txt", out = dir / "out.txt";
+  write_bytes(gz, gzip_bytes(plain, dir));
+  write_bytes(zip, zip_bytes("games.txt", plain, dir));
+  write_bytes(raw, plain);
+  for (const fs::path& in : {gz, zip, raw}) {
+    data::unpack_download(in, out, "games.txt", plain.size());
+    EXPECT_EQ(test::file_bytes(out), plain) << in;
+    fs::remove(out);
+    const std::string e = test::error_of([&] { data::unpack_download(in, out, "games.txt", plain.size() - 1); });
+    EXPECT_NE(e.find(in.string()), std::string::npos) << e;
+    EXPECT_NE(e.find("more than"), std::string::npos) << e;
+    EXPECT_FALSE(fs::exists(out)) << in;
+    EXPECT_FALSE(fs::exists(out.string() + ".tmp")) << in;
+  }
+}
+
+TEST(Datasets, DownloadCapIsTheLargestFileTimesAMarginAndConfigurable) {
+  // logbook.gam, the largest file of the catalog, is 22,887,603 bytes unpacked.
+  EXPECT_GE(data::kDefaultMaxDownloadBytes, 10u * 22'887'603u);
+  EXPECT_EQ(data::FetchSettings{}.max_bytes, data::kDefaultMaxDownloadBytes);
+  const fs::path d = test::scratch_dir("fetch", "cap");
+  write_bytes(d / "datasets.toml", "[fetch]\nmax_mb = 40\n");
+  ::setenv("EF_DATASETS_CONFIG", (d / "datasets.toml").c_str(), 1);
+  EXPECT_EQ(data::FetchSettings::from_environment().max_bytes, 40'000'000u);
+  ::setenv("EF_DATA_MAX_MB", "7", 1);  // the environment wins over the file
+  EXPECT_EQ(data::FetchSettings::from_environment().max_bytes, 7'000'000u);
+  ::setenv("EF_DATA_MAX_MB", "-3", 1);
+  EXPECT_NE(test::error_of([] { data::FetchSettings::from_environment(); }).find("EF_DATA_MAX_MB"), std::string::npos);
+  ::unsetenv("EF_DATA_MAX_MB");
+  write_bytes(d / "datasets.toml", "[fetch]\nmax_mb = 0\n");
+  EXPECT_NE(test::error_of([] { data::FetchSettings::from_environment(); }).find("max_mb"), std::string::npos);
+  ::unsetenv("EF_DATASETS_CONFIG");
+}
+
+// The command under a 1 GB address-space limit (ulimit -v): a gzip bomb of 2 GiB and an endless
+// body end with an error naming the URL, exit 2 -- not std::bad_alloc (exit 3), not a full disk.
+TEST_F(DataFetch, CommandStaysWithinAMemoryLimitOnHostileDownloads) {
+  server.route("/logbook.gam.gz", Route{gzip_bomb(32, dir)});
+  server.route("/endless", Route{std::string(1 << 16, 'x'), 200, Route::Mode::kEndless});
+  const std::string bin = EF_EVALFORGE_BIN;
+  const std::string cache = (dir / "cli-cache").string();
+  const auto limited = [&](const std::string& command) {
+    return test::run_command("bash -c 'ulimit -v 1000000; ulimit -f 2000000; " + command + "' 2>&1");
+  };
+  auto [bomb, out] = limited(bin + " data fetch logbook --cache " + cache + " --url " + server.url("/logbook.gam.gz") +
+                             " --max-mb 64");
+  EXPECT_EQ(bomb, 2) << out;
+  EXPECT_NE(out.find(server.url("/logbook.gam.gz")), std::string::npos) << out;
+  EXPECT_NE(out.find("unpacks to more than 64.0 MB"), std::string::npos) << out;
+  EXPECT_EQ(out.find("internal error"), std::string::npos) << out;
+  auto [endless, out2] =
+      limited("EF_DATA_MAX_MB=5 " + bin + " data fetch logbook --cache " + cache + " --url " + server.url("/endless"));
+  EXPECT_EQ(endless, 2) << out2;
+  EXPECT_NE(out2.find(server.url("/endless")), std::string::npos) << out2;
+  EXPECT_NE(out2.find("more than 5.0 MB"), std::string::npos) << out2;
+  EXPECT_FALSE(fs::exists(fs::path(cache) / "datasets" / "logbook" / "logbook.gam"));
 }
 
 // The command as a user types it: fetch the real book from a local server, then train on it by

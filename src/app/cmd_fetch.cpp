@@ -21,6 +21,7 @@ struct FetchArgs {
   std::string url, mirror, cache;
   bool offline = false, no_verify = false, list = false;
   int stall_seconds = 0;
+  int max_mb = 0;
 };
 
 // The files of a `data fetch` name: a data-set name, or one file of the catalog by its name.
@@ -48,6 +49,7 @@ void run_fetch(const FetchArgs& a) {
   if (a.offline) s.offline = true;
   if (a.no_verify) s.verify = false;
   if (a.stall_seconds > 0) s.stall_seconds = a.stall_seconds;
+  if (a.max_mb > 0) s.max_bytes = static_cast<std::uint64_t>(a.max_mb) * 1'000'000;
   if (a.list) {
     list_datasets(s);
     return;
@@ -122,6 +124,10 @@ void register_data_fetch(CLI::App& app) {
                 "Keep a file whose SHA-256 differs from the checksum list (with a warning)");
   cmd->add_option("--stall-seconds", a->stall_seconds, "Give up a download after this long without data (resumable)")
       ->check(CLI::Range(1, 86400));
+  cmd->add_option("--max-mb", a->max_mb,
+                  "Refuse a file bigger than this many MB, as served or unpacked (default 250, about ten times the "
+                  "largest known file; also EF_DATA_MAX_MB)")
+      ->check(CLI::Range(1, 1'000'000));
   cmd->add_flag("--list", a->list, "List the known files, their sources and whether they are cached");
   cmd->callback([a] { run_fetch(*a); });
 }
