@@ -2,6 +2,7 @@
 // server started by each test (tests/loopback_http_server.hpp): never the internet. Expected
 // digests come from coreutils' sha256sum, not from the code under test.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <zip.h>
 #include <zlib.h>
 #include <chrono>
@@ -501,6 +502,24 @@ TEST_F(DataFetch, CommandStaysWithinAMemoryLimitOnHostileDownloads) {
   EXPECT_NE(out2.find(server.url("/endless")), std::string::npos) << out2;
   EXPECT_NE(out2.find("more than 5.0 MB"), std::string::npos) << out2;
   EXPECT_FALSE(fs::exists(fs::path(cache) / "datasets" / "logbook" / "logbook.gam"));
+}
+
+// Local sources that are not regular files (a FIFO would block the open forever, /dev/zero
+// never ends) are refused before anything is opened.
+TEST_F(DataFetch, NonRegularLocalSourcesAreRefusedBeforeOpening) {
+  const fs::path fifo = dir / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string bin = EF_EVALFORGE_BIN;
+  const std::string cache = (dir / "cli-cache").string();
+  for (const std::string& source : {fifo.string(), std::string("/dev/zero"), dir.string()}) {
+    // SIGKILL: the command installs a SIGTERM handler (a clean stop), which a blocked open ignores.
+    auto [status, out] =
+        test::run_command("bash -c 'ulimit -f 200000; timeout -s KILL 20 " + bin + " data fetch logbook --cache " +
+                          cache + " --url file://" + source + "' 2>&1");
+    EXPECT_EQ(status, 2) << source << ": " << out;
+    EXPECT_NE(out.find(source), std::string::npos) << out;
+    EXPECT_NE(out.find("not a regular file"), std::string::npos) << out;
+  }
 }
 
 // The command as a user types it: fetch the real book from a local server, then train on it by

@@ -1,5 +1,6 @@
 #include "core/files.hpp"
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cerrno>
 #include <cstdlib>
@@ -91,6 +92,48 @@ void AtomicFileWriter::commit() {
     fail("{}: cannot rename into place: {}", file_.string(), ec.message());
   }
   sync_directory(file_.has_parent_path() ? file_.parent_path() : std::filesystem::path("."));
+}
+
+namespace {
+std::string kind_of_mode(mode_t mode) {
+  if (S_ISREG(mode)) return "a regular file";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a file";
+}
+}  // namespace
+
+std::string file_kind(const std::filesystem::path& file) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) return std::strerror(errno);
+  return kind_of_mode(st.st_mode);
+}
+
+int open_regular_file(const std::filesystem::path& file, std::uint64_t max_bytes) {
+  // O_NONBLOCK: opening a FIFO without a writer returns at once instead of waiting for one.
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) fail("cannot read {}: {}", file.string(), std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int saved_errno = errno;
+    ::close(fd);
+    fail("cannot read {}: {}", file.string(), std::strerror(saved_errno));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    fail("{} is not a regular file but {}: refused (it could block or never end)", file.string(),
+         kind_of_mode(st.st_mode));
+  }
+  if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+    ::close(fd);
+    fail("{} is {} bytes, more than the {} this file may have", file.string(), st.st_size, max_bytes);
+  }
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  return fd;
 }
 
 void sync_directory(const std::filesystem::path& dir) {

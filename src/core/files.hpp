@@ -32,6 +32,14 @@ class AtomicFileWriter {
   int fd_ = -1;
   std::uint64_t written_ = 0;
 };
+// Opens `file` for reading when it is a regular file of at most `max_bytes` bytes, and refuses
+// anything else before reading a byte: a FIFO (whose open would wait for a writer forever), a
+// device such as /dev/zero (which never ends), a directory. The open itself cannot block
+// (O_NONBLOCK, cleared once the file is known to be regular). Returns the descriptor
+// (close-on-exec), which the caller closes; throws ef::Error naming the file and what it is.
+int open_regular_file(const std::filesystem::path& file, std::uint64_t max_bytes);
+// What a path is, for messages: "a FIFO", "a directory", "a character device", ...
+std::string file_kind(const std::filesystem::path& file);
 // The whole file; throws ef::Error naming it when it cannot be read.
 std::string read_file(const std::filesystem::path& file);
 // fsync of a directory, so that a rename or a new file in it is durable. Throws ef::Error

@@ -3,6 +3,7 @@
 #include "data/download.hpp"
 #include <curl/curl.h>
 #include <openssl/evp.h>
+#include <sys/stat.h>
 #include <zip.h>
 #include <zlib.h>
 #include <algorithm>
@@ -159,10 +160,31 @@ CURLcode transfer_once(const std::string& url, Transfer& t, long& http_code, std
 
 std::string megabytes(std::uint64_t bytes) { return fmt::format("{:.1f} MB", static_cast<double>(bytes) / 1e6); }
 
+// A file:// source must be a regular file: libcurl's open() of a FIFO waits for a writer forever
+// (no stall limit or signal ends it), and /dev/zero or a huge device never ends. Checked before
+// libcurl opens it; a path that does not exist is left to libcurl to report.
+void require_regular_local_source(const std::string& url) {
+  if (url.size() < 7 || !std::equal(url.begin(), url.begin() + 7, "file://",
+                                    [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }))
+    return;
+  std::unique_ptr<CURLU, decltype(&curl_url_cleanup)> parsed(curl_url(), curl_url_cleanup);
+  char* path = nullptr;
+  if (!parsed || curl_url_set(parsed.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK ||
+      curl_url_get(parsed.get(), CURLUPART_PATH, &path, CURLU_URLDECODE) != CURLUE_OK || !path)
+    fail("{}: not a file URL libcurl accepts (file:///absolute/path)", url);
+  const std::string local(path);
+  curl_free(path);
+  struct stat st {};
+  if (::stat(local.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    fail("{}: {} is not a regular file but {}: a download reads a file, not a FIFO, device or directory", url, local,
+         file_kind(local));
+}
+
 }  // namespace
 
 void download_file(const std::string& url, const fs::path& part, const DownloadOptions& options) {
   init_curl_once();
+  require_regular_local_source(url);
   if (part.has_parent_path()) {
     std::error_code ec;
     fs::create_directories(part.parent_path(), ec);

@@ -44,7 +44,9 @@ struct UnreachableError : Error {
 // transfer cut short, a stall, a stop request) throws ef::Error naming the URL and what went
 // wrong, keeping what arrived in `part` so that the next call resumes -- except for an HTTP
 // error, where nothing useful arrived and `part` is left as it was before the call, and a body
-// over options.max_bytes, after which `part` is removed.
+// over options.max_bytes, after which `part` is removed. A file:// URL must name a regular file:
+// a FIFO (whose open would block forever), a device or a directory is refused before it is
+// opened.
 void download_file(const std::string& url, const std::filesystem::path& part, const DownloadOptions& options);
 
 // Lower-case hex SHA-256 of a file's bytes; throws ef::Error naming an unreadable file.
