@@ -522,6 +522,18 @@ TEST_F(DataFetch, NonRegularLocalSourcesAreRefusedBeforeOpening) {
   }
 }
 
+// Offline, `data fetch` names every missing file of the names given, as `score` does.
+TEST_F(DataFetch, OfflineFetchCommandNamesEveryMissingFile) {
+  const std::string bin = EF_EVALFORGE_BIN;
+  const fs::path cache = dir / "cli-cache";
+  auto [status, out] =
+      test::run_command(bin + " data fetch wthor:2014-2015 --offline --cache " + cache.string() + " 2>&1");
+  EXPECT_EQ(status, 2) << out;
+  for (const char* name : {"WTHOR.JOU", "WTHOR.TRN", "WTH_2014.wtb", "WTH_2015.wtb"})
+    EXPECT_NE(out.find((cache / "datasets" / "wthor" / name).string()), std::string::npos) << name << ": " << out;
+  EXPECT_NE(out.find("4 file(s)"), std::string::npos) << out;
+}
+
 // The command as a user types it: fetch the real book from a local server, then train on it by
 // name with no network allowed.
 TEST_F(DataFetch, CommandFetchesTheBookAndScoreUsesItByName) {

@@ -69,6 +69,7 @@ void run_fetch(const FetchArgs& a) {
     }
     s.urls[files[0].name] = a.url;
   }
+  data::require_available_offline(files, s);  // offline: every missing file named at once
   install_stop_signals();
   s.should_stop = [] { return stop_requested(); };
   // Progress on a terminal is one line redrawn; in a log, one line per file is enough.

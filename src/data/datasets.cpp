@@ -364,8 +364,7 @@ FetchOutcome fetch_file(const DatasetFile& file, const FetchSettings& settings) 
 
   const std::string url = source_url(file, settings);
   // Offline forbids the network, not a copy on disk.
-  if (settings.offline && !fs::is_regular_file(stored, ec) && !is_local_url(url))
-    fail("{}", offline_message({&file}, settings));
+  require_available_offline({file}, settings);
 
   const fs::path downloads = stored.parent_path() / ".downloads";
   FetchLock lock(downloads / (file.name + ".lock"), settings, file.key());
@@ -434,18 +433,25 @@ FetchOutcome fetch_file(const DatasetFile& file, const FetchSettings& settings) 
   return outcome;
 }
 
+void require_available_offline(const std::vector<DatasetFile>& files, const FetchSettings& settings) {
+  if (!settings.offline) return;
+  std::vector<const DatasetFile*> missing;
+  for (const DatasetFile& f : files) {
+    std::error_code ec;
+    if (!fs::is_regular_file(stored_path(f, settings), ec) && !is_local_url(source_url(f, settings)))
+      missing.push_back(&f);
+  }
+  if (!missing.empty()) fail("{}", offline_message(missing, settings));
+}
+
 std::vector<fs::path> resolve_data_specs(const std::vector<std::string>& specs, const FetchSettings& settings) {
   // Offline: every missing file is named in one error, not one per run.
   if (settings.offline) {
-    std::vector<const DatasetFile*> missing;
+    std::vector<DatasetFile> named;
     for (const std::string& spec : specs)
       if (!is_path_spec(spec) && looks_like_dataset_name(spec))
-        for (const DatasetFile& f : dataset_files(spec)) {
-          std::error_code ec;
-          if (!fs::is_regular_file(stored_path(f, settings), ec) && !is_local_url(source_url(f, settings)))
-            if (const DatasetFile* known = catalog_file(f.key())) missing.push_back(known);
-        }
-    if (!missing.empty()) fail("{}", offline_message(missing, settings));
+        for (DatasetFile& f : dataset_files(spec)) named.push_back(std::move(f));
+    require_available_offline(named, settings);
   }
   std::vector<fs::path> out;
   for (const std::string& spec : specs) {

@@ -75,6 +75,10 @@ enum class FetchOutcome { kCached, kFetched, kUnverified };
 // download failure, a checksum mismatch (unless !settings.verify), a damaged archive.
 FetchOutcome fetch_file(const DatasetFile& file, const FetchSettings& settings);
 
+// Offline (settings.offline), every file of `files` that is neither stored nor from a file://
+// source is named in one ef::Error, with where to place it; nothing happens otherwise.
+void require_available_offline(const std::vector<DatasetFile>& files, const FetchSettings& settings);
+
 // The files to read for each spec, in order: a spec that is an existing regular file is that
 // file; one that is a data-set name becomes its fetched game files; any other existing path is
 // passed on as is; anything else is an error naming the spec ("no such file, and not a data-set
