@@ -534,6 +534,33 @@ TEST_F(DataFetch, OfflineFetchCommandNamesEveryMissingFile) {
   EXPECT_NE(out.find("4 file(s)"), std::string::npos) << out;
 }
 
+// After `data fetch --no-verify`, what the commands say to do works: the fetch names the path to
+// use (the name checks the SHA-256 again, and refuses), and a command given the name says how to
+// use the file with options it has.
+TEST_F(DataFetch, UnverifiedFileGetsHintsTheUsingCommandsAccept) {
+  const std::string bin = EF_EVALFORGE_BIN;
+  const fs::path cache = dir / "cli-cache";
+  const fs::path book = dir / "book.gam";
+  write_bytes(book,
+              "+d3-c3+c4-e3+c2-b3+d2-e1+d1-c1+f4-d6+e6-g4+b2-f6+d7-c8+e7-d8+f3-f5+g5-h4+h6-f2+f7-h5+g6-c6+c5-c7+b6-"
+              "b5+b4-e8+h3-g3+h2-e2+h7-g2+b1-a1+h1-a2+a3-g7+f8-h8+g8-a4+g1-f1+a6-a5+a7-a8+b8-b7: -04 10\n");
+  auto [fetched, out] = test::run_command(bin + " data fetch logbook --no-verify --cache " + cache.string() +
+                                          " --url file://" + book.string() + " 2>&1");
+  ASSERT_EQ(fetched, 0) << out;
+  const fs::path stored_book = cache / "datasets" / "logbook" / "logbook.gam";
+  EXPECT_NE(out.find("use it with --data " + stored_book.string()), std::string::npos) << out;
+  EXPECT_EQ(out.find("use it with --data logbook"), std::string::npos) << out;
+  const std::string env = "EF_OFFLINE=1 EF_DATA_CACHE=" + cache.string() + " ";
+  auto [inspected, out2] = test::run_command(env + bin + " data inspect logbook --no-cache 2>&1");
+  EXPECT_EQ(inspected, 2) << out2;
+  EXPECT_NE(out2.find("SHA-256"), std::string::npos) << out2;
+  EXPECT_EQ(out2.find("--no-verify"), std::string::npos) << out2;  // inspect has no such option
+  EXPECT_NE(out2.find(stored_book.string()), std::string::npos) << out2;
+  // The hint: the path instead of the name, which inspect and score take.
+  auto [by_path, out3] = test::run_command(env + bin + " data inspect " + stored_book.string() + " --no-cache 2>&1");
+  EXPECT_EQ(by_path, 0) << out3;
+}
+
 // The command as a user types it: fetch the real book from a local server, then train on it by
 // name with no network allowed.
 TEST_F(DataFetch, CommandFetchesTheBookAndScoreUsesItByName) {

@@ -50,6 +50,7 @@ void run_fetch(const FetchArgs& a) {
   if (a.no_verify) s.verify = false;
   if (a.stall_seconds > 0) s.stall_seconds = a.stall_seconds;
   if (a.max_mb > 0) s.max_bytes = static_cast<std::uint64_t>(a.max_mb) * 1'000'000;
+  s.unverified_hint = "--no-verify";
   if (a.list) {
     list_datasets(s);
     return;
@@ -85,6 +86,7 @@ void run_fetch(const FetchArgs& a) {
   bool all_sets = true;  // a file name (WTH_2015.wtb) is no --data name: then say the paths
   for (const std::string& name : a.names) all_sets = all_sets && data::looks_like_dataset_name(name);
   std::vector<std::string> game_paths;
+  bool unverified = false;  // then only paths work: a name checks the SHA-256 again, and refuses
   for (const data::DatasetFile& f : files) {
     const auto t0 = std::chrono::steady_clock::now();
     data::FetchOutcome outcome;
@@ -96,6 +98,7 @@ void run_fetch(const FetchArgs& a) {
       throw ExitStatus{kStoppedExitStatus};
     }
     if (f.game_file) game_paths.push_back(data::stored_path(f, s).string());
+    unverified = unverified || outcome == data::FetchOutcome::kUnverified;
     if (tty) fmt::print(stderr, "\r{:<70}\r", "");
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const char* what = outcome == data::FetchOutcome::kFetched  ? "fetched, SHA-256 checked"
@@ -103,7 +106,7 @@ void run_fetch(const FetchArgs& a) {
                                                                 : "kept WITHOUT a matching SHA-256 (--no-verify)";
     fmt::print("{:<22} {} ({:.1f} s): {}\n", f.key(), what, seconds, data::stored_path(f, s).string());
   }
-  if (all_sets)
+  if (all_sets && !unverified)
     fmt::print("use it with --data {}\n", fmt::join(a.names, " "));
   else if (!game_paths.empty())
     fmt::print("use it with --data {}\n", fmt::join(game_paths, " "));

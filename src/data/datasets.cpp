@@ -330,10 +330,11 @@ FetchOutcome check_stored(const DatasetFile& file, const FetchSettings& settings
   const std::string sha = sha256_file(stored);
   if (sha != file.sha256) {
     if (settings.verify)
-      fail(
-          "{}: SHA-256 {} but the checksum list says {} for {}: not the expected file (delete it to fetch again, "
-          "or --no-verify to use it anyway)",
-          stored.string(), sha, file.sha256, file.key());
+      fail("{}: SHA-256 {} but the checksum list says {} for {}: not the expected file (delete it to fetch again; {})",
+           stored.string(), sha, file.sha256, file.key(),
+           settings.unverified_hint.empty()
+               ? fmt::format("to use it unchecked, give its path, {}, instead of the data-set name", stored.string())
+               : settings.unverified_hint + " uses it anyway");
     say(settings,
         fmt::format("warning: {}: SHA-256 {} differs from the checksum list ({}); used as it is (--no-verify)",
                     stored.string(), sha, file.sha256));
@@ -419,8 +420,10 @@ FetchOutcome fetch_file(const DatasetFile& file, const FetchSettings& settings) 
       fs::remove(part, ec);
       fail(
           "{}: SHA-256 of the content is {}, but the checksum list says {} for {}: a damaged transfer, or a "
-          "different version of the file on the server (nothing was kept; --no-verify keeps it anyway)",
-          url, sha, file.sha256, file.key());
+          "different version of the file on the server (nothing was kept; {} keeps it anyway)",
+          url, sha, file.sha256, file.key(),
+          settings.unverified_hint.empty() ? fmt::format("`evalforge data fetch {} --no-verify`", file.name)
+                                           : settings.unverified_hint);
     }
     say(settings, fmt::format("warning: {}: SHA-256 {} differs from the checksum list ({}); kept (--no-verify)", url,
                               sha, file.sha256));

@@ -48,6 +48,10 @@ struct FetchSettings {
   int stall_seconds = 60;                   // no data for this long ends a download (kept for a resume)
   bool verify = true;                       // false: a checksum mismatch is a warning, and the file is kept
   std::uint64_t max_bytes = kDefaultMaxDownloadBytes;  // a file bigger than this, served or unpacked, is refused
+  // How the command at hand uses a file whose SHA-256 differs from the list, said in the error
+  // that refuses it (`data fetch`: "--no-verify"). Empty: ways every command has (the file's
+  // path instead of the name; `evalforge data fetch NAME --no-verify`).
+  std::string unverified_hint;
   std::function<void(const std::string&)> say;  // progress and notes (stderr in the app); may be empty
   std::function<bool()> should_stop;            // true: a download ends, resumably
 
