@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   ef::app::register_evolve(app);
   ef::app::register_tictactoe(app);
   ef::app::register_hex(app);
+  ef::app::refuse_negative_seeds(app);  // every command's --seed, registered above
   // "fetching ..." when a command resolves a data-set name (data/datasets.hpp) goes to stderr.
   ef::data::set_fetch_notes([](const std::string& line) { fmt::print(stderr, "{}\n", line); });
   // Ctrl-C during such a fetch (once the command installed its stop handler) ends it, resumably.

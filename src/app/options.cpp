@@ -1,6 +1,8 @@
 #include "app/options.hpp"
 #include <fmt/core.h>
 #include <charconv>
+#include <functional>
+#include <limits>
 #include <string_view>
 #include <utility>
 #include "core/error.hpp"
@@ -99,6 +101,20 @@ data::GameDatabase load_data_files(const std::vector<std::string>& files, const 
   }
   if (db.games.empty()) fail("{}: no usable games", fmt::join(files, ", "));
   return db;
+}
+
+void refuse_negative_seeds(CLI::App& app) {
+  static const CLI::Validator kSeed(
+      [](std::string& text) -> std::string {
+        if (!text.empty() && text.front() == '-')
+          return fmt::format("{} is negative: a seed is a whole number from 0 to {}", text,
+                             std::numeric_limits<u64>::max());
+        return {};
+      },
+      "SEED");
+  for (CLI::Option* option : app.get_options())
+    if (option->check_lname("seed") || option->check_lname("train-seed")) option->check(kSeed);
+  for (CLI::App* sub : app.get_subcommands(std::function<bool(CLI::App*)>{})) refuse_negative_seeds(*sub);
 }
 
 std::string describe_error(const Error& e) {
