@@ -1,6 +1,9 @@
 #include "app/options.hpp"
 #include <fmt/core.h>
+#include <unistd.h>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <string_view>
@@ -101,6 +104,14 @@ data::GameDatabase load_data_files(const std::vector<std::string>& files, const 
   }
   if (db.games.empty()) fail("{}: no usable games", fmt::join(files, ", "));
   return db;
+}
+
+void require_writable_directory(const std::filesystem::path& dir, const std::string& flag) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) fail("{} {}: cannot create the directory: {}", flag, dir.string(), ec.message());
+  if (::access(dir.c_str(), W_OK) != 0)
+    fail("{} {}: cannot write in the directory: {}", flag, dir.string(), std::strerror(errno));
 }
 
 void refuse_negative_seeds(CLI::App& app) {

@@ -39,6 +39,10 @@ std::filesystem::path builtin_ordering_network();
 data::GameDatabase load_data_files(const std::vector<std::string>& files, const data::ReadOptions& options,
                                    bool report);
 
+// Makes `dir` (an output directory given with `flag`) if needed and checks that files can be
+// written in it, before the work that fills it: ef::Error naming the flag and the path otherwise.
+void require_writable_directory(const std::filesystem::path& dir, const std::string& flag);
+
 // Every --seed and --train-seed option under `app` refuses a negative value ("-1" would become
 // 2^64-1 without a word: another run than the one asked for). Called once all commands are
 // registered, so a new command's seed is covered without a line of its own.

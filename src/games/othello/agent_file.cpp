@@ -236,7 +236,11 @@ OthelloAgent load_agent(const std::string& spec) {
 
 fs::path save_agent(const OthelloAgent& agent, const fs::path& file) {
   agent.validate();
-  if (file.has_parent_path()) fs::create_directories(file.parent_path());
+  if (file.has_parent_path()) {
+    std::error_code ec;
+    fs::create_directories(file.parent_path(), ec);
+    if (ec) fail("{}: cannot create the directory: {}", file.parent_path().string(), ec.message());
+  }
   std::string t = "# evalforge agent\n";
   t += fmt::format("name = {}\nevaluator = \"{}\"\ndepth = {}\nexact_empties = {}\nepsilon = {}\n",
                    toml_quote(agent.name), kind_name(agent.kind), agent.limits.depth, agent.limits.exact_empties,
