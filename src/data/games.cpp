@@ -106,14 +106,9 @@ void write_game_text(const std::filesystem::path& file, const char* what, std::s
 
 std::string quoted(std::string_view text) {
   std::string out = "'";
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte >= 0x20 && byte < 0x7F)
-      out += c;
-    else
-      out += fmt::format("\\x{:02x}", byte);
-  }
-  return out + "'";
+  out += printable(text);
+  out += '\'';
+  return out;
 }
 
 void require_readable_file(const std::filesystem::path& file) {
