@@ -2,8 +2,10 @@
 // server started by each test (tests/loopback_http_server.hpp): never the internet. Expected
 // digests come from coreutils' sha256sum, not from the code under test.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <zip.h>
 #include <zlib.h>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -384,6 +386,179 @@ TEST_F(DataFetch, SpecsArePathsOrNames) {
   settings.offline = true;  // a name with nothing cached: the offline message, no request
   EXPECT_NE(test::error_of([&] { data::resolve_data_specs({"ffo"}, settings); }).find("fforum-20-39.obf"),
             std::string::npos);
+}
+
+// ---- Bounded downloads ------------------------------------------------------------------------
+
+// A gzip stream that unpacks to `members` x 64 MiB of zeros: one member of a few dozen KiB,
+// repeated (concatenated members are one stream to gunzip and zlib's gzread).
+std::string gzip_bomb(int members, const fs::path& dir) {
+  const std::string member = gzip_bytes(std::string(std::size_t{64} << 20, '\0'), dir);
+  std::string bomb;
+  for (int i = 0; i < members; ++i) bomb += member;
+  return bomb;
+}
+
+TEST_F(DataFetch, EndlessBodyStopsAtTheCapAndNothingIsKept) {
+  server.route("/games.txt", Route{std::string(1 << 16, 'x'), 200, Route::Mode::kEndless});
+  settings.max_bytes = 2'000'000;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string e = test::error_of([&] { data::fetch_file(file, settings); });
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 30.0);
+  EXPECT_NE(e.find(server.url("/games.txt")), std::string::npos) << e;
+  EXPECT_NE(e.find("more than 2.0 MB"), std::string::npos) << e;
+  EXPECT_NE(e.find("--max-mb"), std::string::npos) << e;  // says how to raise the cap
+  EXPECT_FALSE(fs::exists(stored()));
+  EXPECT_FALSE(fs::exists(part()));  // an endless body is no partial download to resume
+}
+
+TEST_F(DataFetch, HugeContentLengthIsRefusedBeforeTheBody) {
+  server.route("/games.txt",
+               Route{std::string(1 << 16, 'x'), 200, Route::Mode::kEndless, 0, 0, std::uint64_t{1} << 50});
+  settings.max_bytes = 2'000'000;
+  const std::string e = test::error_of([&] { data::fetch_file(file, settings); });
+  EXPECT_NE(e.find(server.url("/games.txt")), std::string::npos) << e;
+  EXPECT_NE(e.find("more than 2.0 MB"), std::string::npos) << e;
+  EXPECT_FALSE(fs::exists(part()));
+  EXPECT_FALSE(fs::exists(stored()));
+}
+
+TEST_F(DataFetch, GzipBombStopsAtTheCapNamingTheFile) {
+  server.route("/games.txt.gz", Route{gzip_bomb(4, dir)});  // 256 MiB unpacked
+  settings.urls["games.txt"] = server.url("/games.txt.gz");
+  settings.max_bytes = 8'000'000;
+  const std::string e = test::error_of([&] { data::fetch_file(file, settings); });
+  EXPECT_NE(e.find(server.url("/games.txt.gz")), std::string::npos) << e;
+  EXPECT_NE(e.find("unpacks to more than 8.0 MB"), std::string::npos) << e;
+  EXPECT_FALSE(fs::exists(stored()));
+  EXPECT_FALSE(fs::exists(stored().string() + ".unverified"));
+  EXPECT_FALSE(fs::exists(stored().string() + ".unverified.tmp"));
+  EXPECT_FALSE(fs::exists(part()));
+  // The same bytes placed by hand in the cache: the same bound, naming the file.
+  fs::create_directories(stored().parent_path());
+  write_bytes(stored(), gzip_bomb(1, dir));
+  settings.offline = true;
+  const std::string placed = test::error_of([&] { data::fetch_file(file, settings); });
+  EXPECT_NE(placed.find(stored().string()), std::string::npos) << placed;
+  EXPECT_NE(placed.find("unpacks to more than 8.0 MB"), std::string::npos) << placed;
+}
+
+TEST_F(DataFetch, UnpackingStreamsWithinItsBound) {
+  // Exactly at the bound is fine, one byte more is not; gzip, zip and plain alike.
+  const std::string plain = content;
+  const fs::path gz = dir / "in.gz", zip = dir / "in.zip", raw = dir / "in.txt", out = dir / "out.txt";
+  write_bytes(gz, gzip_bytes(plain, dir));
+  write_bytes(zip, zip_bytes("games.txt", plain, dir));
+  write_bytes(raw, plain);
+  for (const fs::path& in : {gz, zip, raw}) {
+    data::unpack_download(in, out, "games.txt", plain.size());
+    EXPECT_EQ(test::file_bytes(out), plain) << in;
+    fs::remove(out);
+    const std::string e = test::error_of([&] { data::unpack_download(in, out, "games.txt", plain.size() - 1); });
+    EXPECT_NE(e.find(in.string()), std::string::npos) << e;
+    EXPECT_NE(e.find("more than"), std::string::npos) << e;
+    EXPECT_FALSE(fs::exists(out)) << in;
+    EXPECT_FALSE(fs::exists(out.string() + ".tmp")) << in;
+  }
+}
+
+TEST(Datasets, DownloadCapIsTheLargestFileTimesAMarginAndConfigurable) {
+  // logbook.gam, the largest file of the catalog, is 22,887,603 bytes unpacked.
+  EXPECT_GE(data::kDefaultMaxDownloadBytes, 10u * 22'887'603u);
+  EXPECT_EQ(data::FetchSettings{}.max_bytes, data::kDefaultMaxDownloadBytes);
+  const fs::path d = test::scratch_dir("fetch", "cap");
+  write_bytes(d / "datasets.toml", "[fetch]\nmax_mb = 40\n");
+  ::setenv("EF_DATASETS_CONFIG", (d / "datasets.toml").c_str(), 1);
+  EXPECT_EQ(data::FetchSettings::from_environment().max_bytes, 40'000'000u);
+  ::setenv("EF_DATA_MAX_MB", "7", 1);  // the environment wins over the file
+  EXPECT_EQ(data::FetchSettings::from_environment().max_bytes, 7'000'000u);
+  ::setenv("EF_DATA_MAX_MB", "-3", 1);
+  EXPECT_NE(test::error_of([] { data::FetchSettings::from_environment(); }).find("EF_DATA_MAX_MB"), std::string::npos);
+  ::unsetenv("EF_DATA_MAX_MB");
+  write_bytes(d / "datasets.toml", "[fetch]\nmax_mb = 0\n");
+  EXPECT_NE(test::error_of([] { data::FetchSettings::from_environment(); }).find("max_mb"), std::string::npos);
+  ::unsetenv("EF_DATASETS_CONFIG");
+}
+
+// The command under a 1 GB address-space limit (ulimit -v): a gzip bomb of 2 GiB and an endless
+// body end with an error naming the URL, exit 2 -- not std::bad_alloc (exit 3), not a full disk.
+TEST_F(DataFetch, CommandStaysWithinAMemoryLimitOnHostileDownloads) {
+  server.route("/logbook.gam.gz", Route{gzip_bomb(32, dir)});
+  server.route("/endless", Route{std::string(1 << 16, 'x'), 200, Route::Mode::kEndless});
+  const std::string bin = EF_EVALFORGE_BIN;
+  const std::string cache = (dir / "cli-cache").string();
+  const auto limited = [&](const std::string& command) {
+    return test::run_command("bash -c 'ulimit -v 1000000; ulimit -f 2000000; " + command + "' 2>&1");
+  };
+  auto [bomb, out] = limited(bin + " data fetch logbook --cache " + cache + " --url " + server.url("/logbook.gam.gz") +
+                             " --max-mb 64");
+  EXPECT_EQ(bomb, 2) << out;
+  EXPECT_NE(out.find(server.url("/logbook.gam.gz")), std::string::npos) << out;
+  EXPECT_NE(out.find("unpacks to more than 64.0 MB"), std::string::npos) << out;
+  EXPECT_EQ(out.find("internal error"), std::string::npos) << out;
+  auto [endless, out2] =
+      limited("EF_DATA_MAX_MB=5 " + bin + " data fetch logbook --cache " + cache + " --url " + server.url("/endless"));
+  EXPECT_EQ(endless, 2) << out2;
+  EXPECT_NE(out2.find(server.url("/endless")), std::string::npos) << out2;
+  EXPECT_NE(out2.find("more than 5.0 MB"), std::string::npos) << out2;
+  EXPECT_FALSE(fs::exists(fs::path(cache) / "datasets" / "logbook" / "logbook.gam"));
+}
+
+// Local sources that are not regular files (a FIFO would block the open forever, /dev/zero
+// never ends) are refused before anything is opened.
+TEST_F(DataFetch, NonRegularLocalSourcesAreRefusedBeforeOpening) {
+  const fs::path fifo = dir / "fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string bin = EF_EVALFORGE_BIN;
+  const std::string cache = (dir / "cli-cache").string();
+  for (const std::string& source : {fifo.string(), std::string("/dev/zero"), dir.string()}) {
+    // SIGKILL: the command installs a SIGTERM handler (a clean stop), which a blocked open ignores.
+    auto [status, out] =
+        test::run_command("bash -c 'ulimit -f 200000; timeout -s KILL 20 " + bin + " data fetch logbook --cache " +
+                          cache + " --url file://" + source + "' 2>&1");
+    EXPECT_EQ(status, 2) << source << ": " << out;
+    EXPECT_NE(out.find(source), std::string::npos) << out;
+    EXPECT_NE(out.find("not a regular file"), std::string::npos) << out;
+  }
+}
+
+// Offline, `data fetch` names every missing file of the names given, as `score` does.
+TEST_F(DataFetch, OfflineFetchCommandNamesEveryMissingFile) {
+  const std::string bin = EF_EVALFORGE_BIN;
+  const fs::path cache = dir / "cli-cache";
+  auto [status, out] =
+      test::run_command(bin + " data fetch wthor:2014-2015 --offline --cache " + cache.string() + " 2>&1");
+  EXPECT_EQ(status, 2) << out;
+  for (const char* name : {"WTHOR.JOU", "WTHOR.TRN", "WTH_2014.wtb", "WTH_2015.wtb"})
+    EXPECT_NE(out.find((cache / "datasets" / "wthor" / name).string()), std::string::npos) << name << ": " << out;
+  EXPECT_NE(out.find("4 file(s)"), std::string::npos) << out;
+}
+
+// After `data fetch --no-verify`, what the commands say to do works: the fetch names the path to
+// use (the name checks the SHA-256 again, and refuses), and a command given the name says how to
+// use the file with options it has.
+TEST_F(DataFetch, UnverifiedFileGetsHintsTheUsingCommandsAccept) {
+  const std::string bin = EF_EVALFORGE_BIN;
+  const fs::path cache = dir / "cli-cache";
+  const fs::path book = dir / "book.gam";
+  write_bytes(book,
+              "+d3-c3+c4-e3+c2-b3+d2-e1+d1-c1+f4-d6+e6-g4+b2-f6+d7-c8+e7-d8+f3-f5+g5-h4+h6-f2+f7-h5+g6-c6+c5-c7+b6-"
+              "b5+b4-e8+h3-g3+h2-e2+h7-g2+b1-a1+h1-a2+a3-g7+f8-h8+g8-a4+g1-f1+a6-a5+a7-a8+b8-b7: -04 10\n");
+  auto [fetched, out] = test::run_command(bin + " data fetch logbook --no-verify --cache " + cache.string() +
+                                          " --url file://" + book.string() + " 2>&1");
+  ASSERT_EQ(fetched, 0) << out;
+  const fs::path stored_book = cache / "datasets" / "logbook" / "logbook.gam";
+  EXPECT_NE(out.find("use it with --data " + stored_book.string()), std::string::npos) << out;
+  EXPECT_EQ(out.find("use it with --data logbook"), std::string::npos) << out;
+  const std::string env = "EF_OFFLINE=1 EF_DATA_CACHE=" + cache.string() + " ";
+  auto [inspected, out2] = test::run_command(env + bin + " data inspect logbook --no-cache 2>&1");
+  EXPECT_EQ(inspected, 2) << out2;
+  EXPECT_NE(out2.find("SHA-256"), std::string::npos) << out2;
+  EXPECT_EQ(out2.find("--no-verify"), std::string::npos) << out2;  // inspect has no such option
+  EXPECT_NE(out2.find(stored_book.string()), std::string::npos) << out2;
+  // The hint: the path instead of the name, which inspect and score take.
+  auto [by_path, out3] = test::run_command(env + bin + " data inspect " + stored_book.string() + " --no-cache 2>&1");
+  EXPECT_EQ(by_path, 0) << out3;
 }
 
 // The command as a user types it: fetch the real book from a local server, then train on it by

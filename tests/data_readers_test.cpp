@@ -16,6 +16,7 @@
 #include "data/games.hpp"
 #include "games/othello/bitboard.hpp"
 #include "games/othello/squares.hpp"
+#include "search_test_support.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -328,6 +329,27 @@ TEST_F(DataFiles, TranscriptsWithAndWithoutScores) {
   EXPECT_NE(db.problems[2].what.find("column 7"), std::string::npos) << db.problems[2].what;
 }
 
+// A UTF-8 byte-order mark (what some editors put at the start of a text file) is not part of
+// the first line: the first game is kept, in every text format.
+TEST_F(DataFiles, Utf8ByteOrderMarkIsSkipped) {
+  const std::string bom = "\xEF\xBB\xBF";
+  const auto transcript = write("bom.txt", bom + kShortGame + " +13\n" + kShortGame + "\n");
+  const GameDatabase db = load_games({transcript}, no_cache());
+  EXPECT_TRUE(db.problems.empty()) << describe(db.problems.front());
+  EXPECT_EQ(db.games.size(), 2u);
+  const auto book = write_gz("bom.gam.gz", bom + kLogbookLine1 + "\n");
+  EXPECT_EQ(load_games({book}, no_cache()).games.size(), 1u);
+  // Detection by content sees through it too: a PGN tag pair first.
+  const auto pgn = write("bom.games", bom + "[Event \"x\"]\n\n1. d3 c3 2. b3 d2 3. e1 d6 4. d7 e3 5. f4 *\n");
+  EXPECT_EQ(detect_format(pgn), FileFormat::kPgn);
+  // Only at the very start: later, the same bytes are garbage on their line.
+  const auto later = write("later.txt", kShortGame + "\n" + bom + kShortGame + "\n");
+  const GameDatabase db2 = load_games({later}, no_cache());
+  EXPECT_EQ(db2.games.size(), 1u);
+  ASSERT_EQ(db2.problems.size(), 1u);
+  EXPECT_EQ(db2.problems[0].record, 2u);
+}
+
 TEST_F(DataFiles, WriteTranscriptsReadsBack) {
   std::vector<Game> games;
   for (u64 seed = 100; seed < 130; ++seed) games.push_back(random_game(seed));
@@ -405,20 +427,44 @@ TEST_F(DataFiles, WthorRecordProblemsCarryRecordNumbers) {
   EXPECT_EQ(describe(db.problems[0]), fmt::format("{}: record 2: {}", file.string(), db.problems[0].what));
 }
 
-TEST_F(DataFiles, WthorTruncatedFileAndTrailingBytes) {
+// A file that ends before the records its header declares has lost games that no count of bad
+// records shows: like a damaged gzip, loading it is an error naming the file and the record,
+// unless accepted (then the games before the cut are used and the damage is kept in read_errors).
+TEST_F(DataFiles, WthorTruncatedFileStopsTheLoadUnlessAccepted) {
   const Game game = random_game(5);
   const auto record = wthor_record(game.moves, wthor_real_byte(game), 32);
   auto bytes = concat({wthor_header(3), record, record, record});
   bytes.resize(bytes.size() - 30);  // the third record is cut
-  const GameDatabase cut = load_games({write_bytes("cut.wtb", bytes)}, no_cache());
-  EXPECT_EQ(cut.games.size(), 2u);
-  ASSERT_EQ(cut.problems.size(), 1u);
-  EXPECT_EQ(cut.problems[0].record, 3u);
-  EXPECT_NE(cut.problems[0].what.find("38 bytes into record 3"), std::string::npos) << cut.problems[0].what;
+  const auto cut = write_bytes("cut.wtb", bytes);
+  const std::string e = test::error_of([&] { load_games({cut}, no_cache()); });
+  EXPECT_NE(e.find(cut.string() + ": record 3: "), std::string::npos) << e;
+  EXPECT_NE(e.find("38 bytes into record 3"), std::string::npos) << e;
+  EXPECT_NE(e.find("damaged"), std::string::npos) << e;
+  EXPECT_NE(e.find("--accept-damaged"), std::string::npos) << e;
 
+  ReadOptions accept;
+  accept.accept_read_errors = true;
+  accept.cache_dir = path("cache");
+  for (int pass = 0; pass < 2; ++pass) {
+    const GameDatabase db = load_games({cut}, accept);
+    EXPECT_EQ(db.files_from_cache, 0u) << "a damaged read must not be cached";
+    EXPECT_EQ(db.games.size(), 2u);
+    EXPECT_EQ(db.records_read, 2u);
+    EXPECT_TRUE(db.problems.empty()) << describe(db.problems.front());
+    ASSERT_EQ(db.read_errors.size(), 1u);
+    EXPECT_NE(db.read_errors[0].find(cut.string() + ": record 3: "), std::string::npos) << db.read_errors[0];
+  }
+  // Cut at a record boundary: the records after it are lost just the same.
+  const auto short_file = write_bytes("short.wtb", concat({wthor_header(3), record}));
+  const std::string e2 = test::error_of([&] { load_games({short_file}, no_cache()); });
+  EXPECT_NE(e2.find(short_file.string() + ": record 2: "), std::string::npos) << e2;
+  EXPECT_NE(e2.find("declares 3 records"), std::string::npos) << e2;
+
+  // Bytes after the declared records lose nothing: a problem, not damage.
   const GameDatabase extra =
       load_games({write_bytes("extra.wtb", concat({wthor_header(1), record, record}))}, no_cache());
   EXPECT_EQ(extra.games.size(), 1u);
+  EXPECT_TRUE(extra.read_errors.empty());
   ASSERT_EQ(extra.problems.size(), 1u);
   EXPECT_EQ(extra.problems[0].record, 2u);
 }
@@ -662,6 +708,44 @@ TEST_F(DataFiles, InspectCommandReportsAndFailsCleanly) {
       test::run_command(fmt::format("'{}' data inspect '{}' --no-cache 2>&1", bin, path("absent.gam").string()));
   EXPECT_EQ(missing_status, 2);
   EXPECT_NE(missing_text.find("absent.gam"), std::string::npos) << missing_text;
+}
+
+// A truncated WTHOR file stops every command that reads it, naming the file and the record;
+// --accept-damaged (data inspect, score) uses the games before the cut and reports the damage.
+TEST_F(DataFiles, TruncatedWthorFileStopsInspectScoreAndSearch) {
+  std::vector<std::vector<std::uint8_t>> parts{wthor_header(300)};
+  for (u64 seed = 1; seed <= 300; ++seed) {
+    const Game game = random_game(seed);
+    parts.push_back(wthor_record(game.moves, wthor_real_byte(game), 32));
+  }
+  auto bytes = concat(parts);
+  bytes.resize(16 + 250 * 68 + 20);  // ends 20 bytes into record 251
+  const auto cut = write_bytes("WTH_2001.wtb", bytes);
+  const std::string bin = EF_EVALFORGE_BIN;
+  const std::string where = cut.string() + ": record 251: ";
+
+  auto [inspected, out] = test::run_command(fmt::format("'{}' data inspect '{}' --no-cache 2>&1", bin, cut.string()));
+  EXPECT_EQ(inspected, 2) << out;
+  EXPECT_NE(out.find("DAMAGED DATA: " + where), std::string::npos) << out;
+  auto [accepted, out2] =
+      test::run_command(fmt::format("'{}' data inspect '{}' --no-cache --accept-damaged 2>&1", bin, cut.string()));
+  EXPECT_EQ(accepted, 0) << out2;
+  EXPECT_NE(out2.find("games      250"), std::string::npos) << out2;
+
+  const std::string score =
+      fmt::format("'{}' score --no-cache --epochs 1 --threads 2 --moves 20 --data '{}'", bin, cut.string());
+  auto [scored, out3] = test::run_command(score + " 2>&1");
+  EXPECT_EQ(scored, 2) << out3;
+  EXPECT_NE(out3.find(where), std::string::npos) << out3;
+  auto [scored_anyway, out4] = test::run_command(score + " --accept-damaged 2>&1");
+  EXPECT_EQ(scored_anyway, 0) << out4;
+  EXPECT_NE(out4.find("DAMAGED DATA: " + where), std::string::npos) << out4;
+
+  const auto config = write("search.toml", test::tiny_search_toml("paper", cut));
+  auto [searched, out5] = test::run_command(
+      fmt::format("'{}' search --quiet --config '{}' --out '{}' 2>&1", bin, config.string(), path("run").string()));
+  EXPECT_EQ(searched, 2) << out5;
+  EXPECT_NE(out5.find(where), std::string::npos) << out5;
 }
 
 // ---- Real data (skipped when ../shared/data is absent) ---------------------------------

@@ -12,11 +12,13 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <tuple>
 #include "core/error.hpp"
 #include "games/othello/agent_file.hpp"
 #include "games/othello/bitboard.hpp"
 #include "games/othello/endgame.hpp"
 #include "games/othello/swh.hpp"
+#include "test_support.hpp"
 
 using namespace ef;
 using namespace ef::data;
@@ -315,4 +317,56 @@ TEST(Generate, CommandRejectsOptionsOfTheOtherPlayer) {
   EXPECT_NE(run_quiet("--games 2 --seed 1 --epsilon 0.2 --out " + out), 0);
   EXPECT_NE(run_quiet("--games 2 --seed 1 --player no-such-agent.toml --out " + out), 0);
   EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+// A full disk (here: a file-size limit, `ulimit -f`, with SIGXFSZ ignored so that the write fails
+// with EFBIG as on a full disk) never leaves a partial file under the final name: `data generate`
+// and `data convert` write FILE.tmp, fsync it and rename it, so the old file stays as it was (or
+// no file appears), and the error names the file.
+TEST(Generate, FullDiskLeavesNoPartialFileUnderTheFinalName) {
+  const auto dir = std::filesystem::temp_directory_path() / ("ef_generate_full_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string bin = EF_EVALFORGE_BIN;
+  const auto limited = [](const std::string& command) {
+    // 64 KiB: the 2,000 games (about 250 KB of transcripts) do not fit.
+    return ef::test::run_command("bash -c 'trap \"\" XFSZ; ulimit -f 64; " + command + "' 2>&1");
+  };
+  const auto games = dir / "games.txt";
+  ASSERT_EQ(run_quiet("--player swh1 --games 2000 --seed 3 --threads 2 --out " + games.string()), 0);
+  const std::string whole = ef::test::file_bytes(games);
+  ASSERT_GT(whole.size(), 200000u);
+
+  // Over an existing file: it is kept as it was.
+  const auto kept = dir / "kept.txt";
+  std::ofstream(kept) << "# the old content\n";
+  auto [status, out] =
+      limited(bin + " data generate --player swh1 --games 2000 --seed 3 --threads 2 --out " + kept.string());
+  EXPECT_EQ(status, 2) << out;
+  EXPECT_NE(out.find(kept.string()), std::string::npos) << out;
+  EXPECT_EQ(ef::test::file_bytes(kept), "# the old content\n");
+  EXPECT_FALSE(std::filesystem::exists(kept.string() + ".tmp"));
+  // A new file: none appears.
+  const auto fresh = dir / "fresh.txt";
+  std::tie(status, out) =
+      limited(bin + " data generate --player swh1 --games 2000 --seed 3 --threads 2 --out " + fresh.string());
+  EXPECT_EQ(status, 2) << out;
+  EXPECT_FALSE(std::filesystem::exists(fresh));
+  EXPECT_FALSE(std::filesystem::exists(fresh.string() + ".tmp"));
+  // data convert, in each output format.
+  for (const char* name : {"out.txt", "out.pgn", "out.ggf"}) {
+    const auto converted = dir / name;
+    std::tie(status, out) =
+        limited(bin + " data convert " + games.string() + " --no-cache --out " + converted.string());
+    EXPECT_EQ(status, 2) << name << ": " << out;
+    EXPECT_NE(out.find(converted.string()), std::string::npos) << out;
+    EXPECT_FALSE(std::filesystem::exists(converted)) << name;
+    EXPECT_FALSE(std::filesystem::exists(converted.string() + ".tmp")) << name;
+  }
+  // Without the limit, the same command writes the whole file and leaves no temporary behind.
+  std::tie(status, out) =
+      ef::test::run_command(bin + " data convert " + games.string() + " --no-cache --out " + fresh.string() + " 2>&1");
+  EXPECT_EQ(status, 0) << out;
+  EXPECT_EQ(ef::test::file_bytes(fresh), whole);
+  EXPECT_FALSE(std::filesystem::exists(fresh.string() + ".tmp"));
+  std::filesystem::remove_all(dir);
 }

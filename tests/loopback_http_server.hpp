@@ -1,6 +1,6 @@
 // A small HTTP/1.1 server on 127.0.0.1 (a free port) for the downloader's tests: each path
 // serves fixed bytes with a chosen misbehaviour (cut short, stalled, ignoring ranges, an error
-// status), honours "Range: bytes=N-" otherwise, and records what was asked. One connection at a
+// status, a body without end), honours "Range: bytes=N-" otherwise, and records what was asked. One connection at a
 // time, "Connection: close" on every answer; it never reaches beyond the loopback interface.
 #pragma once
 #include <arpa/inet.h>
@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -23,12 +24,15 @@ namespace ef::test {
 class LoopbackHttpServer {
  public:
   struct Route {
-    enum class Mode { kNormal, kCutShort, kStall, kIgnoreRange };
+    // kEndless: `body` sent again and again until the client hangs up, after a Content-Length of
+    // `declared` (0: none, the body ends when the connection closes).
+    enum class Mode { kNormal, kCutShort, kStall, kIgnoreRange, kEndless };
     std::string body;
     int status = 200;
     Mode mode = Mode::kNormal;
-    std::size_t at = 0;  // kCutShort: close after this many bytes of the body; kStall: pause here
-    int stall_ms = 0;    // kStall: how long the pause lasts
+    std::size_t at = 0;          // kCutShort: close after this many bytes of the body; kStall: pause here
+    int stall_ms = 0;            // kStall: how long the pause lasts
+    std::uint64_t declared = 0;  // kEndless: the Content-Length announced (0: none)
   };
 
   LoopbackHttpServer() {
@@ -129,6 +133,13 @@ class LoopbackHttpServer {
     };
     if (r.status != 200) {
       reply(r.status, "", r.body, r.body.size());
+      return;
+    }
+    if (r.mode == Route::Mode::kEndless) {
+      const std::string length = r.declared ? "Content-Length: " + std::to_string(r.declared) + "\r\n" : std::string();
+      const std::string head = "HTTP/1.1 200 X\r\n" + length + "Connection: close\r\n\r\n";
+      if (!send_all(fd, head.data(), head.size())) return;
+      while (!stop_ && !r.body.empty() && send_all(fd, r.body.data(), r.body.size())) {}
       return;
     }
     std::size_t from = 0;

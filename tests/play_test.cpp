@@ -2,6 +2,7 @@
 // No GPU needed: these run in every build. The CPU-vs-CUDA comparison of the same batches is in
 // cuda_parity_test.cpp.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -460,6 +461,34 @@ TEST(PlayAgentFile, CorruptTruncatedAndBadFilesAreErrorsNamingTheFile) {
   EXPECT_NE(error_of([&] { play::load_agent(toml.string()); }).find("depht"), std::string::npos);
   EXPECT_NE(error_of([&] { play::load_agent((dir.path() / "none.toml").string()); }).find("none.toml"),
             std::string::npos);
+}
+
+// An agent's `network` that is not a regular file (a FIFO blocks the open until a writer comes,
+// /dev/zero never ends, a directory is no file) is refused before it is opened, naming the agent
+// file and the key. Through the command (data generate --player), under a memory limit and a
+// deadline, so that the old behaviour (reading without end, or blocking) fails instead of hanging.
+TEST(PlayAgentFile, NetworkThatIsNotARegularFileIsRefusedNamingTheAgentAndKey) {
+  TempDir dir("special");
+  const fs::path fifo = dir.path() / "net.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const fs::path out = dir.path() / "games.txt";
+  for (const std::string& network : {fifo.string(), std::string("/dev/zero"), dir.path().string()}) {
+    const fs::path toml = dir.path() / "agent.toml";
+    write_bytes(toml, "evaluator = \"ntuple\"\nnetwork = \"" + network + "\"\n");
+    const auto [status, msg] = ef::test::run_command(
+        "bash -c 'ulimit -v 2000000; timeout -s KILL 20 " + std::string(EF_EVALFORGE_BIN) +
+        " data generate --games 1 --seed 1 --out " + out.string() + " --player " + toml.string() + "' 2>&1");
+    EXPECT_EQ(status, 2) << network << ": " << msg;
+    EXPECT_NE(msg.find(toml.string() + ": network"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(network), std::string::npos) << msg;
+    EXPECT_NE(msg.find("not a regular file"), std::string::npos) << msg;
+  }
+  if (::testing::Test::HasFailure()) return;  // the library call below would block on the FIFO
+  // The library says the same, at once (the FIFO has no writer: an open would block).
+  write_bytes(dir.path() / "agent.toml", "evaluator = \"ntuple\"\nnetwork = \"net.fifo\"\n");
+  const std::string msg = error_of([&] { play::load_agent((dir.path() / "agent.toml").string()); });
+  EXPECT_NE(msg.find("not a regular file"), std::string::npos) << msg;
+  EXPECT_FALSE(fs::exists(out));
 }
 
 // The Othello move lists of a fixed batch, pinned as one FNV-1a hash taken with the code from

@@ -213,6 +213,19 @@ TEST_F(RunDirTest, ResumeTableRejectsAnotherHeader) {
   EXPECT_NE(m.find((dir_ / "t.csv").string() + ":1: expected the header 'a,c'"), std::string::npos) << m;
 }
 
+// A corrupt header is quoted with its odd bytes escaped: a table is user-visible, and its bytes
+// must not reach the terminal raw (an escape sequence could rewrite what the user sees).
+TEST_F(RunDirTest, ResumeTableQuotesACorruptHeaderWithoutRawBytes) {
+  RunDir run = committed();
+  write_atomically(dir_ / "t.csv", std::string("a\x1b[2J\x07,b\xff\x01\n0,x\n"));
+  const std::string m = error_of([&] { run.resume_table("t.csv", "a,b", keep_below(9)); });
+  EXPECT_NE(m.find("found 'a\\x1b[2J\\x07,b\\xff\\x01'"), std::string::npos) << m;
+  for (const char c : m) {
+    const auto byte = static_cast<unsigned char>(c);
+    EXPECT_TRUE(byte >= 0x20 && byte < 0x7f) << "raw byte " << int(byte) << " in: " << m;
+  }
+}
+
 TEST_F(RunDirTest, ResumeTableRefusesAMissingTable) {
   RunDir run = committed();
   fs::remove(dir_ / "t.csv");

@@ -598,3 +598,28 @@ TEST(ScorePhases, ErrorsNameTheProblem) {
     EXPECT_NE(out.find("move 60"), std::string::npos) << out;
   }
 }
+
+// --save-agents where nothing can be written (here under a regular file, which even root cannot
+// make a directory of; a read-only directory too when not root): a clear error naming the path,
+// exit 2, before any training -- not "internal error" (exit 3) after it.
+TEST(ScoreSaveAgents, UnwritableDirectoryIsAnErrorNamingThePathBeforeTraining) {
+  const fs::path dir = test::scratch_dir("heldout", "unwritable");
+  std::ofstream(dir / "blocker") << "a file\n";
+  std::vector<fs::path> targets{dir / "blocker" / "agents"};
+  if (::geteuid() != 0) {
+    fs::create_directories(dir / "read-only");
+    fs::permissions(dir / "read-only", fs::perms::owner_read | fs::perms::owner_exec);
+    targets.push_back(dir / "read-only" / "agents");
+    targets.push_back(dir / "read-only");
+  }
+  for (const fs::path& target : targets) {
+    const auto [rc, out] =
+        run_score_command("--data " + files().train.string() + " --moves 12 --save-agents " + target.string());
+    EXPECT_EQ(rc, 2) << out;
+    EXPECT_NE(out.find("--save-agents"), std::string::npos) << out;
+    EXPECT_NE(out.find(target.string()), std::string::npos) << out;
+    EXPECT_EQ(out.find("internal error"), std::string::npos) << out;
+    EXPECT_EQ(out.find("agent written"), std::string::npos) << out;
+  }
+  if (::geteuid() != 0) fs::permissions(dir / "read-only", fs::perms::owner_all);
+}

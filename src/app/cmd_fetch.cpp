@@ -21,6 +21,7 @@ struct FetchArgs {
   std::string url, mirror, cache;
   bool offline = false, no_verify = false, list = false;
   int stall_seconds = 0;
+  int max_mb = 0;
 };
 
 // The files of a `data fetch` name: a data-set name, or one file of the catalog by its name.
@@ -48,6 +49,8 @@ void run_fetch(const FetchArgs& a) {
   if (a.offline) s.offline = true;
   if (a.no_verify) s.verify = false;
   if (a.stall_seconds > 0) s.stall_seconds = a.stall_seconds;
+  if (a.max_mb > 0) s.max_bytes = static_cast<std::uint64_t>(a.max_mb) * 1'000'000;
+  s.unverified_hint = "--no-verify";
   if (a.list) {
     list_datasets(s);
     return;
@@ -67,6 +70,7 @@ void run_fetch(const FetchArgs& a) {
     }
     s.urls[files[0].name] = a.url;
   }
+  data::require_available_offline(files, s);  // offline: every missing file named at once
   install_stop_signals();
   s.should_stop = [] { return stop_requested(); };
   // Progress on a terminal is one line redrawn; in a log, one line per file is enough.
@@ -82,6 +86,7 @@ void run_fetch(const FetchArgs& a) {
   bool all_sets = true;  // a file name (WTH_2015.wtb) is no --data name: then say the paths
   for (const std::string& name : a.names) all_sets = all_sets && data::looks_like_dataset_name(name);
   std::vector<std::string> game_paths;
+  bool unverified = false;  // then only paths work: a name checks the SHA-256 again, and refuses
   for (const data::DatasetFile& f : files) {
     const auto t0 = std::chrono::steady_clock::now();
     data::FetchOutcome outcome;
@@ -93,6 +98,7 @@ void run_fetch(const FetchArgs& a) {
       throw ExitStatus{kStoppedExitStatus};
     }
     if (f.game_file) game_paths.push_back(data::stored_path(f, s).string());
+    unverified = unverified || outcome == data::FetchOutcome::kUnverified;
     if (tty) fmt::print(stderr, "\r{:<70}\r", "");
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const char* what = outcome == data::FetchOutcome::kFetched  ? "fetched, SHA-256 checked"
@@ -100,7 +106,7 @@ void run_fetch(const FetchArgs& a) {
                                                                 : "kept WITHOUT a matching SHA-256 (--no-verify)";
     fmt::print("{:<22} {} ({:.1f} s): {}\n", f.key(), what, seconds, data::stored_path(f, s).string());
   }
-  if (all_sets)
+  if (all_sets && !unverified)
     fmt::print("use it with --data {}\n", fmt::join(a.names, " "));
   else if (!game_paths.empty())
     fmt::print("use it with --data {}\n", fmt::join(game_paths, " "));
@@ -122,6 +128,10 @@ void register_data_fetch(CLI::App& app) {
                 "Keep a file whose SHA-256 differs from the checksum list (with a warning)");
   cmd->add_option("--stall-seconds", a->stall_seconds, "Give up a download after this long without data (resumable)")
       ->check(CLI::Range(1, 86400));
+  cmd->add_option("--max-mb", a->max_mb,
+                  "Refuse a file bigger than this many MB, as served or unpacked (default 250, about ten times the "
+                  "largest known file; also EF_DATA_MAX_MB)")
+      ->check(CLI::Range(1, 1'000'000));
   cmd->add_flag("--list", a->list, "List the known files, their sources and whether they are cached");
   cmd->callback([a] { run_fetch(*a); });
 }

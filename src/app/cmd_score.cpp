@@ -184,6 +184,9 @@ void run_score(const ScoreArgs& a) {
           fail("--save-agents: shapes {} and {} would both be written as {}.toml; give them distinct names", j + 1,
                i + 1, agent_stem(shapes[i].name));
 
+  // Before any training: where the agents go must be writable now, not found out after the work.
+  if (!a.save_agents.empty()) require_writable_directory(a.save_agents, "--save-agents");
+
   data::ReadOptions ro;
   ro.use_cache = !a.no_cache;
   ro.fatal_problems = a.fatal;

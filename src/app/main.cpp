@@ -2,11 +2,31 @@
 // and exit with status 2; CLI parse errors go through CLI11's own exit path.
 #include <fmt/core.h>
 #include <exception>
+#include <string>
+#include <string_view>
 #include "app/commands.hpp"
 #include "app/options.hpp"
 #include "core/error.hpp"
 #include "core/run_dir.hpp"
 #include "data/datasets.hpp"
+
+namespace {
+
+// A message as it reaches the terminal: control bytes (an escape sequence from a corrupt file
+// that a message quotes) as \xNN; line breaks and tabs, and UTF-8 text, as they are.
+std::string terminal_safe(std::string_view message) {
+  std::string out;
+  for (const char c : message) {
+    const auto byte = static_cast<unsigned char>(c);
+    if ((byte < 0x20 && c != '\n' && c != '\t') || byte == 0x7F)
+      out += fmt::format("\\x{:02x}", byte);
+    else
+      out += c;
+  }
+  return out;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"evalforge: GPU-accelerated fitness evaluation for evolving board-game evaluators"};
@@ -29,6 +49,7 @@ int main(int argc, char** argv) {
   ef::app::register_evolve(app);
   ef::app::register_tictactoe(app);
   ef::app::register_hex(app);
+  ef::app::refuse_negative_seeds(app);  // every command's --seed, registered above
   // "fetching ..." when a command resolves a data-set name (data/datasets.hpp) goes to stderr.
   ef::data::set_fetch_notes([](const std::string& line) { fmt::print(stderr, "{}\n", line); });
   // Ctrl-C during such a fetch (once the command installed its stop handler) ends it, resumably.
@@ -40,10 +61,10 @@ int main(int argc, char** argv) {
   } catch (const ef::app::ExitStatus& e) {
     return e.code;
   } catch (const ef::Error& e) {
-    fmt::print(stderr, "evalforge: error: {}\n", ef::app::describe_error(e));
+    fmt::print(stderr, "evalforge: error: {}\n", terminal_safe(ef::app::describe_error(e)));
     return 2;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "evalforge: internal error: {}\n", e.what());
+    fmt::print(stderr, "evalforge: internal error: {}\n", terminal_safe(e.what()));
     return 3;
   }
   return 0;

@@ -1,6 +1,11 @@
 #include "app/options.hpp"
 #include <fmt/core.h>
+#include <unistd.h>
+#include <cerrno>
 #include <charconv>
+#include <cstring>
+#include <functional>
+#include <limits>
 #include <string_view>
 #include <utility>
 #include "core/error.hpp"
@@ -99,6 +104,28 @@ data::GameDatabase load_data_files(const std::vector<std::string>& files, const 
   }
   if (db.games.empty()) fail("{}: no usable games", fmt::join(files, ", "));
   return db;
+}
+
+void require_writable_directory(const std::filesystem::path& dir, const std::string& flag) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) fail("{} {}: cannot create the directory: {}", flag, dir.string(), ec.message());
+  if (::access(dir.c_str(), W_OK) != 0)
+    fail("{} {}: cannot write in the directory: {}", flag, dir.string(), std::strerror(errno));
+}
+
+void refuse_negative_seeds(CLI::App& app) {
+  static const CLI::Validator kSeed(
+      [](std::string& text) -> std::string {
+        if (!text.empty() && text.front() == '-')
+          return fmt::format("{} is negative: a seed is a whole number from 0 to {}", text,
+                             std::numeric_limits<u64>::max());
+        return {};
+      },
+      "SEED");
+  for (CLI::Option* option : app.get_options())
+    if (option->check_lname("seed") || option->check_lname("train-seed")) option->check(kSeed);
+  for (CLI::App* sub : app.get_subcommands(std::function<bool(CLI::App*)>{})) refuse_negative_seeds(*sub);
 }
 
 std::string describe_error(const Error& e) {

@@ -39,6 +39,15 @@ std::filesystem::path builtin_ordering_network();
 data::GameDatabase load_data_files(const std::vector<std::string>& files, const data::ReadOptions& options,
                                    bool report);
 
+// Makes `dir` (an output directory given with `flag`) if needed and checks that files can be
+// written in it, before the work that fills it: ef::Error naming the flag and the path otherwise.
+void require_writable_directory(const std::filesystem::path& dir, const std::string& flag);
+
+// Every --seed and --train-seed option under `app` refuses a negative value ("-1" would become
+// 2^64-1 without a word: another run than the one asked for). Called once all commands are
+// registered, so a new command's seed is covered without a line of its own.
+void refuse_negative_seeds(CLI::App& app);
+
 // The message of a library error as the command line says it: an error about one of the
 // library's inputs (ef::Error::input, e.g. "backend") names the flag that sets it ("--backend");
 // any other error is its message.

@@ -33,4 +33,20 @@ template <typename... Args>
   throw Error(std::string(input), fmt::format(f, std::forward<Args>(args)...));
 }
 
+// Bytes from a file or a peer for a message: printable ASCII as is, every other byte as \xNN. A
+// corrupt file's bytes then never reach a terminal raw (an escape sequence could rewrite what
+// the user sees), and the message stays valid UTF-8 for JSON and logs.
+inline std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7F)
+      out += c;
+    else
+      out += fmt::format("\\x{:02x}", byte);
+  }
+  return out;
+}
+
 }  // namespace ef

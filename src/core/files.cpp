@@ -1,11 +1,13 @@
 #include "core/files.hpp"
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <utility>
 #include "core/error.hpp"
 
 namespace ef {
@@ -42,6 +44,96 @@ void write_atomically(const std::filesystem::path& file, const std::string& byte
   std::filesystem::rename(tmp, file, ec);  // atomic on POSIX
   if (ec) fail("{}: cannot rename into place: {}", file.string(), ec.message());
   sync_directory(file.has_parent_path() ? file.parent_path() : std::filesystem::path("."));
+}
+
+AtomicFileWriter::AtomicFileWriter(std::filesystem::path file) : file_(std::move(file)) {
+  tmp_ = file_.string() + ".tmp";
+  fd_ = ::open(tmp_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd_ < 0) fail("cannot write {}: {}", file_.string(), std::strerror(errno));
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (fd_ < 0) return;  // committed (or never opened)
+  ::close(fd_);
+  std::error_code ignored;
+  std::filesystem::remove(tmp_, ignored);
+}
+
+void AtomicFileWriter::write(std::string_view bytes) {
+  if (fd_ < 0) fail("{}: written after it was committed", file_.string());
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0)
+      fail("cannot write {} (disk full?): {}; nothing was written under that name", file_.string(),
+           std::strerror(n < 0 ? errno : ENOSPC));
+    done += static_cast<std::size_t>(n);
+  }
+  written_ += bytes.size();
+}
+
+void AtomicFileWriter::commit() {
+  if (fd_ < 0) fail("{}: committed twice", file_.string());
+  const bool synced = ::fsync(fd_) == 0;
+  const int saved_errno = errno;
+  const bool closed = ::close(fd_) == 0;
+  fd_ = -1;
+  std::error_code ec;
+  if (!synced || !closed) {
+    std::filesystem::remove(tmp_, ec);
+    fail("cannot write {} (disk full?): {}; nothing was written under that name", file_.string(),
+         std::strerror(synced ? errno : saved_errno));
+  }
+  std::filesystem::rename(tmp_, file_, ec);  // atomic on POSIX
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp_, ignored);
+    fail("{}: cannot rename into place: {}", file_.string(), ec.message());
+  }
+  sync_directory(file_.has_parent_path() ? file_.parent_path() : std::filesystem::path("."));
+}
+
+namespace {
+std::string kind_of_mode(mode_t mode) {
+  if (S_ISREG(mode)) return "a regular file";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a file";
+}
+}  // namespace
+
+std::string file_kind(const std::filesystem::path& file) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) return std::strerror(errno);
+  return kind_of_mode(st.st_mode);
+}
+
+int open_regular_file(const std::filesystem::path& file, std::uint64_t max_bytes) {
+  // O_NONBLOCK: opening a FIFO without a writer returns at once instead of waiting for one.
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) fail("cannot read {}: {}", file.string(), std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const int saved_errno = errno;
+    ::close(fd);
+    fail("cannot read {}: {}", file.string(), std::strerror(saved_errno));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    fail("{} is not a regular file but {}: refused (it could block or never end)", file.string(),
+         kind_of_mode(st.st_mode));
+  }
+  if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+    ::close(fd);
+    fail("{} is {} bytes, more than the {} this file may have", file.string(), st.st_size, max_bytes);
+  }
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  return fd;
 }
 
 void sync_directory(const std::filesystem::path& dir) {

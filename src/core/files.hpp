@@ -1,7 +1,9 @@
-// Whole-file reads and atomic writes, for run directories, agents and configs.
+// Whole-file reads and atomic writes, for run directories, agents, configs and game files.
 #pragma once
+#include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace ef {
 
@@ -10,6 +12,34 @@ namespace ef {
 // new file survives a power cut (run directories rely on that ordering: a checkpoint's parts
 // are on disk before the file that commits them). Throws ef::Error naming the file.
 void write_atomically(const std::filesystem::path& file, const std::string& bytes);
+// A file written piece by piece (too large to hold in memory at once: game files, unpacked
+// downloads) with the guarantee of write_atomically: the pieces go to FILE.tmp, and commit()
+// fsyncs it and renames it over `file`. Until then nothing exists under the final name, so a
+// full disk or an exception never leaves a partial file there; a writer destroyed without
+// commit() removes FILE.tmp. Throws ef::Error naming the file.
+class AtomicFileWriter {
+ public:
+  explicit AtomicFileWriter(std::filesystem::path file);
+  ~AtomicFileWriter();
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+  void write(std::string_view bytes);
+  void commit();
+  std::uint64_t bytes_written() const { return written_; }
+
+ private:
+  std::filesystem::path file_, tmp_;
+  int fd_ = -1;
+  std::uint64_t written_ = 0;
+};
+// Opens `file` for reading when it is a regular file of at most `max_bytes` bytes, and refuses
+// anything else before reading a byte: a FIFO (whose open would wait for a writer forever), a
+// device such as /dev/zero (which never ends), a directory. The open itself cannot block
+// (O_NONBLOCK, cleared once the file is known to be regular). Returns the descriptor
+// (close-on-exec), which the caller closes; throws ef::Error naming the file and what it is.
+int open_regular_file(const std::filesystem::path& file, std::uint64_t max_bytes);
+// What a path is, for messages: "a FIFO", "a directory", "a character device", ...
+std::string file_kind(const std::filesystem::path& file);
 // The whole file; throws ef::Error naming it when it cannot be read.
 std::string read_file(const std::filesystem::path& file);
 // fsync of a directory, so that a rename or a new file in it is durable. Throws ef::Error

@@ -284,7 +284,7 @@ std::vector<RunDir::Row> RunDir::resume_table(std::string_view name, std::string
     ++line_no;
     const std::string where = fmt::format("{}:{}", path.string(), line_no);
     if (line_no == 1) {
-      if (line != header) fail("{}: expected the header '{}', found '{}'", where, header, line);
+      if (line != header) fail("{}: expected the header '{}', found '{}'", where, header, printable(line));
       kept_text.append(content, pos, next - pos);
       pos = next;
       continue;

@@ -102,6 +102,9 @@ std::string stamp_line(const fs::path& file, const std::string& sha) {
 
 fs::path stamp_path(const fs::path& stored) { return stored.string() + ".sha256"; }
 
+// The largest download cap that can be asked for (--max-mb, EF_DATA_MAX_MB, max_mb): 1 TB.
+constexpr int kMaxDownloadMegabytes = 1'000'000;
+
 std::string served_name(const std::string& url) {
   const auto end = url.find_first_of("?#");
   const std::string path = url.substr(0, end);
@@ -198,7 +201,7 @@ FetchSettings FetchSettings::from_environment() {
       const toml::table* t = n->as_table();
       if (!t) fail("{}: fetch: expected a table", file);
       TableReader r(*t, file, "fetch");
-      r.allow({"cache", "offline", "mirror", "stall_seconds", "verify"});
+      r.allow({"cache", "offline", "mirror", "stall_seconds", "verify", "max_mb"});
       std::string cache;
       r.text("cache", cache);
       if (!cache.empty()) s.cache_root = cache;
@@ -206,6 +209,9 @@ FetchSettings FetchSettings::from_environment() {
       r.text("mirror", s.mirror);
       r.integer("stall_seconds", s.stall_seconds, 1, 86400);
       r.boolean("verify", s.verify);
+      int max_mb = 0;
+      r.integer("max_mb", max_mb, 1, kMaxDownloadMegabytes);
+      if (max_mb > 0) s.max_bytes = static_cast<std::uint64_t>(max_mb) * 1'000'000;
     }
     if (const toml::node* n = root.get("urls")) {
       const toml::table* t = n->as_table();
@@ -231,6 +237,16 @@ FetchSettings FetchSettings::from_environment() {
   if (const char* e = std::getenv("EF_DATA_CACHE"); e && *e) s.cache_root = e;
   if (const char* e = std::getenv("EF_DATA_MIRROR"); e && *e) s.mirror = e;
   if (const char* e = std::getenv("EF_OFFLINE"); e && *e) s.offline = std::string(e) != "0";  // 0: online again
+  if (const char* e = std::getenv("EF_DATA_MAX_MB"); e && *e) {
+    const std::string text = e;
+    const bool digits = text.size() <= 9 && std::all_of(text.begin(), text.end(), [](char c) {
+                          return std::isdigit(static_cast<unsigned char>(c));
+                        });
+    const long mb = digits ? std::atol(text.c_str()) : 0;
+    if (mb < 1 || mb > kMaxDownloadMegabytes)
+      fail("EF_DATA_MAX_MB: '{}' is not a number of megabytes from 1 to {}", text, kMaxDownloadMegabytes);
+    s.max_bytes = static_cast<std::uint64_t>(mb) * 1'000'000;
+  }
   return s;
 }
 
@@ -308,16 +324,17 @@ FetchOutcome check_stored(const DatasetFile& file, const FetchSettings& settings
   std::error_code ec;
   if (is_packed(stored)) {
     const fs::path unpacked = stored.string() + ".unpacked";
-    unpack_download(stored, unpacked, file.name);
+    unpack_download(stored, unpacked, file.name, settings.max_bytes);
     fs::rename(unpacked, stored);
   }
   const std::string sha = sha256_file(stored);
   if (sha != file.sha256) {
     if (settings.verify)
-      fail(
-          "{}: SHA-256 {} but the checksum list says {} for {}: not the expected file (delete it to fetch again, "
-          "or --no-verify to use it anyway)",
-          stored.string(), sha, file.sha256, file.key());
+      fail("{}: SHA-256 {} but the checksum list says {} for {}: not the expected file (delete it to fetch again; {})",
+           stored.string(), sha, file.sha256, file.key(),
+           settings.unverified_hint.empty()
+               ? fmt::format("to use it unchecked, give its path, {}, instead of the data-set name", stored.string())
+               : settings.unverified_hint + " uses it anyway");
     say(settings,
         fmt::format("warning: {}: SHA-256 {} differs from the checksum list ({}); used as it is (--no-verify)",
                     stored.string(), sha, file.sha256));
@@ -348,8 +365,7 @@ FetchOutcome fetch_file(const DatasetFile& file, const FetchSettings& settings) 
 
   const std::string url = source_url(file, settings);
   // Offline forbids the network, not a copy on disk.
-  if (settings.offline && !fs::is_regular_file(stored, ec) && !is_local_url(url))
-    fail("{}", offline_message({&file}, settings));
+  require_available_offline({file}, settings);
 
   const fs::path downloads = stored.parent_path() / ".downloads";
   FetchLock lock(downloads / (file.name + ".lock"), settings, file.key());
@@ -370,6 +386,7 @@ FetchOutcome fetch_file(const DatasetFile& file, const FetchSettings& settings) 
   say(settings, fmt::format("fetching {} from {}", file.key(), url));
   DownloadOptions options;
   options.stall_seconds = settings.stall_seconds;
+  options.max_bytes = settings.max_bytes;
   options.should_stop = settings.should_stop;
   if (settings.say)
     options.progress = [&](std::uint64_t done, std::uint64_t total) {
@@ -383,13 +400,17 @@ FetchOutcome fetch_file(const DatasetFile& file, const FetchSettings& settings) 
   } catch (const UnreachableError& e) {
     fs::remove(part_url, ec);
     fail("{}\n{}", e.what(), offline_message({&file}, settings, "without a network"));
+  } catch (const Error&) {
+    if (!fs::exists(part, ec)) fs::remove(part_url, ec);  // nothing kept to resume
+    throw;
   }
   const fs::path unverified = stored.string() + ".unverified";
   try {
-    unpack_download(part, unverified, file.name);
-  } catch (const Error&) {
-    fs::remove(part, ec);  // damaged as served: a resume would only append to it
-    throw;
+    unpack_download(part, unverified, file.name, settings.max_bytes);
+  } catch (const Error& e) {
+    fs::remove(part, ec);  // damaged as served (or too big): a resume would only append to it
+    fs::remove(part_url, ec);
+    fail("{}: {}", url, e.what());
   }
   const std::string sha = sha256_file(unverified);
   FetchOutcome outcome = FetchOutcome::kFetched;
@@ -399,8 +420,10 @@ FetchOutcome fetch_file(const DatasetFile& file, const FetchSettings& settings) 
       fs::remove(part, ec);
       fail(
           "{}: SHA-256 of the content is {}, but the checksum list says {} for {}: a damaged transfer, or a "
-          "different version of the file on the server (nothing was kept; --no-verify keeps it anyway)",
-          url, sha, file.sha256, file.key());
+          "different version of the file on the server (nothing was kept; {} keeps it anyway)",
+          url, sha, file.sha256, file.key(),
+          settings.unverified_hint.empty() ? fmt::format("`evalforge data fetch {} --no-verify`", file.name)
+                                           : settings.unverified_hint);
     }
     say(settings, fmt::format("warning: {}: SHA-256 {} differs from the checksum list ({}); kept (--no-verify)", url,
                               sha, file.sha256));
@@ -413,18 +436,25 @@ FetchOutcome fetch_file(const DatasetFile& file, const FetchSettings& settings) 
   return outcome;
 }
 
+void require_available_offline(const std::vector<DatasetFile>& files, const FetchSettings& settings) {
+  if (!settings.offline) return;
+  std::vector<const DatasetFile*> missing;
+  for (const DatasetFile& f : files) {
+    std::error_code ec;
+    if (!fs::is_regular_file(stored_path(f, settings), ec) && !is_local_url(source_url(f, settings)))
+      missing.push_back(&f);
+  }
+  if (!missing.empty()) fail("{}", offline_message(missing, settings));
+}
+
 std::vector<fs::path> resolve_data_specs(const std::vector<std::string>& specs, const FetchSettings& settings) {
   // Offline: every missing file is named in one error, not one per run.
   if (settings.offline) {
-    std::vector<const DatasetFile*> missing;
+    std::vector<DatasetFile> named;
     for (const std::string& spec : specs)
       if (!is_path_spec(spec) && looks_like_dataset_name(spec))
-        for (const DatasetFile& f : dataset_files(spec)) {
-          std::error_code ec;
-          if (!fs::is_regular_file(stored_path(f, settings), ec) && !is_local_url(source_url(f, settings)))
-            if (const DatasetFile* known = catalog_file(f.key())) missing.push_back(known);
-        }
-    if (!missing.empty()) fail("{}", offline_message(missing, settings));
+        for (DatasetFile& f : dataset_files(spec)) named.push_back(std::move(f));
+    require_available_offline(named, settings);
   }
   std::vector<fs::path> out;
   for (const std::string& spec : specs) {

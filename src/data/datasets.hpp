@@ -14,6 +14,7 @@
 #include <map>
 #include <string>
 #include <vector>
+#include "data/download.hpp"
 
 namespace ef::data {
 
@@ -40,20 +41,25 @@ const DatasetFile* catalog_file(const std::string& name);
 bool looks_like_dataset_name(const std::string& text);
 
 struct FetchSettings {
-  std::filesystem::path cache_root;             // data sets under cache_root/datasets; empty: $XDG_CACHE_HOME/evalforge
-  bool offline = false;                         // never download: a missing file is an error saying where to put it
-  std::string mirror;                           // base URL: a file is fetched from mirror + its served file name
-  std::map<std::string, std::string> urls;      // file name ("WTH_2015.wtb") or one-file set name -> URL
-  int stall_seconds = 60;                       // no data for this long ends a download (kept for a resume)
-  bool verify = true;                           // false: a checksum mismatch is a warning, and the file is kept
+  std::filesystem::path cache_root;         // data sets under cache_root/datasets; empty: $XDG_CACHE_HOME/evalforge
+  bool offline = false;                     // never download: a missing file is an error saying where to put it
+  std::string mirror;                       // base URL: a file is fetched from mirror + its served file name
+  std::map<std::string, std::string> urls;  // file name ("WTH_2015.wtb") or one-file set name -> URL
+  int stall_seconds = 60;                   // no data for this long ends a download (kept for a resume)
+  bool verify = true;                       // false: a checksum mismatch is a warning, and the file is kept
+  std::uint64_t max_bytes = kDefaultMaxDownloadBytes;  // a file bigger than this, served or unpacked, is refused
+  // How the command at hand uses a file whose SHA-256 differs from the list, said in the error
+  // that refuses it (`data fetch`: "--no-verify"). Empty: ways every command has (the file's
+  // path instead of the name; `evalforge data fetch NAME --no-verify`).
+  std::string unverified_hint;
   std::function<void(const std::string&)> say;  // progress and notes (stderr in the app); may be empty
   std::function<bool()> should_stop;            // true: a download ends, resumably
 
   // Defaults, then the settings file ($EF_DATASETS_CONFIG, else $XDG_CONFIG_HOME/evalforge/
   // datasets.toml or ~/.config/evalforge/datasets.toml when present: table [fetch] with cache,
-  // offline, mirror, stall_seconds, verify; table [urls] of file name = URL), then the
-  // environment: EF_DATA_CACHE, EF_OFFLINE=1, EF_DATA_MIRROR. Throws ef::Error naming the file
-  // and key for a bad settings file.
+  // offline, mirror, stall_seconds, verify, max_mb; table [urls] of file name = URL), then the
+  // environment: EF_DATA_CACHE, EF_OFFLINE=1, EF_DATA_MIRROR, EF_DATA_MAX_MB. Throws ef::Error
+  // naming the file and key (or the variable) for a bad value.
   static FetchSettings from_environment();
   std::filesystem::path datasets_dir() const;  // cache_root/datasets (cache_root resolved)
 };
@@ -72,6 +78,10 @@ enum class FetchOutcome { kCached, kFetched, kUnverified };
 // file:// sources are read. Throws ef::Error saying what to do for: offline and missing, a
 // download failure, a checksum mismatch (unless !settings.verify), a damaged archive.
 FetchOutcome fetch_file(const DatasetFile& file, const FetchSettings& settings);
+
+// Offline (settings.offline), every file of `files` that is neither stored nor from a file://
+// source is named in one ef::Error, with where to place it; nothing happens otherwise.
+void require_available_offline(const std::vector<DatasetFile>& files, const FetchSettings& settings);
 
 // The files to read for each spec, in order: a spec that is an existing regular file is that
 // file; one that is a data-set name becomes its fetched game files; any other existing path is

@@ -3,6 +3,7 @@
 #include "data/download.hpp"
 #include <curl/curl.h>
 #include <openssl/evp.h>
+#include <sys/stat.h>
 #include <zip.h>
 #include <zlib.h>
 #include <algorithm>
@@ -48,6 +49,7 @@ struct Transfer {
   std::uint64_t received = 0;  // bytes written by this transfer
   bool write_failed = false;
   bool stalled = false;
+  bool too_large = false;  // the body, announced or sent, is over options->max_bytes
   const DownloadOptions* options = nullptr;
   std::chrono::steady_clock::time_point last_report{};
   std::chrono::steady_clock::time_point last_data = std::chrono::steady_clock::now();
@@ -70,6 +72,18 @@ std::size_t on_write(char* data, std::size_t size, std::size_t count, void* user
         return 0;
       }
     }
+    // An announced length over the cap ends the transfer before its body arrives.
+    curl_off_t length = -1;
+    if (curl_easy_getinfo(t->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length) == CURLE_OK && length > 0 &&
+        t->offset + static_cast<std::uint64_t>(length) > t->options->max_bytes) {
+      t->too_large = true;
+      return 0;
+    }
+  }
+  // An endless body (no length announced, or a false one) ends at the cap.
+  if (t->offset + t->received + bytes > t->options->max_bytes) {
+    t->too_large = true;
+    return 0;  // libcurl then ends the transfer with CURLE_WRITE_ERROR
   }
   // Flushed as it arrives: what a killed process received is on disk for the resume.
   if (std::fwrite(data, 1, bytes, t->file.get()) != bytes || std::fflush(t->file.get()) != 0) {
@@ -134,6 +148,9 @@ CURLcode transfer_once(const std::string& url, Transfer& t, long& http_code, std
   curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
   curl_easy_setopt(c, CURLOPT_XFERINFODATA, &t);
   if (t.resuming) curl_easy_setopt(c, CURLOPT_RESUME_FROM_LARGE, static_cast<curl_off_t>(t.offset));
+  // libcurl's own check of an announced length (CURLE_FILESIZE_EXCEEDED); on_write checks what is sent.
+  if (t.offset < t.options->max_bytes)
+    curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, static_cast<curl_off_t>(t.options->max_bytes - t.offset));
   const CURLcode code = curl_easy_perform(c);
   http_code = 0;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &http_code);
@@ -143,10 +160,31 @@ CURLcode transfer_once(const std::string& url, Transfer& t, long& http_code, std
 
 std::string megabytes(std::uint64_t bytes) { return fmt::format("{:.1f} MB", static_cast<double>(bytes) / 1e6); }
 
+// A file:// source must be a regular file: libcurl's open() of a FIFO waits for a writer forever
+// (no stall limit or signal ends it), and /dev/zero or a huge device never ends. Checked before
+// libcurl opens it; a path that does not exist is left to libcurl to report.
+void require_regular_local_source(const std::string& url) {
+  if (url.size() < 7 || !std::equal(url.begin(), url.begin() + 7, "file://",
+                                    [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; }))
+    return;
+  std::unique_ptr<CURLU, decltype(&curl_url_cleanup)> parsed(curl_url(), curl_url_cleanup);
+  char* path = nullptr;
+  if (!parsed || curl_url_set(parsed.get(), CURLUPART_URL, url.c_str(), 0) != CURLUE_OK ||
+      curl_url_get(parsed.get(), CURLUPART_PATH, &path, CURLU_URLDECODE) != CURLUE_OK || !path)
+    fail("{}: not a file URL libcurl accepts (file:///absolute/path)", url);
+  const std::string local(path);
+  curl_free(path);
+  struct stat st {};
+  if (::stat(local.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+    fail("{}: {} is not a regular file but {}: a download reads a file, not a FIFO, device or directory", url, local,
+         file_kind(local));
+}
+
 }  // namespace
 
 void download_file(const std::string& url, const fs::path& part, const DownloadOptions& options) {
   init_curl_once();
+  require_regular_local_source(url);
   if (part.has_parent_path()) {
     std::error_code ec;
     fs::create_directories(part.parent_path(), ec);
@@ -171,6 +209,11 @@ void download_file(const std::string& url, const fs::path& part, const DownloadO
       return;
     }
     const std::uint64_t have = t.offset + t.received;
+    if (t.too_large || code == CURLE_FILESIZE_EXCEEDED) {
+      fs::remove(part, ec);  // an endless body is nothing to resume
+      fail("{}: the download is more than {} ({}); nothing was kept", url, megabytes(options.max_bytes),
+           kDownloadCapHint);
+    }
     // A server that cannot send ranges (libcurl notices before any byte is written), or a partial
     // file longer than the source (file://): fetch it whole, once.
     if ((code == CURLE_RANGE_ERROR || code == CURLE_BAD_DOWNLOAD_RESUME) && t.resuming && attempt == 0) {
@@ -237,22 +280,31 @@ std::string sha256_file(const fs::path& file) {
 
 namespace {
 
-std::string gunzip(const fs::path& download) {
+constexpr std::size_t kUnpackBuffer = 1 << 16;
+
+[[noreturn]] void over_cap(const fs::path& download, const std::string& what, std::uint64_t max_bytes) {
+  fail("{}: {} more than {} ({}); nothing was kept", download.string(), what, megabytes(max_bytes), kDownloadCapHint);
+}
+
+// Decompresses into `out` through one buffer: memory stays small whatever the stream holds.
+void gunzip(const fs::path& download, AtomicFileWriter& out, std::uint64_t max_bytes) {
   gzFile gz = gzopen(download.c_str(), "rb");
   if (!gz) fail("cannot read {}", download.string());
-  std::string out;
-  std::vector<char> buffer(1 << 16);
+  std::unique_ptr<gzFile_s, decltype(&gzclose)> guard(gz, gzclose);
+  std::vector<char> buffer(kUnpackBuffer);
+  std::uint64_t total = 0;
   int n = 0;
-  while ((n = gzread(gz, buffer.data(), static_cast<unsigned>(buffer.size()))) > 0)
-    out.append(buffer.data(), static_cast<std::size_t>(n));
+  while ((n = gzread(gz, buffer.data(), static_cast<unsigned>(buffer.size()))) > 0) {
+    total += static_cast<std::uint64_t>(n);
+    if (total > max_bytes) over_cap(download, "unpacks to", max_bytes);
+    out.write(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+  }
   int error = Z_OK;
   const char* message = gzerror(gz, &error);
   const std::string what = message ? message : "";
-  gzclose(gz);
   if (n < 0 || (error != Z_OK && error != Z_STREAM_END))
-    fail("{}: damaged gzip stream after {} bytes of content ({}); delete it and fetch again", download.string(),
-         out.size(), what);
-  return out;
+    fail("{}: damaged gzip stream after {} bytes of content ({}); delete it and fetch again", download.string(), total,
+         what);
 }
 
 bool same_name(std::string a, std::string b) {
@@ -264,7 +316,7 @@ bool same_name(std::string a, std::string b) {
   return a == b;
 }
 
-std::string unzip(const fs::path& download, const std::string& member) {
+void unzip(const fs::path& download, const std::string& member, AtomicFileWriter& out, std::uint64_t max_bytes) {
   int error = 0;
   zip_t* archive = zip_open(download.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &error);
   if (!archive) {
@@ -289,15 +341,36 @@ std::string unzip(const fs::path& download, const std::string& member) {
     fail("{}: the zip archive holds no {} (it holds: {})", download.string(), member, fmt::join(names, ", "));
   zip_file_t* entry = zip_fopen_index(archive, static_cast<zip_uint64_t>(index), 0);
   if (!entry) fail("{}: cannot open {} in the archive: {}", download.string(), member, zip_strerror(archive));
-  std::string out;
-  std::vector<char> buffer(1 << 16);
+  std::unique_ptr<zip_file_t, decltype(&zip_fclose)> entry_guard(entry, zip_fclose);
+  std::vector<char> buffer(kUnpackBuffer);
+  std::uint64_t total = 0;
   zip_int64_t n = 0;
-  while ((n = zip_fread(entry, buffer.data(), buffer.size())) > 0)
-    out.append(buffer.data(), static_cast<std::size_t>(n));
-  const std::string what = n < 0 ? zip_file_strerror(entry) : "";
-  zip_fclose(entry);
-  if (n < 0) fail("{}: damaged zip member {} ({}); delete it and fetch again", download.string(), member, what);
-  return out;
+  while ((n = zip_fread(entry, buffer.data(), buffer.size())) > 0) {
+    total += static_cast<std::uint64_t>(n);
+    if (total > max_bytes) over_cap(download, fmt::format("member {} unpacks to", member), max_bytes);
+    out.write(std::string_view(buffer.data(), static_cast<std::size_t>(n)));
+  }
+  if (n < 0)
+    fail("{}: damaged zip member {} ({}); delete it and fetch again", download.string(), member,
+         zip_file_strerror(entry));
+}
+
+// A plain download, copied as it is.
+void copy_plain(const fs::path& download, AtomicFileWriter& out, std::uint64_t max_bytes) {
+  File in(std::fopen(download.c_str(), "rb"));
+  if (!in) fail("cannot read {}: {}", download.string(), std::strerror(errno));
+  std::vector<char> buffer(kUnpackBuffer);
+  std::uint64_t total = 0;
+  for (;;) {
+    const std::size_t n = std::fread(buffer.data(), 1, buffer.size(), in.get());
+    total += n;
+    if (total > max_bytes) over_cap(download, "holds", max_bytes);
+    out.write(std::string_view(buffer.data(), n));
+    if (n < buffer.size()) {
+      if (std::ferror(in.get())) fail("cannot read {}: read error", download.string());
+      return;
+    }
+  }
 }
 
 }  // namespace
@@ -318,12 +391,16 @@ Packing packing_of(const fs::path& file) {
 
 bool is_packed(const fs::path& file) { return packing_of(file) != Packing::kPlain; }
 
-void unpack_download(const fs::path& download, const fs::path& target, const std::string& member) {
-  switch (packing_of(download)) {
-    case Packing::kGzip: write_atomically(target, gunzip(download)); return;
-    case Packing::kZip: write_atomically(target, unzip(download, member)); return;
-    case Packing::kPlain: write_atomically(target, read_file(download)); return;
+void unpack_download(const fs::path& download, const fs::path& target, const std::string& member,
+                     std::uint64_t max_bytes) {
+  const Packing packing = packing_of(download);
+  AtomicFileWriter out(target);  // removes target.tmp unless committed
+  switch (packing) {
+    case Packing::kGzip: gunzip(download, out, max_bytes); break;
+    case Packing::kZip: unzip(download, member, out, max_bytes); break;
+    case Packing::kPlain: copy_plain(download, out, max_bytes); break;
   }
+  out.commit();
 }
 
 }  // namespace ef::data

@@ -29,7 +29,9 @@ constexpr char kMagic[8] = {'E', 'F', 'G', 'A', 'M', 'E', 'S', '\0'};
 // 2: reads that ended with a decompression error are no longer cached; version 1 files may hold one.
 // 3: the key names the detected format: a text file without a known extension whose first line
 //    is a PGN tag or a GGF game was read as a transcript before PGN and GGF were read.
-constexpr std::uint32_t kCacheVersion = 3;
+// 4: a truncated WTHOR file is a read error (never cached), and a text file's UTF-8 byte-order
+//    mark is skipped: version 3 files may hold either file with a game too few.
+constexpr std::uint32_t kCacheVersion = 4;
 constexpr std::uint8_t kHasTheoretical = 1, kHasWthorFields = 2;
 
 struct CacheKey {

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <set>
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "data/readers.hpp"
 
 namespace ef::data {
@@ -84,31 +85,30 @@ std::string MoveReplay::pass(int color, std::string_view token, std::string_view
 void write_game_text(const std::filesystem::path& file, const char* what, std::string header,
                      const std::vector<Game>& games,
                      const std::function<void(std::string&, const Game&)>& append_game) {
-  std::ofstream out(file, std::ios::binary | std::ios::trunc);
-  if (!out) fail("cannot write {} to {}", what, file.string());
+  // Written under FILE.tmp and renamed when complete: a full disk leaves the old file (or none)
+  // under the name, never a file with its last games missing.
+  AtomicFileWriter out(file);
   std::string text = std::move(header);
-  for (const Game& game : games) {
-    append_game(text, game);
-    if (text.size() > (std::size_t{1} << 20)) {
-      out.write(text.data(), static_cast<std::streamsize>(text.size()));
-      text.clear();
+  try {
+    for (const Game& game : games) {
+      append_game(text, game);
+      if (text.size() > (std::size_t{1} << 20)) {
+        out.write(text);
+        text.clear();
+      }
     }
+    out.write(text);
+    out.commit();
+  } catch (const Error& e) {
+    fail("{} not written: {}", what, e.what());
   }
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  out.close();
-  if (!out) fail("error while writing {} to {}", what, file.string());
 }
 
 std::string quoted(std::string_view text) {
   std::string out = "'";
-  for (const char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte >= 0x20 && byte < 0x7F)
-      out += c;
-    else
-      out += fmt::format("\\x{:02x}", byte);
-  }
-  return out + "'";
+  out += printable(text);
+  out += '\'';
+  return out;
 }
 
 void require_readable_file(const std::filesystem::path& file) {
@@ -173,6 +173,8 @@ bool LineReader::next(std::string& line) {
     }
   }
   if (!line.empty() && line.back() == '\r') line.pop_back();
+  // A UTF-8 byte-order mark (some editors write one) is no part of the first line.
+  if (line_number_ == 0 && line.starts_with("\xEF\xBB\xBF")) line.erase(0, 3);
   ++line_number_;
   return true;
 }

@@ -163,11 +163,13 @@ FileGames read_wthor_games(const std::filesystem::path& file, const std::string&
     }
   }
   if (declared > available) {
-    ++out.records_read;
-    problems.report(available + 1,
-                    fmt::format("the header declares {} records but the file ends {}", declared,
-                                remainder ? fmt::format("{} bytes into record {}", remainder, available + 1)
-                                          : fmt::format("after record {}", available)));
+    // The file ends before the records its header declares: the games after the cut are lost,
+    // which no count of bad records shows. Like a damaged gzip stream, the load stops here
+    // unless the damage is accepted (ReadOptions::accept_read_errors).
+    out.read_error = fmt::format("{}: record {}: the header declares {} records but the file ends {}", display_name,
+                                 available + 1, declared,
+                                 remainder ? fmt::format("{} bytes into record {}", remainder, available + 1)
+                                           : fmt::format("after record {}", available));
   } else if (declared < available || remainder) {
     ++out.records_read;
     problems.report(declared + 1, fmt::format("{} bytes after the {} records the header declares",

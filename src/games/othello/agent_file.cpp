@@ -1,5 +1,6 @@
 #include "games/othello/agent_file.hpp"
 #include <fmt/format.h>
+#include <unistd.h>
 #include <zlib.h>
 #include <cstring>
 #include "core/bytes.hpp"
@@ -29,8 +30,13 @@ const char* kind_name(OthelloEvaluator k) {
 }
 
 std::string gunzip_file(const fs::path& file) {
-  gzFile in = gzopen(file.c_str(), "rb");
-  if (!in) fail("{}: cannot read", file.string());
+  // A regular file only, refused before a byte is read: a FIFO would block, /dev/zero never ends.
+  const int fd = open_regular_file(file, kMaxNetworkFileBytes);
+  gzFile in = gzdopen(fd, "rb");  // gzclose closes fd
+  if (!in) {
+    ::close(fd);
+    fail("{}: cannot read", file.string());
+  }
   std::string out;
   char buf[1 << 16];
   for (;;) {
@@ -212,7 +218,11 @@ OthelloAgent load_agent(const std::string& spec) {
     if (network.empty()) fail("{}: an ntuple agent needs a network file", r.where("network"));
     fs::path p = network;
     if (p.is_relative()) p = fs::path(spec).parent_path() / p;
-    load_networks(a, p);
+    try {
+      load_networks(a, p);
+    } catch (const Error& e) {
+      fail("{}: {}", r.where("network"), e.what());
+    }
   } else if (r.has("network")) {
     fail("{}: network is for evaluator = \"ntuple\"", spec);
   }
@@ -226,7 +236,11 @@ OthelloAgent load_agent(const std::string& spec) {
 
 fs::path save_agent(const OthelloAgent& agent, const fs::path& file) {
   agent.validate();
-  if (file.has_parent_path()) fs::create_directories(file.parent_path());
+  if (file.has_parent_path()) {
+    std::error_code ec;
+    fs::create_directories(file.parent_path(), ec);
+    if (ec) fail("{}: cannot create the directory: {}", file.parent_path().string(), ec.message());
+  }
   std::string t = "# evalforge agent\n";
   t += fmt::format("name = {}\nevaluator = \"{}\"\ndepth = {}\nexact_empties = {}\nepsilon = {}\n",
                    toml_quote(agent.name), kind_name(agent.kind), agent.limits.depth, agent.limits.exact_empties,
