@@ -34,6 +34,17 @@ struct SearchName {
 constexpr SearchName kSearchNames[] = {{EloSearch::kGa, "ga"}, {EloSearch::kRandom, "random"}};
 const char* search_name(EloSearch s) { return entry_of(kSearchNames, s)->name; }
 
+// `key` of `r` as one of the names of `table` (the current value of `out` when absent); an
+// ef::Error naming the file, key and the choices for any other name.
+template <class Entry, std::size_t N, class Kind>
+void read_kind(const TableReader& r, const char* key, const Entry (&table)[N], Kind& out) {
+  std::string name = entry_of(table, out)->name;
+  r.text(key, name);
+  const Entry* k = entry_named(table, name);
+  if (!k) fail("{}: '{}' (expected {})", r.where(key), name, names_of(table));
+  out = k->kind;
+}
+
 }  // namespace
 
 namespace {
@@ -257,12 +268,7 @@ EloOthelloConfig load_elo_othello(const toml::table& root, const std::string& fi
       e.ga.crossover = CrossoverKind::kOnePoint;
     else
       fail("{}: '{}' (expected uniform or one-point)", r.where("crossover"), crossover);
-    std::string search = search_name(e.ga.search);
-    r.text("search", search);
-    if (const auto* k = entry_named(kSearchNames, search))
-      e.ga.search = k->kind;
-    else
-      fail("{}: '{}' (expected {})", r.where("search"), search, names_of(kSearchNames));
+    read_kind(r, "search", kSearchNames, e.ga.search);
   }
   {
     TableReader r(section("elo"), file, "elo");
@@ -272,12 +278,7 @@ EloOthelloConfig load_elo_othello(const toml::table& root, const std::string& fi
     r.boolean("carry_ratings", e.ga.carry_ratings);
     r.boolean("bradley_terry", e.bradley_terry);
     r.integer("openings_per_pair", e.ga.openings_per_pair, 1, 1000);
-    std::string selection = selection_name(e.ga.selection);
-    r.text("selection", selection);
-    if (const auto* k = entry_named(kSelectionNames, selection))
-      e.ga.selection = k->kind;
-    else
-      fail("{}: '{}' (expected {})", r.where("selection"), selection, names_of(kSelectionNames));
+    read_kind(r, "selection", kSelectionNames, e.ga.selection);
   }
   {
     TableReader r(section("play"), file, "play");
