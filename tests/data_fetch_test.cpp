@@ -488,7 +488,8 @@ TEST_F(DataFetch, CommandStaysWithinAMemoryLimitOnHostileDownloads) {
   const std::string bin = EF_EVALFORGE_BIN;
   const std::string cache = (dir / "cli-cache").string();
   const auto limited = [&](const std::string& command) {
-    return test::run_command("bash -c 'ulimit -v 1000000; ulimit -f 2000000; " + command + "' 2>&1");
+    return test::run_command("bash -c '" + test::address_space_limit(1'000'000) + "ulimit -f 2000000; " + command +
+                             "' 2>&1");
   };
   auto [bomb, out] = limited(bin + " data fetch logbook --cache " + cache + " --url " + server.url("/logbook.gam.gz") +
                              " --max-mb 64");

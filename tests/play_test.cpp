@@ -476,7 +476,7 @@ TEST(PlayAgentFile, NetworkThatIsNotARegularFileIsRefusedNamingTheAgentAndKey) {
     const fs::path toml = dir.path() / "agent.toml";
     write_bytes(toml, "evaluator = \"ntuple\"\nnetwork = \"" + network + "\"\n");
     const auto [status, msg] = ef::test::run_command(
-        "bash -c 'ulimit -v 2000000; timeout -s KILL 20 " + std::string(EF_EVALFORGE_BIN) +
+        "bash -c '" + ef::test::address_space_limit(2'000'000) + "timeout -s KILL 20 " + std::string(EF_EVALFORGE_BIN) +
         " data generate --games 1 --seed 1 --out " + out.string() + " --player " + toml.string() + "' 2>&1");
     EXPECT_EQ(status, 2) << network << ": " << msg;
     EXPECT_NE(msg.find(toml.string() + ": network"), std::string::npos) << msg;
