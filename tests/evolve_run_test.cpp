@@ -139,6 +139,7 @@ TEST(EvolveRun, WritesTheRunDirectoryAndPlayableChampions) {
   EXPECT_TRUE(ga::resume_evolve(dir, threads(1)).complete);
   EXPECT_NE(error_of([&] { ga::run_evolve(small_config(), dir, threads(1)); }).find(dir.string()), std::string::npos);
   test::expect_refused_while_held(dir, "evolve", [&] { ga::resume_evolve(dir, threads(1)); });
+  test::expect_edited_config_refused(dir, [&] { ga::resume_evolve(dir, threads(1)); });
 }
 
 TEST(EvolveRun, BitIdenticalForOneAndTwoThreads) {

@@ -107,6 +107,7 @@ TEST(EvolveTicTacToe, BitIdenticalForOneAndTwoThreadsAndAcrossAnInterruption) {
     stop.stop_requested = [n = 0]() mutable { return ++n >= 2; };
     EXPECT_TRUE(ga::run_evolve(small(co), dir / "cut", stop).interrupted);
     test::expect_refused_while_held(dir / "cut", "evolve", [&] { ga::resume_evolve(dir / "cut", threads(1)); });
+    test::expect_edited_config_refused(dir / "cut", [&] { ga::resume_evolve(dir / "cut", threads(1)); });
     EXPECT_TRUE(ga::resume_evolve(dir / "cut", threads(1)).complete);
     EXPECT_EQ(without_time(dir / "one"), without_time(dir / "cut"));
     EXPECT_EQ(read(dir / "one" / "best_networks.csv"), read(dir / "cut" / "best_networks.csv"));
@@ -507,6 +508,7 @@ TEST(EvolveTicTacToe, ARunMadeBeforeTheOracleTableResumesWithoutIt) {
   ASSERT_NE(at, std::string::npos);
   config.erase(at, config.find("[run]") - at);
   std::ofstream(old / "config.toml") << config;
+  fs::remove(old / ".config.committed.toml");  // kept since runs remember their committed config
   EXPECT_TRUE(ga::resume_evolve(old, threads(1)).complete);
   EXPECT_FALSE(fs::exists(old / "oracle.csv"));
   EXPECT_EQ(without_time(old), without_time(dir / "plain"));

@@ -335,6 +335,7 @@ TEST(HexMatchRun, ResumesToTheSameGamesAndRejectsTamperedRows) {
   const auto first = play::run_hex_match(dir / "full", &c, o);
   ASSERT_EQ(first.size(), 6u);
   test::expect_refused_while_held(dir / "full", "hex-match", [&] { play::run_hex_match(dir / "full", nullptr, o); });
+  test::expect_edited_config_refused(dir / "full", [&] { play::run_hex_match(dir / "full", nullptr, o); });
   // Keep the header and two rows, tear the third: the resumed run plays the rest, same games.
   const std::string csv = file_bytes(dir / "full" / "games.csv");
   std::filesystem::create_directories(dir / "cut");
@@ -380,6 +381,7 @@ TEST(HexTune, AStoppedRunResumesToTheSameGenerations) {
   const ga::HexTuneResult full = ga::run_hex_tune(dir / "full", &c, o);
   EXPECT_EQ(full.generations_done, 3);
   test::expect_refused_while_held(dir / "full", "hex-tune", [&] { ga::run_hex_tune(dir / "full", nullptr, o); });
+  test::expect_edited_config_refused(dir / "full", [&] { ga::run_hex_tune(dir / "full", nullptr, o); });
   // Stop once the first generation is on disk, then resume on one thread.
   bool stopped = false;
   o.stop_requested = [&] { return file_bytes(dir / "cut" / "best.csv").find("\n0,") != std::string::npos; };

@@ -116,6 +116,7 @@ TEST_F(MatchTest, ResumedRunEqualsUninterruptedRun) {
   // A finished match cannot be started again over itself.
   EXPECT_THROW(run(dir_ / "whole", config), Error);
   test::expect_refused_while_held(dir_ / "whole", "match", [&] { run(dir_ / "whole", ""); });
+  test::expect_edited_config_refused(dir_ / "whole", [&] { run(dir_ / "whole", ""); });
 }
 
 TEST_F(MatchTest, CorruptRoundsCsvIsAnErrorOnResume) {

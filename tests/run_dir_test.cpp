@@ -74,6 +74,37 @@ TEST_F(RunDirTest, CreateWritesRunTomlAndHeadersThenConfigLast) {
   EXPECT_EQ(RunDir::open(dir_, "test", RunDir::Access::kRead).path(), dir_);
 }
 
+// A hand edit of config.toml is named key by key against the copy commit_config keeps; comments
+// and layout are not edits; a run's own rewrite (commit_config again) and an accepted edit
+// become the new reference; a run from before the copy has nothing to compare with.
+TEST_F(RunDirTest, ConfigEditsAreNamedKeyByKey) {
+  RunDir run = RunDir::create(dir_, "test", "", {});
+  run.commit_config("x = 1\n[t]\ny = [1, 2]\nz = \"a\"\n[t.u]\nv = 0.5\n");
+  EXPECT_TRUE(run.config_edits().empty());
+  write_atomically(dir_ / "config.toml", "# a note\nx   = 1\n[t]\nz = \"a\"\ny = [ 1,2 ]\n[t.u]\nv = 0.50\n");
+  EXPECT_TRUE(run.config_edits().empty());
+  write_atomically(dir_ / "config.toml", "x = 1.0\n[t]\ny = [1, 3]\nw = true\n[t.u]\nv = 0.25\n");
+  const std::vector<std::string> edits = run.config_edits();
+  ASSERT_EQ(edits.size(), 5u) << ::testing::PrintToString(edits);
+  // Key order within a table, a table's added keys after its changed ones.
+  EXPECT_EQ(edits[0], "t.u.v: 0.5 -> 0.25");
+  EXPECT_EQ(edits[1], "t.y[1]: 2 -> 3");         // arrays of one length element by element
+  EXPECT_EQ(edits[2], "t.z: 'a' -> (removed)");  // toml++ writes strings as literal strings
+  EXPECT_EQ(edits[3], "t.w: (absent) -> true");
+  EXPECT_EQ(edits[4], "x: 1 -> 1.0");  // an integer became a float: another type, another setting
+  write_atomically(dir_ / "config.toml", "x = 1\n[t]\ny = [1, 2, 3]\nz = \"a\"\n");
+  EXPECT_EQ(run.config_edits(),
+            (std::vector<std::string>{"t.u: { v = 0.5 } -> (removed)", "t.y: [ 1, 2 ] -> [ 1, 2, 3 ]"}));
+  run.accept_config_edits();
+  EXPECT_TRUE(run.config_edits().empty());
+  run.commit_config("x = 2\n");  // the run's own rewrite (a resume with --generations)
+  EXPECT_TRUE(run.config_edits().empty());
+  write_atomically(dir_ / "config.toml", "x = [\n");
+  EXPECT_NE(error_of([&] { run.config_edits(); }).find((dir_ / "config.toml").string() + ":"), std::string::npos);
+  fs::remove(dir_ / ".config.committed.toml");  // a run made before the copy was kept
+  EXPECT_TRUE(run.config_edits().empty());
+}
+
 // One writer per run directory: while a RunDir (or a copy of it) lives, creating or resuming the
 // same directory again is refused, naming it and the holder's pid; a reader is not refused.
 TEST_F(RunDirTest, OneWriterAtATime) {

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "data/generate.hpp"
 #include "ga/thread_team.hpp"
 #include "runs/shape_search_run.hpp"
@@ -146,6 +147,7 @@ TEST(SearchRun, WritesTheRunDirectory) {
   EXPECT_NO_THROW(ga::load_search_config((dir / "r" / "config.toml").string()));
   EXPECT_THROW(ga::run_search(tiny_config(), dir / "r", quiet(1)), Error);
   test::expect_refused_while_held(dir / "r", "search", [&] { ga::resume_search(dir / "r", quiet(1)); });
+  test::expect_edited_config_refused(dir / "r", [&] { ga::resume_search(dir / "r", quiet(1)); });
 }
 
 // The data loads before the directory is made: unusable data (here too few games for a split at
@@ -241,6 +243,25 @@ TEST(SearchRun, ExtendingAFinishedRunContinuesIt) {
   const auto out = ga::resume_search(dir / "six", quiet(2), 8);
   EXPECT_TRUE(out.complete);
   EXPECT_EQ(metrics_without_time(dir / "eight"), metrics_without_time(dir / "six"));
+  // The same by a hand edit of config.toml, which a resume refuses unless the user accepts it;
+  // accepted, it is logged, used, and the reference from then on.
+  ga::run_search(six, dir / "edited", quiet(2));
+  std::string config = read(dir / "edited" / "config.toml");
+  const std::size_t at = config.find("generations = 6\n");
+  ASSERT_NE(at, std::string::npos) << config;
+  config.replace(at, 15, "generations = 8");
+  write_atomically(dir / "edited" / "config.toml", config);
+  const std::string e = test::error_of([&] { ga::resume_search(dir / "edited", quiet(2)); });
+  EXPECT_NE(e.find("search.generations: 6 -> 8"), std::string::npos) << e;
+  ga::SearchRunOptions accept = quiet(2);
+  accept.accept_config_edits = true;
+  EXPECT_TRUE(ga::resume_search(dir / "edited", accept).complete);
+  EXPECT_EQ(metrics_without_time(dir / "eight"), metrics_without_time(dir / "edited"));
+  const std::string log = read(dir / "edited" / "log.txt");
+  EXPECT_NE(log.find("going on under the edited settings (--accept-config-edits): search.generations: 6 -> 8"),
+            std::string::npos)
+      << log;
+  EXPECT_TRUE(ga::resume_search(dir / "edited", quiet(2)).complete);  // the edit is now the run's config
 }
 
 TEST(SearchRun, CorruptCheckpointIsAClearError) {

@@ -115,6 +115,52 @@ void expect_refused_while_held(const std::filesystem::path& dir, std::string_vie
   EXPECT_NE(e.find(dir.string() + ": in use by another evalforge process"), std::string::npos) << e;
 }
 
+// A hand edit of a run's config.toml is refused on resume (RunSession, core/run_dir.hpp's
+// config_edits), through a run kind's own entry point: the first integer setting of `dir`'s
+// config.toml is raised by one (a config of the same shape with one value changed), `resume` must
+// fail naming the file, the key with both values, and the way out; then the edit is undone and
+// nothing else in the directory has changed.
+template <class F>
+void expect_edited_config_refused(const std::filesystem::path& dir, F&& resume) {
+  const std::filesystem::path config = dir / "config.toml";
+  const std::string original = file_bytes(config);
+  std::size_t line = 0;
+  std::string key, value;
+  while (line < original.size()) {
+    const std::size_t end = std::min(original.find('\n', line), original.size());
+    const std::string text = original.substr(line, end - line);
+    const std::size_t eq = text.find(" = ");
+    if (eq != std::string::npos && eq > 0 && text.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == eq &&
+        eq + 3 < text.size() && text.find_first_not_of("0123456789", eq + 3) == std::string::npos) {
+      key = text.substr(0, eq);
+      value = text.substr(eq + 3);
+      break;
+    }
+    line = end + 1;
+  }
+  ASSERT_FALSE(key.empty()) << "no integer setting in " << config;
+  const std::string raised = std::to_string(std::stoll(value) + 1);
+  std::string edited = original;
+  edited.replace(line, key.size() + 3 + value.size(), key + " = " + raised);
+  std::vector<std::pair<std::string, std::string>> before;
+  for (const auto& f : std::filesystem::directory_iterator(dir))
+    if (f.is_regular_file() && f.path().filename() != "config.toml")
+      before.emplace_back(f.path().filename(), file_bytes(f.path()));
+  { std::ofstream(config, std::ios::binary | std::ios::trunc) << edited; }
+  const std::string e = error_of(resume);
+  EXPECT_NE(e.find(config.string() + ": edited since the run was made"), std::string::npos) << e;
+  EXPECT_NE(e.find(key + ": " + value + " -> " + raised), std::string::npos) << e;
+  EXPECT_NE(e.find("--accept-config-edits"), std::string::npos) << e;
+  { std::ofstream(config, std::ios::binary | std::ios::trunc) << original; }
+  std::vector<std::pair<std::string, std::string>> after;
+  for (const auto& f : std::filesystem::directory_iterator(dir))
+    if (f.is_regular_file() && f.path().filename() != "config.toml")
+      after.emplace_back(f.path().filename(), file_bytes(f.path()));
+  std::sort(before.begin(), before.end());
+  std::sort(after.begin(), after.end());
+  EXPECT_TRUE(before == after) << "the refused resume changed files of " << dir;
+}
+
 inline const data::GameDatabase* shared_logbook() {
   static const std::unique_ptr<data::GameDatabase> db = [] {
     const std::filesystem::path file = std::filesystem::path(EF_SHARED_DATA_DIR) / "othello" / "logbook.gam.gz";

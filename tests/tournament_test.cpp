@@ -75,8 +75,10 @@ class TournamentTest : public ::testing::Test {
         {"file = \"swh\"\nname = \"swh-2\"\ndepth = 2", "file = \"swh\"\nname = \"swh-1\"", "file = \"random\""});
   }
 
-  play::TournamentOutcome run(const fs::path& out, const std::string& config, int chunk = 4096, int stop_after = -1) {
+  play::TournamentOutcome run(const fs::path& out, const std::string& config, int chunk = 4096, int stop_after = -1,
+                              bool accept_config_edits = false) {
     play::TournamentRunOptions o;
+    o.accept_config_edits = accept_config_edits;
     o.backend = "cpu";
     o.threads = 2;
     o.chunk_games = chunk;
@@ -215,6 +217,7 @@ TEST_F(TournamentTest, InterruptedThenResumedEqualsUninterrupted) {
   // A second start in the same directory is refused.
   EXPECT_NE(error_of([&] { run(dir_ / "parts", config); }).find("--resume"), std::string::npos);
   test::expect_refused_while_held(dir_ / "parts", "tournament", [&] { run(dir_ / "parts", ""); });
+  test::expect_edited_config_refused(dir_ / "parts", [&] { run(dir_ / "parts", ""); });
   const auto second = run(dir_ / "parts", "", 7, /*stop_after=*/1);  // one more chunk: 12 games
   EXPECT_FALSE(second.complete);
   EXPECT_EQ(second.games_played, 12u);
@@ -279,12 +282,14 @@ TEST_F(TournamentTest, CorruptRowsAreReportedWithTheirLine) {
                       })
                 .find("already recorded on line 3"),
             std::string::npos);
-  // A changed agent is refused rather than mixed into the results.
+  // A changed agent is refused rather than mixed into the results: as a hand edit of the config,
+  // and, with the edit accepted, by the tournament's own check of its agents.
   write_atomically(csv, good);
   std::string cfg = read_file(dir_ / "run" / "config.toml");
   cfg.replace(cfg.find("depth = 2"), 9, "depth = 3");
   write_atomically(dir_ / "run" / "config.toml", cfg);
-  EXPECT_NE(error_of([&] { run(dir_ / "run", ""); }).find("not the agent the tournament started with"),
+  EXPECT_NE(error_of([&] { run(dir_ / "run", ""); }).find("].depth: 2 -> 3"), std::string::npos);
+  EXPECT_NE(error_of([&] { run(dir_ / "run", "", 4096, -1, true); }).find("not the agent the tournament started with"),
             std::string::npos);
 }
 

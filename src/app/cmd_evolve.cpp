@@ -6,6 +6,7 @@
 #include <ctime>
 #include <filesystem>
 #include "app/commands.hpp"
+#include "app/options.hpp"
 #include "core/error.hpp"
 #include "core/run_dir.hpp"
 #include "runs/evolve_run.hpp"
@@ -19,6 +20,7 @@ struct EvolveArgs {
   std::string config;
   std::string out;
   std::string resume;
+  bool accept_config_edits = false;
   std::string backend = "cpu";
   int threads = 0;
   int generations = 0;
@@ -33,6 +35,7 @@ void run(const EvolveArgs& a) {
   o.devices = a.devices;
   if (!a.quiet) o.progress = print_progress_line;
   o.stop_requested = ef::stop_requested;
+  o.accept_config_edits = a.accept_config_edits;
   // Ctrl-C / SIGTERM: finish the generation in flight, write a checkpoint, stop.
   install_stop_signals();
   ga::EvolveOutcome outcome;
@@ -70,7 +73,8 @@ void register_evolve(CLI::App& app) {
                                  "Run a GA whose fitness is played out (Elo round-robin GA; resumable run directory)");
   cmd->add_option("--config", a->config, "Evolve config (TOML), e.g. configs/elo-oe_fmc.toml");
   cmd->add_option("--out", a->out, "Run directory (default runs/evolve-DATE-TIME)");
-  cmd->add_option("--resume", a->resume, "Continue the run in this directory");
+  add_accept_config_edits(*cmd, cmd->add_option("--resume", a->resume, "Continue the run in this directory"),
+                          a->accept_config_edits);
   cmd->add_option("--generations", a->generations, "Override the generation limit (also extends a resumed run)")
       ->check(CLI::Range(1, 100000000));
   cmd->add_option("--threads", a->threads, "CPU worker threads (0 = all)")->check(CLI::Range(0, 1024));

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 #include "app/commands.hpp"
+#include "app/options.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "core/run_dir.hpp"
@@ -29,6 +30,7 @@ struct HexMatchArgs {
   play::HexMatchConfig config;
   std::string out, resume;
   int threads = 0;
+  bool accept_config_edits = false;
 };
 
 void print_summary(const std::vector<play::HexGameRow>& rows, const std::string& dir) {
@@ -77,6 +79,7 @@ void run_hex_match_command(const HexMatchArgs& a) {
   o.threads = a.threads;
   o.progress = print_progress_line;
   o.stop_requested = ef::stop_requested;
+  o.accept_config_edits = a.accept_config_edits;
   bool stopped = false;
   o.stopped = &stopped;
   install_stop_signals();
@@ -215,6 +218,7 @@ struct HexTuneArgs {
   ga::HexTuneConfig config;
   std::string out, resume;
   int threads = 0;
+  bool accept_config_edits = false;
 };
 
 void run_hex_tune_command(const HexTuneArgs& a) {
@@ -222,6 +226,7 @@ void run_hex_tune_command(const HexTuneArgs& a) {
   o.threads = a.threads;
   o.progress = print_progress_line;
   o.stop_requested = ef::stop_requested;
+  o.accept_config_edits = a.accept_config_edits;
   bool stopped = false;
   o.stopped = &stopped;
   install_stop_signals();
@@ -254,7 +259,8 @@ void register_hex(CLI::App& app) {
   match->add_flag("--swap", m->config.swap, "Play with the swap (pie) rule");
   match->add_option("--seed", m->config.seed, "Seed of the games' random streams")->capture_default_str();
   match->add_option("--out", m->out, "Run directory (default runs/hex-match-DATE-TIME)");
-  match->add_option("--resume", m->resume, "Continue the match in this directory");
+  add_accept_config_edits(*match, match->add_option("--resume", m->resume, "Continue the match in this directory"),
+                          m->accept_config_edits);
   match->add_option("--threads", m->threads, "Games played at once (0 = all hardware threads)")
       ->check(CLI::Range(0, 1024));
   match->callback([m] { run_hex_match_command(*m); });
@@ -295,7 +301,8 @@ void register_hex(CLI::App& app) {
   tune->add_option("--size", t->config.size, "Board side")->check(CLI::Range(1, hex::kMaxSide))->capture_default_str();
   tune->add_option("--seed", t->config.seed, "Seed of the GA and the games")->capture_default_str();
   tune->add_option("--out", t->out, "Run directory (default runs/hex-tune-DATE-TIME)");
-  tune->add_option("--resume", t->resume, "Continue the run in this directory");
+  add_accept_config_edits(*tune, tune->add_option("--resume", t->resume, "Continue the run in this directory"),
+                          t->accept_config_edits);
   tune->add_option("--threads", t->threads, "Games played at once (0 = all hardware threads)")
       ->check(CLI::Range(0, 1024));
   tune->callback([t] { run_hex_tune_command(*t); });

@@ -5,6 +5,7 @@
 #include <ctime>
 #include <iostream>
 #include "app/commands.hpp"
+#include "app/options.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/rng.hpp"
@@ -25,6 +26,7 @@ struct MatchArgs {
   std::string config;
   std::string out;
   std::string resume;
+  bool accept_config_edits = false;
   std::string backend = "cpu";
   int threads = 0;
   // Against an external GTP engine:
@@ -126,6 +128,7 @@ void run_match_command(const MatchArgs& a) {
   o.backend = a.backend;
   o.threads = a.threads;
   o.stop_requested = ef::stop_requested;
+  o.accept_config_edits = a.accept_config_edits;
   o.progress = print_progress_line;
   bool stopped = false;
   o.stopped = &stopped;
@@ -191,7 +194,8 @@ void register_match(CLI::App& app) {
                   "Match config (TOML), e.g. configs/paper-match.toml or configs/match-2core.toml");
   cmd->add_option("--out", a->out,
                   "Run directory (default runs/match-DATE-TIME); with --opponent-cmd: a transcript file");
-  cmd->add_option("--resume", a->resume, "Continue the match in this directory");
+  add_accept_config_edits(*cmd, cmd->add_option("--resume", a->resume, "Continue the match in this directory"),
+                          a->accept_config_edits);
   cmd->add_option("--threads", a->threads, "CPU worker threads (0 = all)")->check(CLI::Range(0, 1024));
   cmd->add_option("--backend", a->backend, "cpu, cuda or auto");
   auto* ext = cmd->add_option_group("external engine", "Play an agent against a GTP engine run as a child process");

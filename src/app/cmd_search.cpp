@@ -28,6 +28,7 @@ struct SearchArgs {
   std::vector<std::string> data;
   std::string out;
   std::string resume;
+  bool accept_config_edits = false;
   std::string backend = "cpu";
   int threads = 0;
   int generations = 0;
@@ -73,6 +74,7 @@ void run(const SearchArgs& a, ga::IslandTeam* team, std::string& dir) {
   // islands, prefixed with their rank (run_loop).
   if (!a.quiet) o.progress = print_progress_line;
   o.stop_requested = ef::stop_requested;
+  o.accept_config_edits = a.accept_config_edits;
   // Ctrl-C / SIGTERM: finish the generation in flight, write a checkpoint, stop.
   install_stop_signals();
   ga::SearchOutcome outcome;
@@ -176,7 +178,8 @@ void register_search(CLI::App& app) {
   cmd->add_option("--config", a->config, "Search config (TOML), e.g. configs/quick.toml or configs/paper.toml");
   cmd->add_option("--data", a->data, "Game records (overrides [data] files)")->take_all();
   cmd->add_option("--out", a->out, "Run directory (default runs/search-DATE-TIME)");
-  cmd->add_option("--resume", a->resume, "Continue the run in this directory");
+  add_accept_config_edits(*cmd, cmd->add_option("--resume", a->resume, "Continue the run in this directory"),
+                          a->accept_config_edits);
   cmd->add_option("--generations", a->generations, "Override the number of generations (also extends a resumed run)")
       ->check(CLI::Range(1, 100000000));
   cmd->add_option("--threads", a->threads, "CPU worker threads (0 = all)")->check(CLI::Range(0, 1024));

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <ctime>
 #include "app/commands.hpp"
+#include "app/options.hpp"
 #include "core/error.hpp"
 #include "core/run_dir.hpp"
 #include "runs/run_kinds.hpp"
@@ -19,6 +20,7 @@ struct TournamentArgs {
   std::string config;
   std::string out;
   std::string resume;
+  bool accept_config_edits = false;
   std::string backend = "cpu";
   int threads = 0;
   int chunk = 4096;
@@ -30,6 +32,7 @@ void run_tournament_command(const TournamentArgs& a) {
   o.threads = a.threads;
   o.chunk_games = a.chunk;
   o.stop_requested = ef::stop_requested;
+  o.accept_config_edits = a.accept_config_edits;
   o.progress = print_progress_line;
   std::string dir;
   std::string config;
@@ -61,7 +64,10 @@ void register_tournament(CLI::App& app) {
                                  "run directory)");
   cmd->add_option("--config", a->config, "Tournament config (TOML), e.g. configs/tournament-example.toml");
   cmd->add_option("--out", a->out, "Run directory (default runs/tournament-DATE-TIME)");
-  cmd->add_option("--resume", a->resume, "Play the rest of the tournament in this directory (or redo its standings)");
+  add_accept_config_edits(*cmd,
+                          cmd->add_option("--resume", a->resume,
+                                          "Play the rest of the tournament in this directory (or redo its standings)"),
+                          a->accept_config_edits);
   cmd->add_option("--backend", a->backend, "cpu, cuda or auto");
   cmd->add_option("--threads", a->threads, "CPU worker threads (0 = all)")->check(CLI::Range(0, 1024));
   cmd->add_option("--chunk", a->chunk,

@@ -139,4 +139,11 @@ std::string describe_error(const Error& e) {
   return e.what();
 }
 
+void add_accept_config_edits(CLI::App& cmd, CLI::Option* resume, bool& accept) {
+  cmd.add_flag("--accept-config-edits", accept,
+               "With --resume: go on under a config.toml edited since the run was made (the edits go to log.txt); "
+               "without it such a resume is refused, naming the keys")
+      ->needs(resume);
+}
+
 }  // namespace ef::app

@@ -48,6 +48,10 @@ void require_writable_directory(const std::filesystem::path& dir, const std::str
 // registered, so a new command's seed is covered without a line of its own.
 void refuse_negative_seeds(CLI::App& app);
 
+// --accept-config-edits for a command whose `resume` option continues a run (it needs --resume):
+// a resumed run refuses a hand-edited config.toml unless this is given (RunOptions).
+void add_accept_config_edits(CLI::App& cmd, CLI::Option* resume, bool& accept);
+
 // The message of a library error as the command line says it: an error about one of the
 // library's inputs (ef::Error::input, e.g. "backend") names the flag that sets it ("--backend");
 // any other error is its message.

@@ -12,6 +12,7 @@
 #include <csignal>
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include "core/bytes.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
@@ -105,6 +106,8 @@ std::string ProgressMeter::status(u64 done) const {
 namespace {
 
 constexpr std::string_view kConfig = "config.toml", kRunToml = "run.toml", kLog = "log.txt", kLock = ".lock";
+// config.toml as the run committed it (commit_config), to tell a hand edit on resume.
+constexpr std::string_view kCommittedConfig = ".config.committed.toml";
 constexpr char kCheckpointMagic[8] = {'E', 'F', 'R', 'U', 'N', 'C', 'K', '1'};
 
 std::string without_newline(std::string_view s) {
@@ -194,7 +197,84 @@ RunDir RunDir::create(const fs::path& dir, std::string_view kind, std::string_vi
   return run;
 }
 
-void RunDir::commit_config(const std::string& config_toml) { write_file(kConfig, config_toml); }
+void RunDir::commit_config(const std::string& config_toml) {
+  // The copy first: a crash between the two leaves a creation cut short (no config.toml).
+  write_file(kCommittedConfig, config_toml);
+  write_file(kConfig, config_toml);
+}
+
+namespace {
+
+// A value on one line as toml++ writes it: 8, 0.25, 'wthor', [ 18, 30 ]; a table's lines
+// joined in braces: { oracle = true, population_every = 2 }.
+std::string toml_text(const toml::node& n) {
+  std::ostringstream os;
+  n.visit([&](const auto& v) { os << v; });
+  std::string text = os.str();
+  if (!n.is_table()) {
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    return text;
+  }
+  std::string joined;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (!line.empty()) joined += (joined.empty() ? "" : ", ") + line;
+  return "{ " + joined + " }";
+}
+
+void diff_tables(const toml::table& was, const toml::table& now, const std::string& prefix,
+                 std::vector<std::string>& out);
+
+// One setting: tables key by key, arrays of the same length element by element (so an edit
+// of one agent of [[agents]] names agents[1].depth), anything else as a whole.
+void diff_nodes(const toml::node& was, const toml::node& now, const std::string& path, std::vector<std::string>& out) {
+  if (was.is_table() && now.is_table()) return diff_tables(*was.as_table(), *now.as_table(), path + ".", out);
+  if (was.is_array() && now.is_array() && was.as_array()->size() == now.as_array()->size()) {
+    for (std::size_t i = 0; i < was.as_array()->size(); ++i)
+      diff_nodes(*was.as_array()->get(i), *now.as_array()->get(i), fmt::format("{}[{}]", path, i), out);
+    return;
+  }
+  if (was.type() != now.type() || toml_text(was) != toml_text(now))
+    out.push_back(fmt::format("{}: {} -> {}", path, toml_text(was), toml_text(now)));
+}
+
+// The key paths where `now` differs from `was`: per table, its keys in order (toml++ tables are
+// sorted), then the keys only `now` has. Values compare by their TOML text, type included (8 is
+// not 8.0).
+void diff_tables(const toml::table& was, const toml::table& now, const std::string& prefix,
+                 std::vector<std::string>& out) {
+  for (const auto& [key, old] : was) {
+    const std::string path = prefix + std::string(key.str());
+    const toml::node* fresh = now.get(key.str());
+    if (!fresh)
+      out.push_back(fmt::format("{}: {} -> (removed)", path, toml_text(old)));
+    else
+      diff_nodes(old, *fresh, path, out);
+  }
+  for (const auto& [key, fresh] : now)
+    if (!was.contains(key.str()))
+      out.push_back(fmt::format("{}{}: (absent) -> {}", prefix, std::string(key.str()), toml_text(fresh)));
+}
+
+}  // namespace
+
+std::vector<std::string> RunDir::config_edits() const {
+  if (!has(kCommittedConfig)) return {};
+  const std::string committed = read_file(kCommittedConfig), current = read_file(kConfig);
+  if (committed == current) return {};
+  const auto parse = [&](const std::string& text, std::string_view name) {
+    try {
+      return toml::parse(text, file(name).string());
+    } catch (const toml::parse_error& e) {
+      fail("{}:{}: {}", file(name).string(), e.source().begin.line, e.description());
+    }
+  };
+  std::vector<std::string> edits;
+  diff_tables(parse(committed, kCommittedConfig), parse(current, kConfig), "", edits);
+  return edits;
+}
+
+void RunDir::accept_config_edits() { write_file(kCommittedConfig, read_file(kConfig)); }
 
 RunDir RunDir::open(const fs::path& dir, std::string_view kind, Access access) {
   if (!fs::is_directory(dir)) fail("{}: no such run directory", dir.string());

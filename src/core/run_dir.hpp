@@ -83,6 +83,8 @@ struct RunOptions {
   bool check_only = false;  // resume: open and validate the directory (config, checkpoint, tables), then return
   std::string resume_hint;  // how the user continues the run ("evalforge KIND --resume DIR"), named in messages
   bool* stopped = nullptr;  // set to true when a stop request ended the run before its end (the app exits 130)
+  // resume: go on under a hand-edited config.toml (the edits are logged) instead of refusing it
+  bool accept_config_edits = false;
 };
 
 class RunDir {
@@ -106,8 +108,18 @@ class RunDir {
   // expensive setup (loading data, building agents), so that a directory that cannot be used
   // is refused at once and a setup error leaves no directory behind.
   static void check_creatable(const std::filesystem::path& dir, std::string_view kind, std::string_view resume_hint);
-  // Writes config.toml: from here on the directory is a run that resume can open.
+  // Writes config.toml: from here on the directory is a run that resume can open. A copy of it,
+  // .config.committed.toml, is written first: it is what the run was committed to, so that a
+  // resume can tell a hand edit of config.toml (config_edits) from the run's own rewrites (a
+  // resume with --generations commits the new limit the same way).
   void commit_config(const std::string& config_toml);
+  // The settings of config.toml that differ from the committed copy, one entry per key path:
+  // "training.epochs: 4 -> 8", "search.seed: 7 -> (removed)", "elo.k: (absent) -> 24". Empty when
+  // nothing but comments or layout changed, and for runs made before the copy was kept (they
+  // have no record to compare with). ef::Error naming the file when either does not parse.
+  std::vector<std::string> config_edits() const;
+  // After the user accepted the edits: config.toml becomes the committed copy.
+  void accept_config_edits();
   // An existing run of `kind`: fails naming dir when config.toml is missing or run.toml names
   // another kind (run dirs from before run.toml existed: no run.toml => accept, for compatibility).
   // kWrite (resume) locks the directory like create(); kRead (reports, analyses that only read

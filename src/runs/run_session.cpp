@@ -1,5 +1,6 @@
 #include "runs/run_session.hpp"
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include "core/error.hpp"
 
 namespace ef {
@@ -18,6 +19,22 @@ RunSession RunSession::resume(const fs::path& dir, std::string_view kind, const 
   s.kind_ = std::string(kind);
   s.run_ = RunDir::open(dir, kind);
   s.run_->set_sink(options.progress);
+  // A run resumed under other settings than it ran with mixes two experiments in one set of
+  // tables, and nothing in them would say so: an edit is refused unless the user says it is
+  // meant, and then it is logged.
+  if (const std::vector<std::string> edits = s.run_->config_edits(); !edits.empty()) {
+    const std::string config = s.config_file();
+    if (!options.accept_config_edits)
+      fail(
+          "{}: edited since the run was made ({}); a resumed run keeps the settings it started with. Undo the "
+          "edit, start a new run, or resume with --accept-config-edits to go on under the edited settings",
+          config, fmt::join(edits, "; "));
+    s.run_->log(
+        fmt::format("{}: edited since the run was made; going on under the edited settings "
+                    "(--accept-config-edits): {}",
+                    config, fmt::join(edits, "; ")));
+    s.run_->accept_config_edits();
+  }
   return s;
 }
 
