@@ -297,6 +297,43 @@ TEST(EvolveTicTacToe, FitnessKeysAreCheckedAndRecorded) {
   EXPECT_TRUE(again.oracle);
 }
 
+// Opponents at several depths: a member's fitness is the mean of its matches against each, so a
+// generation's mean fitness is the mean of the runs against each depth alone (the same generation
+// 0: same seed); the list round-trips through config.toml, and a repeated or empty list is refused.
+TEST(EvolveTicTacToe, OpponentsAtSeveralDepthsScoreTheMeanOfTheirMatches) {
+  const fs::path dir = temp_dir("depths");
+  const auto config = [&](const std::string& depth) {
+    const fs::path f = dir / ("c" + std::to_string(std::hash<std::string>{}(depth)) + ".toml");
+    std::ofstream(f) << "[evolve]\nkind = \"tictactoe\"\ngenerations = 1\ntrials = 2\nseed = 4\n"
+                        "[population]\nsize = 12\n[network]\ndepth = 2\n[monitor]\noracle = false\n"
+                        "[opponent]\ndepth = "
+                     << depth << "\n";
+    return f.string();
+  };
+  const auto mean_fitness = [&](const std::string& depth, const std::string& name) {
+    ga::run_evolve(ga::load_evolve_config(config(depth)), dir / name, threads(2));
+    std::vector<double> means;
+    for (const auto& row : csv_rows(dir / name / "metrics.csv")) means.push_back(std::stod(row[4]));
+    return means;
+  };
+  const std::vector<double> one = mean_fitness("1", "one"), four = mean_fitness("4", "four"),
+                            both = mean_fitness("[1, 4]", "both");
+  ASSERT_EQ(both.size(), 2u);  // generation 0 of 2 trials
+  ASSERT_EQ(one.size(), 2u);
+  ASSERT_EQ(four.size(), 2u);
+  for (std::size_t t = 0; t < 2; ++t) {
+    EXPECT_NEAR(both[t], (one[t] + four[t]) / 2, 0.0015) << t;  // metrics.csv prints 3 decimals
+    EXPECT_GT(one[t], four[t]) << t;  // the shallow opponent concedes more: the list is not one opponent twice
+  }
+  const ga::EvolveConfig c = ga::load_evolve_config(config("[1, 4]"));
+  EXPECT_EQ(c.ttt.opponent_depths, (std::vector<int>{1, 4}));
+  const fs::path again = dir / "again.toml";
+  std::ofstream(again) << ga::evolve_config_to_toml(c);
+  EXPECT_EQ(ga::load_evolve_config(again.string()).ttt.opponent_depths, (std::vector<int>{1, 4}));
+  for (const char* bad : {"[4, 4]", "[]", "[0]", "[1, 10]", "\"deep\""})
+    EXPECT_NE(error_of([&] { ga::load_evolve_config(config(bad)); }).find("opponent.depth"), std::string::npos) << bad;
+}
+
 TEST(EvolveTicTacToe, ThePly1ConfigAsWrittenChangesOnlyTheOpponentsDepth) {
   // The source's ply-1 experiment changes the opponent's depth only; configs/ttt-ply1.toml is the
   // project's reading, with the network at 1 ply too.
@@ -305,11 +342,11 @@ TEST(EvolveTicTacToe, ThePly1ConfigAsWrittenChangesOnlyTheOpponentsDepth) {
   const ga::TicTacToeConfig written = ga::load_evolve_config(dir + "ttt-ply1-as-written.toml").ttt;
   const ga::TicTacToeConfig reading = ga::load_evolve_config(dir + "ttt-ply1.toml").ttt;
   EXPECT_EQ(written.depth, 4);
-  EXPECT_EQ(written.opponent_depth, 1);
+  EXPECT_EQ(written.opponent_depths, std::vector<int>{1});
   EXPECT_EQ(reading.depth, 1);
-  EXPECT_EQ(reading.opponent_depth, 1);
+  EXPECT_EQ(reading.opponent_depths, std::vector<int>{1});
   ga::TicTacToeConfig changed = ply4;
-  changed.opponent_depth = 1;
+  changed.opponent_depths = {1};
   ga::EvolveConfig a, b;
   a.kind = b.kind = ga::EvolveKind::kTicTacToe;
   a.ttt = changed;

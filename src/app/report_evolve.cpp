@@ -227,7 +227,9 @@ struct OracleBaseline {
 std::vector<OracleBaseline> oracle_baselines(const fs::path& dir) {
   const ga::EvolveConfig config = ga::load_evolve_config((dir / "config.toml").string());
   const ga::TicTacToeConfig& c = config.ttt;
-  const int static_depth = c.coevolution ? c.monitor_depth : c.opponent_depth;
+  // Several opponents: the deepest, the strongest of them.
+  const int static_depth =
+      c.coevolution ? c.monitor_depth : *std::max_element(c.opponent_depths.begin(), c.opponent_depths.end());
   std::vector<play::TicTacToeAgent> agents{tictactoe::constant_agent(c.depth), play::static_agent(static_depth)};
   const auto random = tictactoe::random_network_agents(100, c.topology, c.depth, 1);
   agents.insert(agents.end(), random.begin(), random.end());

@@ -123,7 +123,17 @@ TicTacToeConfig load_tictactoe(const toml::table& root, const std::string& file)
       c.coevolution = true;
     else
       fail("{}: '{}' (expected static or coevolution)", r.where("kind"), kind);
-    r.integer("depth", c.opponent_depth, 1, 9);
+    if (const toml::node* d = section("opponent").get("depth"); d && d->is_array()) {
+      r.integers("depth", c.opponent_depths, 1, 9);
+      for (std::size_t i = 0; i < c.opponent_depths.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j)
+          if (c.opponent_depths[i] == c.opponent_depths[j])
+            fail("{}: depth {} is listed twice (each depth is one opponent)", r.where("depth"), c.opponent_depths[i]);
+    } else {
+      int depth = c.opponent_depths[0];
+      r.integer("depth", depth, 1, 9);
+      c.opponent_depths = {depth};
+    }
     r.integer("top", c.top, 1, 65536);
     r.integer("monitor_depth", c.monitor_depth, 1, 9);
   }
@@ -179,8 +189,11 @@ std::string tictactoe_to_toml(const TicTacToeConfig& c) {
       c.ga.elitism);
   t += fmt::format("[network]\ntopology = \"{}\"\ndepth = {}\n\n",
                    c.topology == tictactoe::Topology::kFull ? "full" : "paper", c.depth);
+  // One depth is written as an integer, so the config.toml of a one-opponent run reads as before.
+  const std::string depths = c.opponent_depths.size() == 1 ? std::to_string(c.opponent_depths[0])
+                                                           : fmt::format("[{}]", fmt::join(c.opponent_depths, ", "));
   t += fmt::format("[opponent]\nkind = \"{}\"\ndepth = {}\ntop = {}\nmonitor_depth = {}\n\n",
-                   c.coevolution ? "coevolution" : "static", c.opponent_depth, c.top, c.monitor_depth);
+                   c.coevolution ? "coevolution" : "static", depths, c.top, c.monitor_depth);
   t += fmt::format("[fitness]\nkind = \"{}\"\nopenings = \"{}\"\n\n", c.oracle_fitness ? "oracle" : "games",
                    c.openings == play::TttOpenings::kAll ? "all" : "source");
   t += fmt::format("[monitor]\noracle = {}\npopulation_every = {}\n\n", c.oracle, c.population_every);

@@ -56,9 +56,12 @@ struct TicTacToeConfig {
   tictactoe::Topology topology = tictactoe::Topology::kFull;  // [network]
   int depth = 4;                                              // [network] the evolved networks' minimax plies
   bool coevolution = false;                                   // [opponent] kind = "static" | "coevolution"
-  int opponent_depth = 4;  // [opponent] the static evaluator's plies (kind = "static")
-  int top = 5;             // [opponent] co-evolution: each member meets the other population's top
-  int monitor_depth = 4;   // [opponent] co-evolution: the static evaluator monitored against
+  // [opponent] depth (kind = "static"): the static evaluator's plies, one depth or a list of
+  // distinct depths; with several, a member plays its match against each and its fitness is the
+  // mean of the match scores (still 0..480), so wins against the shallow opponents count.
+  std::vector<int> opponent_depths{4};
+  int top = 5;            // [opponent] co-evolution: each member meets the other population's top
+  int monitor_depth = 4;  // [opponent] co-evolution: the static evaluator monitored against
   // [fitness] kind = "games": matches against the opponent from `openings` (the source's 8, or
   // all 9 with X's centre opening); kind = "oracle": no games, the measures against perfect play
   // (runs/evolve_tictactoe.hpp oracle_fitness), static opponent only.

@@ -14,6 +14,7 @@
 // lose to any opponent with either colour. Nothing in it feeds selection.
 #include "runs/evolve_tictactoe.hpp"
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -221,7 +222,8 @@ EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state
     fail("{}: internal error: generation {} is bred but the limit is {}", run.path().string(), state.generation,
          c.generations);
   play::TttMatches matches(*backend, c.openings);
-  const play::TicTacToeAgent opponent = play::static_agent(c.opponent_depth);
+  std::vector<play::TicTacToeAgent> opponents;
+  for (const int d : c.opponent_depths) opponents.push_back(play::static_agent(d));
   const play::TicTacToeAgent monitor = play::static_agent(c.monitor_depth);
   const int np = populations(c);
   run.log(fmt::format(
@@ -229,10 +231,12 @@ EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state
       "backend {}, generations {}..{}",
       c.trials, np, c.ga.population, c.topology == tictactoe::Topology::kFull ? "full" : "paper", c.ga.bits, c.depth,
       c.oracle_fitness ? std::string("fitness from the measures against perfect play (no games)")
-      : c.coevolution  ? fmt::format("co-evolution against the other's top {}, monitored against the "
-                                      "static evaluator at ply {}{}",
-                                     c.top, c.monitor_depth, openings_note(c))
-                       : fmt::format("against the static evaluator at ply {}{}", c.opponent_depth, openings_note(c)),
+      : c.coevolution
+          ? fmt::format("co-evolution against the other's top {}, monitored against the "
+                        "static evaluator at ply {}{}",
+                        c.top, c.monitor_depth, openings_note(c))
+          : fmt::format("against the static evaluator at ply {}{}{}", fmt::join(c.opponent_depths, ", "),
+                        c.opponent_depths.size() > 1 ? " (fitness: the mean of the matches)" : "", openings_note(c)),
       backend->name(), state.generation, c.generations - 1));
   if (state.oracle)
     run.log(
@@ -264,7 +268,7 @@ EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state
             for (const auto& rival : tops[t][1 - p]) list.push_back({&m, &rival});
             list.push_back({&m, &monitor});
           } else if (!c.oracle_fitness) {
-            list.push_back({&m, &opponent});
+            for (const auto& opponent : opponents) list.push_back({&m, &opponent});
           }
         }
     const auto tp = std::chrono::steady_clock::now();
@@ -295,7 +299,9 @@ EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state
           } else if (c.oracle_fitness) {
             fitness[t][p].push_back(oracle_fitness(measured[at++]));
           } else {
-            fitness[t][p].push_back(scores[at++]);
+            double sum = 0;
+            for (std::size_t k = 0; k < opponents.size(); ++k) sum += scores[at++];
+            fitness[t][p].push_back(sum / static_cast<double>(opponents.size()));  // 0..480
           }
         }
       }
