@@ -7,6 +7,9 @@
 // With --measure, no games: each player is measured against perfect play instead
 // (games/tictactoe/perfect_play.hpp), beside baselines: the oracle itself, the constant
 // evaluator and random networks under the same search, and the static evaluator.
+//
+// With --save-agents DIR, no games either: an agent file for each best network of the runs, for
+// `evalforge gtp --game tictactoe --agent FILE` (games/tictactoe/agent_file.hpp).
 #include <fmt/core.h>
 #include <algorithm>
 #include <filesystem>
@@ -40,6 +43,7 @@ struct TttArgs {
   int random_networks = 100;  // a sample per (topology, depth)
   u64 seed = 1;
   bool json = false;
+  std::string save_agents;  // --save-agents DIR
 };
 
 // ---- --measure ----
@@ -189,7 +193,18 @@ void measure_players(const TttArgs& a) {
   }
 }
 
+void save_agents(const TttArgs& a) {
+  if (a.runs.empty()) fail("tictactoe --save-agents: give the runs whose best networks to save (--run DIR)");
+  if (a.measure) fail("tictactoe: --save-agents and --measure are separate uses; give one");
+  for (const auto& r : a.runs)
+    for (const fs::path& f : ga::save_best_network_agents(r, a.save_agents)) fmt::print("{}\n", f.string());
+}
+
 void run(const TttArgs& a) {
+  if (!a.save_agents.empty()) {
+    save_agents(a);
+    return;
+  }
   if (a.measure) {
     measure_players(a);
     return;
@@ -267,6 +282,9 @@ void register_tictactoe(CLI::App& app) {
       ->check(CLI::Range(0, 1000000));
   cmd->add_option("--seed", a->seed, "--measure: seed of the random networks (drawn as the GA's generation 0)")
       ->capture_default_str();
+  cmd->add_option("--save-agents", a->save_agents,
+                  "No games: write an agent file (DIR/RUN-t<trial><population>.toml) for each best network of the "
+                  "--run directories, for `evalforge gtp --game tictactoe --agent FILE`; prints the files");
   cmd->add_flag("--json", a->json, "--measure: print JSON (with each player's worst lines) instead of the table");
   cmd->callback([a] { run(*a); });
 }
