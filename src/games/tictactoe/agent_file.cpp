@@ -117,7 +117,9 @@ TicTacToeAgent load_tictactoe_agent(const std::string& spec) {
     fail("{}: not for evaluator = \"{}\" ({})", r.where("depth"), kind,
          a.params.kind == TicTacToeEvaluator::kPerfect ? "it searches to the end of every line" : "it does not search");
   }
+  // The depth the built-ins and tictactoe_agent() give these kinds (unused by their moves).
   if (a.params.kind == TicTacToeEvaluator::kPerfect) a.params.depth = kTicTacToeMaxDepth;
+  if (a.params.kind == TicTacToeEvaluator::kRandom) a.params.depth = 1;
   double epsilon = 0;
   r.real("epsilon", epsilon, 0.0, 1.0);
   a.params.epsilon_ppm = static_cast<u32>(std::llround(epsilon * 1e6));
