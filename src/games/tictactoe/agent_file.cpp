@@ -160,8 +160,8 @@ void save_tictactoe_agent(const TicTacToeAgent& agent, const fs::path& file) {
   std::string t = "# evalforge Tic-Tac-Toe agent (docs/tictactoe.md, \"Playing a network\")\n";
   t += fmt::format("name = {}\nevaluator = \"{}\"\n", toml_quote(agent.name), evaluator_name(p.kind));
   if (takes_depth(p.kind)) t += fmt::format("depth = {}\n", p.depth);
-  // The shortest decimal that reads back as the same double, which rounds back to the same ppm.
-  t += fmt::format("epsilon = {}\n", p.epsilon_ppm / 1e6);
+  // Six decimals hold every ppm exactly (and always read as a TOML float, "0.000000" too).
+  t += fmt::format("epsilon = {:.6f}\n", p.epsilon_ppm / 1e6);
   if (p.kind == TicTacToeEvaluator::kNetwork)
     t += fmt::format("topology = \"{}\"\nbits = \"{}\"\n", tictactoe::topology_name(p.network.topology),
                      ttt_bits_to_hex(ttt_network_bits(p.network)));
