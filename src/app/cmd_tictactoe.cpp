@@ -19,6 +19,7 @@
 #include "app/commands.hpp"
 #include "backends/backend.hpp"
 #include "core/error.hpp"
+#include "games/tictactoe/agent_file.hpp"
 #include "games/tictactoe/fitness_matches.hpp"
 #include "games/tictactoe/perfect_play.hpp"
 #include "ratings/ratings.hpp"
@@ -32,6 +33,7 @@ namespace fs = std::filesystem;
 
 struct TttArgs {
   std::vector<std::string> runs;
+  std::vector<std::string> agents;  // --agent: agent files or built-ins
   std::vector<int> static_depths{1, 2, 4, 9};
   bool random = true;
   std::string backend = "cpu";
@@ -100,6 +102,7 @@ void measure_players(const TttArgs& a) {
   std::vector<play::TicTacToeAgent> players;
   for (const auto& r : a.runs)
     for (auto& n : ga::load_best_networks(r)) players.push_back(std::move(n));
+  for (const auto& f : a.agents) players.push_back(play::load_tictactoe_agent(f));
   // The baselines search as deep as the runs' networks (or --depths), with their topologies.
   std::set<int> depths(a.depths.begin(), a.depths.end());
   std::set<tictactoe::Topology> topologies;
@@ -212,6 +215,7 @@ void run(const TttArgs& a) {
   std::vector<play::TicTacToeAgent> players;
   for (const auto& r : a.runs)
     for (auto& n : ga::load_best_networks(r)) players.push_back(std::move(n));
+  for (const auto& f : a.agents) players.push_back(play::load_tictactoe_agent(f));
   for (int d : a.static_depths) {
     if (d < 1 || d > 9) fail("--static: depth {} is outside 1..9", d);
     players.push_back(play::static_agent(d));
@@ -222,7 +226,7 @@ void run(const TttArgs& a) {
     r.params.kind = play::TicTacToeEvaluator::kRandom;
     players.push_back(r);
   }
-  if (players.size() < 2) fail("tictactoe: fewer than two players (give --run DIR or --static DEPTHS)");
+  if (players.size() < 2) fail("tictactoe: fewer than two players (give --run DIR, --agent FILE or --static DEPTHS)");
   auto backend = make_backend(a.backend, a.threads);
   const play::TttRoundRobin rr = play::ttt_round_robin(*backend, players);
   const auto& table = rr.points;
@@ -257,6 +261,9 @@ void register_tictactoe(CLI::App& app) {
       "A round robin of evolved Tic-Tac-Toe networks, the static evaluator and random play; or, with --measure, "
       "their measures against perfect play");
   cmd->add_option("--run", a->runs, "A tictactoe evolve run directory (its best_networks.csv)")->take_all();
+  cmd->add_option("--agent", a->agents,
+                  "Tic-Tac-Toe agent files (or the built-ins perfect, random, static) to play or measure too")
+      ->take_all();
   cmd->add_option("--static", a->static_depths, "Depths of static-evaluator players")
       ->delimiter(',')
       ->capture_default_str();
