@@ -384,16 +384,38 @@ TEST(TttGtpBinary, SessionThroughAPipe) {
       network_agent(random_bits(tictactoe::Topology::kPaper, 21), tictactoe::Topology::kPaper, 4, "pipe-net");
   const fs::path file = dir / "net.toml";
   save_tictactoe_agent(net, file);
+  // A position of three or more marks where the network's move is not the lowest empty square, so
+  // that an engine answering anything but the agent's move is caught.
+  const tictactoe::Chooser choose = tictactoe::agent_chooser(net);
+  Board b;
+  bool found = false;
+  for (const Board& p : PerfectPlay::get().positions_to_move())
+    if (popcount64(p.x | p.o) >= 3 && choose(p) != ctz64(p.moves())) {
+      b = p;
+      found = true;
+      break;
+    }
+  ASSERT_TRUE(found);
+  std::string commands, expected;
+  const std::vector<int> seq = moves_to(b);
+  for (std::size_t i = 0; i < seq.size(); ++i) {
+    commands += fmt::format("{} play {} {}\n", i + 1, i % 2 ? "w" : "b", kVertex[seq[i]]);
+    expected += fmt::format("={} \n\n", i + 1);
+  }
+  const int occupied = seq[0];
+  commands += fmt::format("20 genmove {}\n21 play w {}\n22 play b z9\n23 quit\n", b.side == tictactoe::kX ? "b" : "w",
+                          kVertex[occupied]);
+  expected += fmt::format("=20 {}\n\n", kVertex[choose(b)]);
   const fs::path in = dir / "in.txt";
-  std::ofstream(in) << "1 play b a1\n2 play w b2\n3 play b c3\n4 genmove w\n5 play w a1\n6 play b z9\n7 quit\n";
+  std::ofstream(in) << commands;
   const auto [status, out] = test::run_command(fmt::format("{} < '{}'", gtp_command(file.string()), in.string()));
   EXPECT_EQ(status, 0) << out;
-  const Board b = Board{}.play(0).play(4).play(8);
-  const std::string expected = fmt::format("=1 \n\n=2 \n\n=3 \n\n=4 {}\n\n", kVertex[tictactoe::agent_chooser(net)(b)]);
-  EXPECT_TRUE(out.starts_with(expected)) << out;
-  EXPECT_NE(out.find("?5 illegal move: white (O) a1 (occupied)\n\n"), std::string::npos) << out;
-  EXPECT_NE(out.find("?6 syntax error: invalid vertex 'z9'"), std::string::npos) << out;
-  EXPECT_TRUE(out.ends_with("=7 \n\n")) << out;
+  EXPECT_TRUE(out.starts_with(expected)) << commands << "->\n" << out;
+  EXPECT_NE(out.find(fmt::format("?21 illegal move: white (O) {} (occupied)\n\n", kVertex[occupied])),
+            std::string::npos)
+      << out;
+  EXPECT_NE(out.find("?22 syntax error: invalid vertex 'z9'"), std::string::npos) << out;
+  EXPECT_TRUE(out.ends_with("=23 \n\n")) << out;
 }
 
 TEST(TttGtpBinary, ABadAgentFileExitsNamingFileAndKey) {
