@@ -112,6 +112,8 @@ TicTacToeAgent load_tictactoe_agent(const std::string& spec) {
   if (!known) fail("{}: '{}' (expected network, static, random or perfect)", r.where("evaluator"), kind);
   a.params.kind = known->kind;
   if (takes_depth(a.params.kind)) {
+    // Required: a network plays as well as the depth it was evolved at, so no default guesses it.
+    if (!r.has("depth")) fail("{}: missing (minimax plies, 1..{})", r.where("depth"), kTicTacToeMaxDepth);
     r.integer("depth", a.params.depth, 1, kTicTacToeMaxDepth);
   } else if (r.has("depth")) {
     fail("{}: not for evaluator = \"{}\" ({})", r.where("depth"), kind,

@@ -6,8 +6,8 @@
 // An agent file is TOML:
 //   name = "ttt-ply4-t0a"
 //   evaluator = "network"   # network | static | random | perfect
-//   depth = 4               # network, static: minimax plies, 1..9
-//   epsilon = 0.0           # probability of a uniformly random move, 0..1
+//   depth = 4               # network, static (required): minimax plies, 1..9
+//   epsilon = 0.000000      # probability of a uniformly random move, 0..1 (default 0)
 //   topology = "full"       # network: full | paper (games/tictactoe/network.hpp)
 //   bits = "3f0a..."        # network: the bit string in hex, as best_networks.csv holds it
 //
