@@ -576,6 +576,21 @@ TEST(TttSaveAgents, SavedBestNetworksPlayAsInsideTheGa) {
   }
 }
 
+// The agent files shipped in networks/tictactoe/ (docs/tictactoe.md, "Playing a network"): the best
+// networks of configs/ttt-oracle.toml, each of which never loses to any opponent with either colour.
+TEST(TttShippedAgents, LoadAndNeverLose) {
+  int files = 0;
+  for (const auto& entry : fs::directory_iterator(fs::path(EF_SOURCE_DIR) / "networks" / "tictactoe")) {
+    if (entry.path().extension() != ".toml") continue;
+    ++files;
+    const TicTacToeAgent a = load_tictactoe_agent(entry.path().string());
+    EXPECT_EQ(a.params.kind, TicTacToeEvaluator::kNetwork) << entry.path();
+    EXPECT_EQ(a.params.depth, 4) << entry.path();
+    EXPECT_TRUE(tictactoe::measure(tictactoe::agent_chooser(a)).never_loses()) << entry.path();
+  }
+  EXPECT_EQ(files, 5);
+}
+
 TEST(TttSaveAgents, NeedsARun) {
   const auto [rc, out] =
       test::run_command(fmt::format("'{}' tictactoe --save-agents /tmp/ef_none_{} 2>&1", EF_EVALFORGE_BIN, ::getpid()));
