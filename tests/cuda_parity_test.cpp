@@ -601,7 +601,8 @@ TEST(CudaParityGames, BadJobsAreErrorsNotCrashes) {
 }
 
 // The second playout game through the same kernel template: Tic-Tac-Toe minimax at depths 1, 4
-// and 9, epsilon and random players, starts with either side to move.
+// and 9, epsilon and random players, the perfect player (with epsilon), starts with either side to
+// move.
 TEST(CudaParityGames, TicTacToeGamesAreTheCpusGames) {
   REQUIRE_CUDA_DEVICE();
   auto cpu = make_backend("cpu", 2), gpu = make_backend("cuda", 2);
@@ -609,7 +610,8 @@ TEST(CudaParityGames, TicTacToeGamesAreTheCpusGames) {
                                            play::tictactoe_agent(play::TicTacToeEvaluator::kStatic, 4, 100000),
                                            play::tictactoe_agent(play::TicTacToeEvaluator::kStatic, 9),
                                            play::tictactoe_agent(play::TicTacToeEvaluator::kRandom, 1)};
-  agents.resize(6);
+  agents.resize(7);
+  agents[6] = play::tictactoe_agent(play::TicTacToeEvaluator::kPerfect, 9, 50000);
   // Evolved-network players (pseudo-random bits), both topologies.
   for (int k = 0; k < 2; ++k) {
     const auto topology = k ? tictactoe::Topology::kPaper : tictactoe::Topology::kFull;
@@ -622,8 +624,8 @@ TEST(CudaParityGames, TicTacToeGamesAreTheCpusGames) {
   }
   for (const auto& a : agents) ASSERT_EQ(cpu->add_agent(a), gpu->add_agent(a));
   std::vector<GameJobOf<games::TicTacToe>> jobs;
-  for (int x = 0; x < 6; ++x)
-    for (int o = 0; o < 6; ++o)
+  for (int x = 0; x < 7; ++x)
+    for (int o = 0; o < 7; ++o)
       for (int k = 0; k < 64; ++k) {
         GameJobOf<games::TicTacToe> j;
         j.black = x;

@@ -4,6 +4,9 @@
 // evalforge gtp --game hex --agent SPEC [--size N] [--swap] [--seed N]: the same for Hex, with a
 // Hex player spec (uct, ev, resistance, random: games/hex/player_spec.hpp; docs/hex-gtp.md), for Hex
 // GUIs and controllers (and `hex external`).
+// evalforge gtp --game tictactoe --agent FILE|perfect|random|static [--seed N]: the same for
+// Tic-Tac-Toe, with a Tic-Tac-Toe agent file (games/tictactoe/agent_file.hpp; docs/tictactoe.md,
+// "Playing a network").
 //
 // stdout carries the protocol only; anything else (errors) goes to stderr. An agent that cannot
 // be loaded is an ef::Error before the first command is read (exit status 2).
@@ -17,6 +20,8 @@
 #include "games/hex/player_spec.hpp"
 #include "games/othello/agent_file.hpp"
 #include "games/othello/gtp_engine.hpp"
+#include "games/tictactoe/agent_file.hpp"
+#include "games/tictactoe/gtp_engine.hpp"
 
 namespace ef::app {
 
@@ -40,10 +45,18 @@ void run_hex_gtp(const GtpArgs& args) {
   engine.run(std::cin, std::cout);
 }
 
+void run_tictactoe_gtp(const GtpArgs& args) {
+  const play::TicTacToeAgent agent = play::load_tictactoe_agent(args.agent);
+  play::TttGtpEngine engine(agent, args.seed);
+  std::ios::sync_with_stdio(false);
+  engine.run(std::cin, std::cout);
+}
+
 void run_gtp(const GtpArgs& args) {
-  if (args.time.timed() && args.game == "hex") fail("gtp: --move-time and --game-time are for Othello");
+  if (args.time.timed() && args.game != "othello") fail("gtp: --move-time and --game-time are for Othello");
   if (args.game == "hex") return run_hex_gtp(args);
-  if (args.size_given || args.swap) fail("gtp: --size and --swap are for --game hex (Othello is 8x8)");
+  if (args.size_given || args.swap) fail("gtp: --size and --swap are for --game hex");
+  if (args.game == "tictactoe") return run_tictactoe_gtp(args);
   const play::OthelloAgent agent = play::load_agent(args.agent);
   play::GtpEngine engine(agent, args.seed, args.table_bits, args.time);
   // The controller waits on each response: no buffering beyond the flush after each one.
@@ -56,14 +69,16 @@ void run_gtp(const GtpArgs& args) {
 void register_gtp(CLI::App& app) {
   auto args = std::make_shared<GtpArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "gtp", "Play an agent as a GTP engine on stdin/stdout (8x8 Othello, vertices a1..h8; or Hex with --game hex)");
-  cmd->add_option("--game", args->game, "othello or hex")
-      ->check(CLI::IsMember({"othello", "hex"}))
+      "gtp",
+      "Play an agent as a GTP engine on stdin/stdout (8x8 Othello, vertices a1..h8; or Hex with --game hex, "
+      "Tic-Tac-Toe with --game tictactoe)");
+  cmd->add_option("--game", args->game, "othello, hex or tictactoe")
+      ->check(CLI::IsMember({"othello", "hex", "tictactoe"}))
       ->capture_default_str();
   cmd->add_option(
          "--agent", args->agent,
          "Othello: agent file (.toml), or a built-in: swh, random. Hex: a player spec, e.g. uct:playouts=1000, "
-         "ev, resistance:depth=1, random")
+         "ev, resistance:depth=1, random. Tic-Tac-Toe: agent file (.toml), or a built-in: perfect, random, static")
       ->required();
   auto* size = cmd->add_option("--size", args->size, "Hex: the board side at the start (boardsize changes it)")
                    ->check(CLI::Range(1, 13))

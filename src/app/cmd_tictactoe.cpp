@@ -7,6 +7,9 @@
 // With --measure, no games: each player is measured against perfect play instead
 // (games/tictactoe/perfect_play.hpp), beside baselines: the oracle itself, the constant
 // evaluator and random networks under the same search, and the static evaluator.
+//
+// With --save-agents DIR, no games either: an agent file for each best network of the runs, for
+// `evalforge gtp --game tictactoe --agent FILE` (games/tictactoe/agent_file.hpp).
 #include <fmt/core.h>
 #include <algorithm>
 #include <filesystem>
@@ -16,6 +19,7 @@
 #include "app/commands.hpp"
 #include "backends/backend.hpp"
 #include "core/error.hpp"
+#include "games/tictactoe/agent_file.hpp"
 #include "games/tictactoe/fitness_matches.hpp"
 #include "games/tictactoe/perfect_play.hpp"
 #include "ratings/ratings.hpp"
@@ -29,6 +33,7 @@ namespace fs = std::filesystem;
 
 struct TttArgs {
   std::vector<std::string> runs;
+  std::vector<std::string> agents;  // --agent: agent files or built-ins
   std::vector<int> static_depths{1, 2, 4, 9};
   bool random = true;
   std::string backend = "cpu";
@@ -40,6 +45,7 @@ struct TttArgs {
   int random_networks = 100;  // a sample per (topology, depth)
   u64 seed = 1;
   bool json = false;
+  std::string save_agents;  // --save-agents DIR
 };
 
 // ---- --measure ----
@@ -96,6 +102,7 @@ void measure_players(const TttArgs& a) {
   std::vector<play::TicTacToeAgent> players;
   for (const auto& r : a.runs)
     for (auto& n : ga::load_best_networks(r)) players.push_back(std::move(n));
+  for (const auto& f : a.agents) players.push_back(play::load_tictactoe_agent(f));
   // The baselines search as deep as the runs' networks (or --depths), with their topologies.
   std::set<int> depths(a.depths.begin(), a.depths.end());
   std::set<tictactoe::Topology> topologies;
@@ -189,7 +196,18 @@ void measure_players(const TttArgs& a) {
   }
 }
 
+void save_agents(const TttArgs& a) {
+  if (a.runs.empty()) fail("tictactoe --save-agents: give the runs whose best networks to save (--run DIR)");
+  if (a.measure) fail("tictactoe: --save-agents and --measure are separate uses; give one");
+  for (const auto& r : a.runs)
+    for (const fs::path& f : ga::save_best_network_agents(r, a.save_agents)) fmt::print("{}\n", f.string());
+}
+
 void run(const TttArgs& a) {
+  if (!a.save_agents.empty()) {
+    save_agents(a);
+    return;
+  }
   if (a.measure) {
     measure_players(a);
     return;
@@ -197,6 +215,7 @@ void run(const TttArgs& a) {
   std::vector<play::TicTacToeAgent> players;
   for (const auto& r : a.runs)
     for (auto& n : ga::load_best_networks(r)) players.push_back(std::move(n));
+  for (const auto& f : a.agents) players.push_back(play::load_tictactoe_agent(f));
   for (int d : a.static_depths) {
     if (d < 1 || d > 9) fail("--static: depth {} is outside 1..9", d);
     players.push_back(play::static_agent(d));
@@ -207,7 +226,7 @@ void run(const TttArgs& a) {
     r.params.kind = play::TicTacToeEvaluator::kRandom;
     players.push_back(r);
   }
-  if (players.size() < 2) fail("tictactoe: fewer than two players (give --run DIR or --static DEPTHS)");
+  if (players.size() < 2) fail("tictactoe: fewer than two players (give --run DIR, --agent FILE or --static DEPTHS)");
   auto backend = make_backend(a.backend, a.threads);
   const play::TttRoundRobin rr = play::ttt_round_robin(*backend, players);
   const auto& table = rr.points;
@@ -242,6 +261,9 @@ void register_tictactoe(CLI::App& app) {
       "A round robin of evolved Tic-Tac-Toe networks, the static evaluator and random play; or, with --measure, "
       "their measures against perfect play");
   cmd->add_option("--run", a->runs, "A tictactoe evolve run directory (its best_networks.csv)")->take_all();
+  cmd->add_option("--agent", a->agents,
+                  "Tic-Tac-Toe agent files (or the built-ins perfect, random, static) to play or measure too")
+      ->take_all();
   cmd->add_option("--static", a->static_depths, "Depths of static-evaluator players")
       ->delimiter(',')
       ->capture_default_str();
@@ -267,6 +289,9 @@ void register_tictactoe(CLI::App& app) {
       ->check(CLI::Range(0, 1000000));
   cmd->add_option("--seed", a->seed, "--measure: seed of the random networks (drawn as the GA's generation 0)")
       ->capture_default_str();
+  cmd->add_option("--save-agents", a->save_agents,
+                  "No games: write an agent file (DIR/RUN-t<trial><population>.toml) for each best network of the "
+                  "--run directories, for `evalforge gtp --game tictactoe --agent FILE`; prints the files");
   cmd->add_flag("--json", a->json, "--measure: print JSON (with each player's worst lines) instead of the table");
   cmd->callback([a] { run(*a); });
 }

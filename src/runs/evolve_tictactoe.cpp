@@ -24,6 +24,7 @@
 #include "core/bytes.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "games/tictactoe/agent_file.hpp"
 #include "games/tictactoe/fitness_matches.hpp"
 #include "games/tictactoe/perfect_play.hpp"
 
@@ -128,16 +129,6 @@ TttState decode(const std::string& payload, const std::string& file, const TicTa
   s.oracle = version >= 2 && r.get<bool>("the oracle flag");
   r.expect_end();
   return s;
-}
-
-std::string hex(const BitString& b) {
-  std::string out;
-  for (std::size_t i = 0; i < b.size(); i += 4) {
-    int v = 0;
-    for (std::size_t k = 0; k < 4; ++k) v = 2 * v + (i + k < b.size() ? b[i + k] : 0);
-    out += "0123456789abcdef"[v];
-  }
-  return out;
 }
 
 struct Stats {
@@ -352,7 +343,8 @@ EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state
         for (int p = 0; p < np; ++p) {
           const int i = best_indices(fitness[t][p], 1)[0];
           best += fmt::format("{},{},{:.3f},{},{}\n", t, p == 0 ? "a" : "b", fitness[t][p][i],
-                              c.coevolution ? std::to_string(monitored[t][p][i]) : "", hex(state.pops[t][p][i]));
+                              c.coevolution ? std::to_string(monitored[t][p][i]) : "",
+                              play::ttt_bits_to_hex(state.pops[t][p][i]));
         }
       run.write_file("best_networks.csv", best);
       state.generation = g + 1;
@@ -502,33 +494,14 @@ EvolveOutcome resume_tictactoe(RunSession& session, EvolveConfig config, const E
   return loop(session, c, std::move(state), std::move(backend), options.threads);
 }
 
-// The inverse of hex(): `bits` bits from their hex digits (the last digit padded with zeros).
-static BitString bits_from_hex(const std::string& hex, int bits, const std::string& where) {
-  BitString b;
-  for (char h : hex) {
-    int v;
-    if (h >= '0' && h <= '9')
-      v = h - '0';
-    else if (h >= 'a' && h <= 'f')
-      v = h - 'a' + 10;
-    else
-      fail("{}: '{}' is not a hex digit", where, h);
-    for (int k = 3; k >= 0; --k) b.push_back(static_cast<unsigned char>(v >> k & 1));
-  }
-  if (static_cast<int>(b.size()) < bits || static_cast<int>(b.size()) >= bits + 4)
-    fail("{}: {} hex digits for a network of {} bits", where, hex.size(), bits);
-  b.resize(bits);
-  return b;
-}
-
-std::vector<play::TicTacToeAgent> load_best_networks(const fs::path& dir) {
+std::vector<BestNetwork> read_best_networks(const fs::path& dir) {
   const EvolveConfig c = load_evolve_config((dir / "config.toml").string());
   if (c.kind != EvolveKind::kTicTacToe)
     fail("{}: not a tictactoe evolve run (kind {})", dir.string(), evolve_kind_name(c.kind));
   const fs::path file = dir / "best_networks.csv";
   std::ifstream in(file);
   if (!in) fail("{}: cannot read (is the run complete?)", file.string());
-  std::vector<play::TicTacToeAgent> out;
+  std::vector<BestNetwork> out;
   std::string line;
   std::getline(in, line);
   for (std::size_t lineno = 2; std::getline(in, line); ++lineno) {
@@ -537,12 +510,39 @@ std::vector<play::TicTacToeAgent> load_best_networks(const fs::path& dir) {
     std::stringstream ss(line);
     for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
     if (f.size() != 5) fail("{}: expected 5 columns (trial,population,fitness,monitor,bits)", where);
-    const auto trial = parse_int_field(f[0], 0, 1000, where, "trial");
-    out.push_back(play::network_agent(bits_from_hex(f[4], c.ttt.ga.bits, where), c.ttt.topology, c.ttt.depth,
-                                      fmt::format("{}:t{}{}", dir.filename().string(), trial, f[1])));
+    BestNetwork n;
+    n.trial = static_cast<int>(parse_int_field(f[0], 0, 1000, where, "trial"));
+    if (f[1] != "a" && f[1] != "b") fail("{}: population '{}' (expected a or b)", where, f[1]);
+    n.population = f[1];
+    n.fitness = f[2];
+    n.bits = play::ttt_bits_from_hex(f[4], c.ttt.ga.bits, where);
+    n.agent = play::network_agent(n.bits, c.ttt.topology, c.ttt.depth,
+                                  fmt::format("{}:t{}{}", dir.filename().string(), n.trial, n.population));
+    out.push_back(std::move(n));
   }
   if (out.empty()) fail("{}: no networks", file.string());
   return out;
+}
+
+std::vector<play::TicTacToeAgent> load_best_networks(const fs::path& dir) {
+  std::vector<play::TicTacToeAgent> out;
+  for (BestNetwork& n : read_best_networks(dir)) out.push_back(std::move(n.agent));
+  return out;
+}
+
+std::vector<fs::path> save_best_network_agents(const fs::path& run, const fs::path& out_dir) {
+  const std::vector<BestNetwork> best = read_best_networks(run);
+  // The run directory's own name keeps the files of several runs apart in one directory; a ':'
+  // (the agents' name separator) would not be portable in a file name.
+  const std::string stem = fs::absolute(run).lexically_normal().filename().string();
+  std::vector<fs::path> files;
+  for (const BestNetwork& n : best) {
+    play::TicTacToeAgent agent = n.agent;
+    agent.name = fmt::format("{}-t{}{}", stem.empty() ? "run" : stem, n.trial, n.population);
+    files.push_back(out_dir / (agent.name + ".toml"));
+    play::save_tictactoe_agent(agent, files.back());
+  }
+  return files;
 }
 
 }  // namespace ef::ga

@@ -2,6 +2,7 @@
 #pragma once
 #include <filesystem>
 #include "core/run_dir.hpp"
+#include "ga/bitstring_ga.hpp"
 #include "games/tictactoe/perfect_play.hpp"
 #include "games/tictactoe/players.hpp"
 #include "runs/evolve_config.hpp"
@@ -22,9 +23,24 @@ std::vector<MemoryPart> tictactoe_memory_estimate(const TicTacToeConfig& config)
 // The session's evolve run, whose config.toml is `config` (kind "tictactoe").
 EvolveOutcome resume_tictactoe(RunSession& session, EvolveConfig config, const EvolveRunOptions& options,
                                int generations);
+// One row of best_networks.csv: a population's best network of the last generation.
+struct BestNetwork {
+  int trial = 0;
+  std::string population;  // "a", or "b" (co-evolution's second population)
+  std::string fitness;     // as the file holds it
+  BitString bits;
+  play::TicTacToeAgent agent;  // the bits played as the run played them (topology, depth)
+};
 // The best networks of a complete run (DIR/best_networks.csv, played as DIR/config.toml says:
 // topology, depth), named "RUN:t<trial><population>". ef::Error naming the file and line for a
 // run of another kind, an incomplete run or a bad row.
+std::vector<BestNetwork> read_best_networks(const std::filesystem::path& dir);
+// Their agents alone.
 std::vector<play::TicTacToeAgent> load_best_networks(const std::filesystem::path& dir);
+// Writes an agent file (games/tictactoe/agent_file.hpp) for each best network of the run into
+// `out_dir`, named RUN-t<trial><population>.toml after the run directory (the agent's name too);
+// returns the files in best_networks.csv's order.
+std::vector<std::filesystem::path> save_best_network_agents(const std::filesystem::path& run,
+                                                            const std::filesystem::path& out_dir);
 
 }  // namespace ef::ga

@@ -9,7 +9,8 @@ void TicTacToeAgent::validate() const {
   switch (params.kind) {
     case TicTacToeEvaluator::kRandom:
     case TicTacToeEvaluator::kStatic:
-    case TicTacToeEvaluator::kNetwork: return;
+    case TicTacToeEvaluator::kNetwork:
+    case TicTacToeEvaluator::kPerfect: return;
   }
   fail("agent '{}': unknown evaluator kind {}", name, static_cast<u32>(params.kind));
 }

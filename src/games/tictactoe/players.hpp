@@ -4,8 +4,11 @@
 //
 // Evaluators: the seed paper's +-30/+-20/+-10 static evaluator (tictactoe::StaticEvaluator, the
 // "known good" opponent of docs/method.md section 3), the evolved 9-18-5-1 threshold network
-// (games/tictactoe/network.hpp; carried inside the parameters, so they stay self-contained), and
-// random play.
+// (games/tictactoe/network.hpp; carried inside the parameters, so they stay self-contained),
+// random play, and perfect play. A game has at most 9 plies, so minimax to depth 9 reaches a
+// finished game on every line and scores it exactly: the perfect player is that search (the
+// evaluator is never asked), self-contained like the others, rather than a lookup in
+// perfect_play.hpp's host-side table, which a device could not read.
 #pragma once
 #include <string>
 #include "core/hd.hpp"
@@ -16,14 +19,14 @@
 
 namespace ef::play {
 
-enum class TicTacToeEvaluator : u32 { kRandom = 0, kStatic = 1, kNetwork = 2 };
+enum class TicTacToeEvaluator : u32 { kRandom = 0, kStatic = 1, kNetwork = 2, kPerfect = 3 };
 
 // A game has 9 plies, so depth 9 searches to the end from anywhere.
 constexpr int kTicTacToeMaxDepth = 9;
 
 struct TicTacToeParams {
   TicTacToeEvaluator kind = TicTacToeEvaluator::kStatic;
-  int depth = 4;               // minimax plies, 1..kTicTacToeMaxDepth
+  int depth = 4;               // minimax plies, 1..kTicTacToeMaxDepth (kPerfect: always the maximum)
   u32 epsilon_ppm = 0;         // probability of a random move, in millionths
   tictactoe::Network network;  // kNetwork
 
@@ -38,6 +41,10 @@ struct TicTacToeParams {
       case TicTacToeEvaluator::kStatic:
         r = search::alphabeta<games::TicTacToe, tictactoe::StaticEvaluator, kTicTacToeMaxDepth>(
             s, depth, tictactoe::StaticEvaluator{});
+        break;
+      case TicTacToeEvaluator::kPerfect:  // to the end of every line: exact values, ties to the lowest square
+        r = search::alphabeta<games::TicTacToe, tictactoe::StaticEvaluator, kTicTacToeMaxDepth>(
+            s, kTicTacToeMaxDepth, tictactoe::StaticEvaluator{});
         break;
       case TicTacToeEvaluator::kNetwork: {
         tictactoe::NetworkEvaluator e;
@@ -63,11 +70,15 @@ struct TicTacToeAgent {
   TicTacToeParams device_params() const { return params; }
 };
 
-// A static-evaluator or random player (a network player needs its network: see
-// games/tictactoe/fitness_matches.hpp network_agent).
+// A static-evaluator, random or perfect player (a network player needs its network: see
+// games/tictactoe/fitness_matches.hpp network_agent). A perfect player's depth is the maximum,
+// whatever `depth` says.
 inline TicTacToeAgent tictactoe_agent(TicTacToeEvaluator kind, int depth, u32 epsilon_ppm = 0) {
   TicTacToeAgent a;
-  a.name = kind == TicTacToeEvaluator::kRandom ? "random" : "static-ply" + std::to_string(depth);
+  if (kind == TicTacToeEvaluator::kPerfect) depth = kTicTacToeMaxDepth;
+  a.name = kind == TicTacToeEvaluator::kRandom    ? "random"
+           : kind == TicTacToeEvaluator::kPerfect ? "perfect"
+                                                  : "static-ply" + std::to_string(depth);
   a.params.kind = kind;
   a.params.depth = depth;
   a.params.epsilon_ppm = epsilon_ppm;
