@@ -9,15 +9,16 @@ namespace ef {
 
 // What a stream of random numbers is for; part of the key, so streams never collide.
 enum class Purpose : u32 {
-  kSplit = 1,       // data splits (fitness/test, train/validation)
-  kShuffle = 2,     // training sample order
-  kDatagen = 3,     // built-in dataset generation
-  kPopulation = 4,  // GA initial keys and mutants
-  kCrossover = 5,   // GA crossover
-  kMigration = 6,   // GA immigrant placement
-  kGame = 7,        // playouts
-  kEvolve = 8,      // evolve runs' GA: initial chromosomes, selection, crossover, mutation
-  kOpening = 9,     // random openings of yardstick games
+  kSplit = 1,          // data splits (fitness/test, train/validation)
+  kShuffle = 2,        // training sample order
+  kDatagen = 3,        // built-in dataset generation
+  kPopulation = 4,     // GA initial keys and mutants
+  kCrossover = 5,      // GA crossover
+  kMigration = 6,      // GA immigrant placement
+  kGame = 7,           // playouts
+  kEvolve = 8,         // evolve runs' GA: initial chromosomes, selection, crossover, mutation
+  kOpening = 9,        // random openings of yardstick games
+  kFitnessGames = 10,  // a generation's seed for its fitness games (Tic-Tac-Toe's random ties)
 };
 
 class Rng {

@@ -139,8 +139,8 @@ TicTacToeConfig load_tictactoe(const toml::table& root, const std::string& file)
   }
   {
     TableReader r(section("fitness"), file, "fitness");
-    r.allow({"kind", "openings"});
-    std::string kind = "games", openings = "source";
+    r.allow({"kind", "openings", "ties", "games_per_opening"});
+    std::string kind = "games", openings = "source", ties = "lowest";
     r.text("kind", kind);
     if (kind == "games" || kind == "oracle")
       c.oracle_fitness = kind == "oracle";
@@ -155,6 +155,23 @@ TicTacToeConfig load_tictactoe(const toml::table& root, const std::string& file)
       fail("{}: \"oracle\" needs opponent.kind = \"static\" (co-evolution's fitness is its games)", r.where("kind"));
     if (c.oracle_fitness && c.openings == play::TttOpenings::kAll)
       fail("{}: \"all\" applies to kind = \"games\" (the oracle plays no games)", r.where("openings"));
+    r.text("ties", ties);
+    if (ties == "lowest" || ties == "random")
+      c.random_ties = ties == "random";
+    else
+      fail("{}: '{}' (expected lowest or random)", r.where("ties"), ties);
+    r.integer("games_per_opening", c.games_per_opening, 1, play::kMaxGamesPerOpening);
+    if (c.oracle_fitness && (c.random_ties || c.games_per_opening > 1))
+      fail("{}: applies to kind = \"games\" (the oracle plays no games)",
+           r.where(c.random_ties ? "ties" : "games_per_opening"));
+    if (c.random_ties && c.coevolution)
+      fail("{}: \"random\" is built for static opponents (co-evolution plays its games with ties to the lowest square)",
+           r.where("ties"));
+    if (c.games_per_opening > 1 && !c.random_ties)
+      fail(
+          "{}: {} games per opening with ties = \"lowest\" would play each game {} times over (the players are "
+          "deterministic); set ties = \"random\"",
+          r.where("games_per_opening"), c.games_per_opening, c.games_per_opening);
   }
   {
     TableReader r(section("monitor"), file, "monitor");
@@ -194,8 +211,11 @@ std::string tictactoe_to_toml(const TicTacToeConfig& c) {
                                                            : fmt::format("[{}]", fmt::join(c.opponent_depths, ", "));
   t += fmt::format("[opponent]\nkind = \"{}\"\ndepth = {}\ntop = {}\nmonitor_depth = {}\n\n",
                    c.coevolution ? "coevolution" : "static", depths, c.top, c.monitor_depth);
-  t += fmt::format("[fitness]\nkind = \"{}\"\nopenings = \"{}\"\n\n", c.oracle_fitness ? "oracle" : "games",
+  t += fmt::format("[fitness]\nkind = \"{}\"\nopenings = \"{}\"\n", c.oracle_fitness ? "oracle" : "games",
                    c.openings == play::TttOpenings::kAll ? "all" : "source");
+  // Only when set: the config.toml of a run with the source's deterministic games reads as before.
+  if (c.random_ties) t += fmt::format("ties = \"random\"\ngames_per_opening = {}\n", c.games_per_opening);
+  t += "\n";
   t += fmt::format("[monitor]\noracle = {}\npopulation_every = {}\n\n", c.oracle, c.population_every);
   t += fmt::format("[run]\ncheckpoint_every = {}\n", c.checkpoint_every);
   return t;

@@ -67,6 +67,12 @@ struct TicTacToeConfig {
   // (runs/evolve_tictactoe.hpp oracle_fitness), static opponent only.
   bool oracle_fitness = false;
   play::TttOpenings openings = play::TttOpenings::kSource;
+  // [fitness] ties = "random": every player of the fitness games draws among its equal moves
+  // (TicTacToeParams::random_ties) from a stream seeded per generation, and each opening is
+  // played games_per_opening times with both colours; fitness = the match points / K (0..480).
+  // "lowest" (the default, the source's): ties to the lowest square, one game per opening.
+  bool random_ties = false;
+  int games_per_opening = 1;
   // [monitor] oracle.csv: each generation's best networks measured against perfect play
   // (games/tictactoe/perfect_play.hpp), and every `population_every` generations (and the last)
   // the share of each population that never loses to any opponent. Never feeds selection.

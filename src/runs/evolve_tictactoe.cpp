@@ -24,6 +24,7 @@
 #include "core/bytes.hpp"
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "core/rng.hpp"
 #include "games/tictactoe/agent_file.hpp"
 #include "games/tictactoe/fitness_matches.hpp"
 #include "games/tictactoe/perfect_play.hpp"
@@ -149,7 +150,10 @@ Stats stats_of(const std::vector<T>& v) {
 }
 
 std::string openings_note(const TicTacToeConfig& c) {
-  return c.openings == play::TttOpenings::kAll ? ", 9 openings (the centre too)" : "";
+  std::string note = c.openings == play::TttOpenings::kAll ? ", 9 openings (the centre too)" : "";
+  if (c.random_ties)
+    note += fmt::format(", ties drawn at random, {} game(s) per opening and colour", c.games_per_opening);
+  return note;
 }
 double max_fitness(const TicTacToeConfig& c) {
   return c.oracle_fitness ? 480.0 : static_cast<double>(play::ttt_max_points(c.openings));
@@ -212,9 +216,12 @@ EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state
   if (state.generation >= c.generations)  // resume_tictactoe refuses such a limit
     fail("{}: internal error: generation {} is bred but the limit is {}", run.path().string(), state.generation,
          c.generations);
-  play::TttMatches matches(*backend, c.openings);
+  play::TttMatches matches(*backend, c.openings, c.games_per_opening);
   std::vector<play::TicTacToeAgent> opponents;
-  for (const int d : c.opponent_depths) opponents.push_back(play::static_agent(d));
+  for (const int d : c.opponent_depths) {
+    opponents.push_back(play::static_agent(d));
+    opponents.back().params.random_ties = c.random_ties;
+  }
   const play::TicTacToeAgent monitor = play::static_agent(c.monitor_depth);
   const int np = populations(c);
   run.log(fmt::format(
@@ -251,10 +258,16 @@ EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state
         for (const BitString& b : state.top[t][p])
           tops[t][p].push_back(play::network_agent(b, c.topology, c.depth, "top"));
       }
+    // The members as they play their fitness games: with ties = "random", drawing among equal
+    // moves (the members themselves stay deterministic for the measures of oracle.csv).
+    Agents players = members;
+    for (auto& trial : players)
+      for (auto& population : trial)
+        for (auto& a : population) a.params.random_ties = c.random_ties;
     std::vector<play::TttMatch> list;
     for (int t = 0; t < c.trials; ++t)
       for (int p = 0; p < np; ++p)
-        for (const auto& m : members[t][p]) {
+        for (const auto& m : players[t][p]) {
           if (c.coevolution) {
             for (const auto& rival : tops[t][1 - p]) list.push_back({&m, &rival});
             list.push_back({&m, &monitor});
@@ -263,7 +276,10 @@ EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state
           }
         }
     const auto tp = std::chrono::steady_clock::now();
-    const std::vector<int> scores = list.empty() ? std::vector<int>{} : matches.play(list);
+    // A new draw of the ties every generation (a pure function of the run's seed and the
+    // generation, so a resumed run plays the same games); seed 1 for the source's fixed games.
+    const u64 games_seed = c.random_ties ? Rng(c.seed, Purpose::kFitnessGames, static_cast<u32>(g)).next_u64() : 1;
+    const std::vector<int> scores = list.empty() ? std::vector<int>{} : matches.play(list, games_seed);
     std::vector<tictactoe::PlayerMeasures> measured;  // fitness = "oracle": every member, in order
     if (c.oracle_fitness) {
       std::vector<play::TicTacToeAgent> all;
@@ -292,7 +308,8 @@ EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state
           } else {
             double sum = 0;
             for (std::size_t k = 0; k < opponents.size(); ++k) sum += scores[at++];
-            fitness[t][p].push_back(sum / static_cast<double>(opponents.size()));  // 0..480
+            // The mean over opponents and repetitions: 0..480 (540 with all openings).
+            fitness[t][p].push_back(sum / static_cast<double>(opponents.size() * c.games_per_opening));
           }
         }
       }

@@ -159,6 +159,9 @@ void save_tictactoe_agent(const TicTacToeAgent& agent, const fs::path& file) {
     if (ec) fail("{}: cannot create the directory: {}", file.parent_path().string(), ec.message());
   }
   const TicTacToeParams& p = agent.params;
+  if (p.random_ties)
+    fail("{}: agent '{}' draws among equal moves; an agent file holds a player that breaks ties by the lowest square",
+         file.string(), agent.name);
   std::string t = "# evalforge Tic-Tac-Toe agent (docs/tictactoe.md, \"Playing a network\")\n";
   t += fmt::format("name = {}\nevaluator = \"{}\"\n", toml_quote(agent.name), evaluator_name(p.kind));
   if (takes_depth(p.kind)) t += fmt::format("depth = {}\n", p.depth);

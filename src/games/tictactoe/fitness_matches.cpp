@@ -26,7 +26,13 @@ TicTacToeAgent network_agent(const ga::BitString& bits, tictactoe::Topology topo
 
 TicTacToeAgent static_agent(int depth) { return tictactoe_agent(TicTacToeEvaluator::kStatic, depth); }
 
-std::vector<int> TttMatches::play(std::span<const TttMatch> matches) {
+TttMatches::TttMatches(PlayBackend<games::TicTacToe>& backend, TttOpenings openings, int games_per_opening)
+    : backend_(backend), openings_(openings), games_per_opening_(games_per_opening) {
+  if (games_per_opening < 1 || games_per_opening > kMaxGamesPerOpening)
+    fail("Tic-Tac-Toe matches: {} games per opening (expected 1..{})", games_per_opening, kMaxGamesPerOpening);
+}
+
+std::vector<int> TttMatches::play(std::span<const TttMatch> matches, u64 seed) {
   // One backend slot per distinct agent of the batch.
   std::map<const TicTacToeAgent*, int> slot;
   std::vector<const TicTacToeAgent*> agents;
@@ -39,12 +45,13 @@ std::vector<int> TttMatches::play(std::span<const TttMatch> matches) {
     else
       handles_.push_back(backend_.add_agent(*agents[i]));
   }
-  // Each match: the 8 (or 9) openings, the player as X then as O (engine/round_robin.hpp's layout).
-  const int openings = ttt_openings(openings_), games = ttt_match_games(openings_);
+  // Each match: the 8 (or 9) openings (K times), the player as X then as O (engine/round_robin.hpp's
+  // layout); with K = 1 the games and game ids of before repetitions existed.
+  const int openings = ttt_openings(openings_), starts = openings * games_per_opening_, games = 2 * starts;
   std::vector<Pairing> pairs;
   for (const TttMatch& m : matches) pairs.emplace_back(handles_[slot[m.player]], handles_[slot[m.opponent]]);
   const auto jobs = paired_games<games::TicTacToe>(
-      pairs, openings, [](std::size_t, int k) { return tictactoe::Board{}.play(kOpenings[k]); }, /*seed=*/1);
+      pairs, starts, [openings](std::size_t, int k) { return tictactoe::Board{}.play(kOpenings[k % openings]); }, seed);
   std::vector<TicTacToeRecord> records(jobs.size());
   backend_.play(jobs, records);
   std::vector<int> scores(matches.size(), 0);

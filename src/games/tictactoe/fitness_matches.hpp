@@ -22,6 +22,7 @@ namespace ef::play {
 
 constexpr int kTttMatchGames = 16;  // the source's set
 constexpr int kTttWinPoints = 30, kTttDrawPoints = 15;
+constexpr int kMaxGamesPerOpening = 64;
 
 // The source's 8 openings (every first move but the centre), or all 9.
 enum class TttOpenings { kSource, kAll };
@@ -40,17 +41,23 @@ struct TttMatch {
   const TicTacToeAgent* opponent = nullptr;
 };
 
+// With `games_per_opening` K > 1 every opening is played K times with both colours (the set of
+// openings repeated: game k starts from opening k mod openings), which only makes sense with
+// players that break ties at random (TicTacToeParams::random_ties): a deterministic pair plays
+// the same game K times. The games' streams are keyed by (seed, game id), so a new seed is a new
+// draw of the ties.
 class TttMatches {
  public:
-  explicit TttMatches(PlayBackend<games::TicTacToe>& backend, TttOpenings openings = TttOpenings::kSource)
-      : backend_(backend), openings_(openings) {}
-  // Each match's score for its player (0..ttt_max_points: 480, or 540 with all openings), all
-  // matches' games in one batch.
-  std::vector<int> play(std::span<const TttMatch> matches);
+  explicit TttMatches(PlayBackend<games::TicTacToe>& backend, TttOpenings openings = TttOpenings::kSource,
+                      int games_per_opening = 1);
+  // Each match's points for its player, summed over its games (0..K x ttt_max_points: 480, or
+  // 540 with all openings, per repetition), all matches' games in one batch.
+  std::vector<int> play(std::span<const TttMatch> matches, u64 seed = 1);
 
  private:
   PlayBackend<games::TicTacToe>& backend_;
   TttOpenings openings_;
+  int games_per_opening_;
   std::vector<int> handles_;  // agent slots, replaced in place batch after batch
 };
 

@@ -309,6 +309,9 @@ Chooser agent_chooser(const play::TicTacToeAgent& agent) {
   agent.validate();
   if (agent.params.kind == play::TicTacToeEvaluator::kRandom)
     fail("agent '{}': a random player has no single move to measure", agent.name);
+  if (agent.params.random_ties)
+    fail("agent '{}': it draws among equal moves; measures need a deterministic player (ties to the lowest square)",
+         agent.name);
   if (agent.params.epsilon_ppm > 0)
     fail("agent '{}': epsilon_ppm {} makes its moves random; measures need a deterministic player", agent.name,
          agent.params.epsilon_ppm);

@@ -29,11 +29,24 @@ struct TicTacToeParams {
   int depth = 4;               // minimax plies, 1..kTicTacToeMaxDepth (kPerfect: always the maximum)
   u32 epsilon_ppm = 0;         // probability of a random move, in millionths
   tictactoe::Network network;  // kNetwork
+  // Among moves of equal value: false, the lowest square (alpha-beta's rule: the move is a pure
+  // function of the position); true, a seeded draw from the game's stream, so that a set of games
+  // is not a set of fixed lines a network can learn by heart (the fitness's `ties = "random"`).
+  bool random_ties = false;
 
   EF_HD int choose(const tictactoe::Board& s, Rng& rng, u64& nodes, const PlayScratchOf<games::TicTacToe>&) const {
     const int explored =
         exploration_move(games::TicTacToe::moves(s), kind == TicTacToeEvaluator::kRandom, epsilon_ppm, rng);
     if (explored != kSearchMove) return explored;
+    if (random_ties) {
+      const int d = kind == TicTacToeEvaluator::kPerfect ? kTicTacToeMaxDepth : depth;
+      if (kind == TicTacToeEvaluator::kNetwork) {
+        tictactoe::NetworkEvaluator e;
+        e.network = &network;
+        return draw_among_best(s, d, e, rng, nodes);
+      }
+      return draw_among_best(s, d, tictactoe::StaticEvaluator{}, rng, nodes);
+    }
     search::SearchResult r;
     switch (kind) {
       case TicTacToeEvaluator::kRandom:  // unreachable: exploration_move answers a random player
@@ -57,6 +70,31 @@ struct TicTacToeParams {
     return r.best_move;
   }
   EF_HD bool wants_endgame_table() const { return false; }
+
+  // Every root move searched on its own with a full window (the child to depth - 1), then one
+  // below() draw among the moves of the best value, none when there is one. The values are
+  // alpha-beta's, so the lowest of these moves is the move the deterministic player plays
+  // (tested over every position).
+  template <class E>
+  EF_HD static int draw_among_best(const tictactoe::Board& s, int depth, const E& e, Rng& rng, u64& nodes) {
+    int best[games::TicTacToe::kMaxMoves];
+    int count = 0;
+    i32 best_value = -search::kInfinity;
+    ++nodes;  // the root, as alpha-beta counts it
+    for (u64 m = games::TicTacToe::moves(s); m; m &= m - 1) {
+      const int square = ctz64(m);
+      const search::SearchResult r =
+          search::alphabeta<games::TicTacToe, E, kTicTacToeMaxDepth>(games::TicTacToe::play(s, square), depth - 1, e);
+      nodes += r.nodes;
+      const i32 v = -r.value;
+      if (v > best_value) {
+        best_value = v;
+        count = 0;
+      }
+      if (v == best_value) best[count++] = square;
+    }
+    return count == 1 ? best[0] : best[rng.below(static_cast<u32>(count))];
+  }
 };
 
 // A Tic-Tac-Toe agent on the host. Its parameters are self-contained (nothing to upload but
