@@ -40,8 +40,11 @@ class Evaluator {
     auto geometries = std::make_shared<std::vector<ntuple::Geometry>>();
     for (const auto& s : shapes) geometries->push_back(s.geometry());
     auto rows = std::make_shared<std::vector<ScoreRow>>();
-    run_on(*worker_,
-           [s = state_, geometries, rows] { *rows = score_shapes(s->prepared, *geometries, s->options, *s->backend); });
+    run_on(*worker_, [s = state_, geometries, rows] {
+      const auto t0 = std::chrono::steady_clock::now();
+      *rows = score_shapes(s->prepared, *geometries, s->options, *s->backend);
+      s->last_batch_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    });
     const std::size_t n_shapes = geometries->size(), n_moves = rows->size();
     py::array_t<double> mse({n_shapes, n_moves}), mae({n_shapes, n_moves});
     auto wmse = mse.mutable_unchecked<2>();
@@ -84,6 +87,7 @@ class Evaluator {
 
   const PreparedScore& prepared() const { return state_->prepared; }
   const std::string& backend_name() const { return state_->backend_name; }
+  double last_batch_seconds() const { return state_->last_batch_seconds; }
 
  private:
   // What the worker's tasks use, owned jointly with them (an interrupted task outlives its call).
@@ -93,6 +97,7 @@ class Evaluator {
     std::unique_ptr<Backend> backend;  // made, used and destroyed on the worker
     std::string backend_name;
     PreparedScore prepared;
+    double last_batch_seconds = 0;  // the last evaluate()'s score_shapes, timed on the worker
   };
   std::shared_ptr<State> state_ = std::make_shared<State>();
   std::unique_ptr<Worker> worker_ = std::make_unique<Worker>();
@@ -218,6 +223,8 @@ in the library's index layout for the shape's tuples.)doc")
           py::arg("shape"), py::kw_only(), py::arg("depth") = 1, py::arg("exact_empties") = -1,
           R"doc(Trains one shape at every move and returns it as an n-tuple Agent, exactly the agent
 `evalforge score --save-agents` writes (the nearest scored move's network for other moves).)doc")
+      .def_property_readonly("_last_batch_seconds", &Evaluator::last_batch_seconds,
+                             "Benchmarks only: seconds of the last evaluate()'s batch inside C++ (score_shapes)")
       .def("_native_seconds", &Evaluator::native_seconds, py::arg("shapes"),
            "Benchmarks only: seconds of the same batch through the C++ API (score_shapes), timed in C++")
       .def_property_readonly(
