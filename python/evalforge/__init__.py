@@ -16,8 +16,10 @@ from ._evalforge import (  # noqa: F401
     load_agent,
     load_games,
     play,
+    resume_search,
+    search,
     solve,
 )
 
-__all__ = ["Agent", "Error", "Evaluator", "Games", "Positions", "load_agent", "load_games", "play", "solve",
+__all__ = ["Agent", "Error", "Evaluator", "Games", "Positions", "load_agent", "load_games", "play", "search", "resume_search", "solve",
            "__version__"]

@@ -1,6 +1,6 @@
 # Type stubs of the compiled module (python/src/*.cpp); docstrings are in the module itself.
 import os
-from typing import Sequence, Union, overload, Literal
+from typing import Callable, Literal, Sequence, Union, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -74,3 +74,12 @@ def play(a: Agent, b: Agent, *, openings: int = 10, opening_plies: int = 8, seed
 
 def solve(black: int, white: int, side: int = 0, *, ordering: str = "builtin",
           table_bits: int = 20) -> dict[str, int]: ...
+
+def search(config: PathLike, out: PathLike, *, data: Union[Sequence[PathLike], None] = None, generations: int = 0,
+           backend: str = "cpu", threads: int = 0,
+           on_generation: Union[Callable[[int, dict[str, np.ndarray]], None], None] = None,
+           progress: Union[Callable[[str], None], None] = None) -> dict[str, Union[str, int, bool]]: ...
+
+def resume_search(dir: PathLike, *, generations: int = 0, backend: str = "cpu", threads: int = 0,
+                  on_generation: Union[Callable[[int, dict[str, np.ndarray]], None], None] = None,
+                  progress: Union[Callable[[str], None], None] = None) -> dict[str, Union[str, int, bool]]: ...

@@ -108,5 +108,6 @@ TrainParams train_params(double learning_rate, int epochs, int batch_size, u64 s
 void bind_data(py::module_& m);
 void bind_evaluator(py::module_& m);
 void bind_agents(py::module_& m);
+void bind_runs(py::module_& m);
 
 }  // namespace ef::py

@@ -264,4 +264,5 @@ PYBIND11_MODULE(_evalforge, m) {
   ef::py::bind_data(m);
   ef::py::bind_evaluator(m);
   ef::py::bind_agents(m);
+  ef::py::bind_runs(m);
 }

@@ -1,0 +1,99 @@
+"""The built-in shape search from Python: the CLI's run, bit for bit, with a per-generation callback."""
+import csv
+
+import numpy as np
+import pytest
+
+import evalforge
+from conftest import run_cli
+
+CONFIG = """
+[search]
+moves = [22, 30]
+island_size = 6
+elite = 2
+mutants = 1
+elite_inheritance = 0.7
+generations = 3
+seed = 4
+tuple_sizes = [6, 5, 4]
+
+[migration]
+topology = "paper"
+interval = 2
+size = 1
+
+[data]
+split = "position"
+test_fraction = 0.2
+
+[fitness]
+validation_fraction = 0.2
+test_every = 2
+
+[training]
+learning_rate = 0.03
+epochs = 1
+batch_size = 1
+
+[run]
+checkpoint_every = 1
+"""
+
+
+def fitness_rows(run_dir):
+    """metrics.csv without test_mse and seconds: a run cut at generation 1 and extended also
+    measures the test MSE at its end then (the last generation of that session)."""
+    with open(run_dir / "metrics.csv") as f:
+        return [r[:6] for r in csv.reader(f)]
+
+
+def test_search_and_resume_match_the_cli(games_file, tmp_path):
+    config = tmp_path / "tiny.toml"
+    config.write_text(CONFIG)
+    seen = []
+    lines = []
+    out = evalforge.search(config, tmp_path / "py", data=[games_file], generations=2, threads=2,
+                           on_generation=lambda g, rows: seen.append((g, rows)), progress=lines.append)
+    assert out["generations_done"] == 2 and out["complete"] and not out["interrupted"]
+    assert [g for g, _ in seen] == [0, 1]
+    assert list(seen[0][1]["move"]) == [22, 30] and seen[0][1]["best"].dtype == np.float64
+    assert np.all(seen[1][1]["best"] <= seen[1][1]["mean"])
+    assert any("gen" in line for line in lines)
+    # Extended to the 3 generations of the config, as `evalforge search --resume DIR --generations 3`.
+    done = evalforge.resume_search(tmp_path / "py", generations=3, threads=2,
+                                   on_generation=lambda g, rows: seen.append((g, rows)))
+    assert done["complete"] and done["generations_done"] == 3
+    assert [g for g, _ in seen] == [0, 1, 2]
+
+    run_cli("search", "--config", str(config), "--data", str(games_file), "--out", str(tmp_path / "cli"),
+            "--threads", "2", "--quiet")
+    cli_rows = fitness_rows(tmp_path / "cli")
+    assert fitness_rows(tmp_path / "py") == cli_rows
+    # The callback's values are the ones written (6 decimals in metrics.csv).
+    for g, rows in seen:
+        for k in range(2):
+            assert f"{rows['best'][k]:.6f}" == cli_rows[1 + 2 * g + k][3]
+    assert (tmp_path / "py" / "best_shapes.json").read_text() == (tmp_path / "cli" / "best_shapes.json").read_text()
+
+
+def test_search_errors(tmp_path, games_file):
+    with pytest.raises(evalforge.Error, match="nothere.toml"):
+        evalforge.search(tmp_path / "nothere.toml", tmp_path / "run", data=[games_file])
+    with pytest.raises(evalforge.Error):
+        evalforge.resume_search(tmp_path / "no-run-here")
+
+
+def test_callback_exception_ends_the_run_resumably(games_file, tmp_path):
+    config = tmp_path / "tiny.toml"
+    config.write_text(CONFIG)
+
+    def stop_at_1(g, rows):
+        if g == 1:
+            raise ValueError("enough")
+
+    with pytest.raises(ValueError, match="enough"):
+        evalforge.search(config, tmp_path / "run", data=[games_file], threads=2, on_generation=stop_at_1)
+    # Checkpoints every generation: the run resumes after generation 0 or 1 and completes.
+    done = evalforge.resume_search(tmp_path / "run", threads=2)
+    assert done["complete"] and done["generations_done"] == 3
