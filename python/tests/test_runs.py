@@ -97,3 +97,46 @@ def test_callback_exception_ends_the_run_resumably(games_file, tmp_path):
     # Checkpoints every generation: the run resumes after generation 0 or 1 and completes.
     done = evalforge.resume_search(tmp_path / "run", threads=2)
     assert done["complete"] and done["generations_done"] == 3
+
+
+SEARCH_CHILD = """
+import sys, evalforge
+def on_generation(g, rows):
+    if g == 0:
+        print("ready", flush=True)
+try:
+    evalforge.search(sys.argv[1], sys.argv[2], data=[sys.argv[3]], generations=100000, threads=1,
+                     on_generation=on_generation)
+    print("finished", flush=True)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+"""
+
+
+def test_sigint_stops_a_search_with_a_checkpoint(games_file, tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    config = tmp_path / "tiny.toml"
+    config.write_text(CONFIG.replace("checkpoint_every = 1", "checkpoint_every = 0"))
+    run = tmp_path / "run"
+    child = subprocess.Popen([sys.executable, "-c", SEARCH_CHILD, str(config), str(run), str(games_file)],
+                             stdout=subprocess.PIPE, text=True, env=dict(os.environ))
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        child.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        assert child.stdout.readline().strip() == "interrupted"
+        assert time.monotonic() - sent < 5.0  # a generation of this config takes milliseconds
+        child.wait(timeout=10)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    # Stopped as the CLI stops: a checkpoint (none would exist otherwise: checkpoint_every = 0).
+    assert (run / "checkpoint.bin").exists()
+    rows = fitness_rows(run)
+    assert len(rows) >= 3 and len(rows) % 2 == 1  # header + 2 islands per generation
