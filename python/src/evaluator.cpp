@@ -6,6 +6,7 @@
 #include "backends/backend.hpp"
 #include "common.hpp"
 #include "core/error.hpp"
+#include "runs/shape_fitness.hpp"
 
 namespace ef::py {
 
@@ -55,6 +56,46 @@ class Evaluator {
         wmae(k, m) = (*rows)[m].cells[k].mae;
       }
     return {mse, mae};
+  }
+
+  // The search's fitness of `geometries` (ga::evaluate_generation's, for shapes given from
+  // outside): per move k (island k), a train/validation split of the fitness positions keyed
+  // (seed, island k, generation); validation MSE, shapes x moves. One backend batch.
+  py::array_t<double> validate(const std::vector<ntuple::Shape>& shapes, u32 generation, double validation_fraction) {
+    auto geometries = std::make_shared<std::vector<ntuple::Geometry>>();
+    for (const auto& s : shapes) geometries->push_back(s.geometry());
+    auto mse = std::make_shared<std::vector<double>>();
+    run_on(*worker_, [s = state_, geometries, mse, generation, validation_fraction] {
+      ga::FitnessOptions fo;
+      fo.train = s->options.train;
+      fo.validation_fraction = validation_fraction;
+      const std::size_t n_moves = s->prepared.rows.size();
+      std::vector<ga::TrainValidationIds> splits;
+      for (std::size_t k = 0; k < n_moves; ++k) {
+        const auto n = static_cast<u32>(s->prepared.fitness_ids[k].size());
+        splits.push_back(
+            ga::train_validation_split(n, validation_fraction, s->options.seed, static_cast<u32>(k), generation));
+        if (splits.back().train.empty() || splits.back().validation.empty())
+          fail_input("validation_fraction", "move {}: {} fitness positions leave {} for training and {} for validation",
+                     s->prepared.rows[k].move, n, splits.back().train.size(), splits.back().validation.size());
+      }
+      std::vector<TrainJob> jobs;
+      for (std::size_t k = 0; k < n_moves; ++k) {
+        const ga::IslandFitnessData data{s->prepared.handles[k], static_cast<u32>(s->prepared.fitness_ids[k].size())};
+        for (const auto& g : *geometries)
+          jobs.push_back(ga::fitness_job(g, data, splits[k], fo, s->options.seed, static_cast<u32>(k), generation));
+      }
+      std::vector<TrainResult> results(jobs.size());
+      s->backend->train(jobs, results);
+      // shapes x moves
+      mse->assign(jobs.size(), 0.0);
+      for (std::size_t k = 0; k < n_moves; ++k)
+        for (std::size_t i = 0; i < geometries->size(); ++i)
+          (*mse)[i * n_moves + k] = results[k * geometries->size() + i].eval_loss.mse();
+    });
+    py::array_t<double> out({geometries->size(), state_->prepared.rows.size()});
+    std::copy(mse->begin(), mse->end(), out.mutable_data());
+    return out;
   }
 
   // Trains `shapes` as evaluate() does, keeping the trained weights: the rows of score_shapes.
@@ -190,6 +231,19 @@ of the test MSE (discs^2), or (mse, mae) with return_mae=True.
 shapes: a list of shapes, a 3-D integer array (shapes x tuples x squares, -1 as padding) or a
 shape file / 'edax'. A shape is a list of tuples of squares (0..63 with a1 = 0, h8 = 63, or
 names 'a1'..'h8'), a 2-D integer array, a dict {'name': ..., 'tuples': [...]} or a shape file.)doc")
+      .def(
+          "validate",
+          [](Evaluator& e, const py::handle& shapes, u32 generation, double validation_fraction) {
+            return e.validate(shapes_from_python(shapes), generation, validation_fraction);
+          },
+          py::arg("shapes"), py::kw_only(), py::arg("generation") = 0, py::arg("validation_fraction") = 0.2,
+          R"doc(The shape search's fitness of `shapes` (`evalforge search`, docs/method.md 1.3): at move k
+(the search's island k, in the order of `moves`), a train/validation split of the fitness
+positions keyed (seed, island k, generation), training on the first part with the training
+parameters and `seed` as the training seed, validation MSE on the second. A float64 array
+(shapes x moves), one backend batch; the same bits as the search's fitness of the same shape at
+that island and generation when the evaluator is built with the search's data options and
+seed.)doc")
       .def(
           "train",
           [](Evaluator& e, const py::handle& shape) {

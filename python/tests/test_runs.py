@@ -140,3 +140,21 @@ def test_sigint_stops_a_search_with_a_checkpoint(games_file, tmp_path):
     assert (run / "checkpoint.bin").exists()
     rows = fitness_rows(run)
     assert len(rows) >= 3 and len(rows) % 2 == 1  # header + 2 islands per generation
+
+
+def test_validate_is_the_searchs_fitness(games_file, tmp_path):
+    config = tmp_path / "tiny.toml"
+    config.write_text(CONFIG)
+    seen = {}
+    evalforge.search(config, tmp_path / "run", data=[games_file], threads=2,
+                     on_generation=lambda g, rows: seen.setdefault(g, rows))
+    # The config's data options, seed and training: the search's fitness sets and jobs.
+    ev = evalforge.Evaluator(games_file, moves=[22, 30], split="position", test_fraction=0.2, seed=4, epochs=1,
+                             learning_rate=0.03, batch_size=1, threads=2)
+    fit = ev.validate(str(tmp_path / "run" / "best_shapes.json"), generation=2)
+    assert fit.shape == (2, 2)
+    # best_shapes.json: each island's best of the last generation (2), whose fitness the
+    # callback got as doubles: the same bits.
+    assert fit[0, 0] == seen[2]["best"][0] and fit[1, 1] == seen[2]["best"][1]
+    # Another generation draws another split: other values.
+    assert not np.array_equal(fit, ev.validate(str(tmp_path / "run" / "best_shapes.json"), generation=1))
