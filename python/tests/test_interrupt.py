@@ -14,7 +14,7 @@ CHILD = textwrap.dedent("""
     print("ready", flush=True)
     t0 = time.monotonic()
     try:
-        ev.evaluate(["edax"])
+        ev.evaluate(["edax"] * 4)
         print("finished", flush=True)
     except KeyboardInterrupt:
         print(f"interrupted {time.monotonic() - t0:.3f}", flush=True)
@@ -26,7 +26,7 @@ def test_sigint_raises_keyboard_interrupt(games_file):
                              env=dict(os.environ))
     try:
         assert child.stdout.readline().strip() == "ready"
-        time.sleep(0.5)  # inside evaluate: 40 moves x 10000 epochs take minutes
+        time.sleep(0.5)  # inside evaluate: 4 x 40 trainings of 10000 epochs take minutes
         sent = time.monotonic()
         child.send_signal(signal.SIGINT)
         line = child.stdout.readline().strip()
