@@ -95,23 +95,23 @@ void bind_agents(py::module_& m) {
         if (openings < 1) fail_input("openings", "{} (expected at least 1)", openings);
         if (opening_plies < 0 || opening_plies > 40)
           fail_input("opening_plies", "{} is outside [0, 40]", opening_plies);
-        std::vector<play::GameRecordOf<games::Othello>> records;
-        {
-          py::gil_scoped_release release;
-          auto be = make_backend(backend, threads);
-          const int ha = be->add_agent(*a.agent), hb = be->add_agent(*b.agent);
-          const std::vector<play::Pairing> pairs{{ha, hb}};
-          // Opening o: opening_plies uniformly random moves keyed (seed, kOpening, o).
-          const auto jobs = play::paired_games<games::Othello>(
-              pairs, openings,
-              [&](std::size_t, int o) {
-                Rng rng(seed, Purpose::kOpening, static_cast<u32>(o));
-                return othello::random_opening(rng, opening_plies);
-              },
-              seed);
-          records.resize(jobs.size());
-          be->play(jobs, records);
-        }
+        const auto records =
+            run_interruptible([agent_a = a.agent, agent_b = b.agent, openings, opening_plies, seed, backend, threads] {
+              auto be = make_backend(backend, threads);
+              const int ha = be->add_agent(*agent_a), hb = be->add_agent(*agent_b);
+              const std::vector<play::Pairing> pairs{{ha, hb}};
+              // Opening o: opening_plies uniformly random moves keyed (seed, kOpening, o).
+              const auto jobs = play::paired_games<games::Othello>(
+                  pairs, openings,
+                  [&](std::size_t, int o) {
+                    Rng rng(seed, Purpose::kOpening, static_cast<u32>(o));
+                    return othello::random_opening(rng, opening_plies);
+                  },
+                  seed);
+              std::vector<play::GameRecordOf<games::Othello>> played(jobs.size());
+              be->play(jobs, played);
+              return played;
+            });
         std::vector<int> score, result, plies;
         for (std::size_t k = 0; k < records.size(); ++k) {
           score.push_back(k % 2 == 0 ? records[k].black_score : -records[k].black_score);
@@ -138,15 +138,13 @@ Returns {'score': a's final disc difference, 'result': +1 won / 0 drawn / -1 los
         if (black & white) fail_input("board", "a square holds both a black and a white disc");
         if (table_bits < 0 || table_bits > 28) fail_input("table_bits", "{} is outside [0, 28]", table_bits);
         const auto o = load_ordering(ordering);
-        search::SolveResult r;
-        {
-          py::gil_scoped_release release;
+        const search::SolveResult r = run_interruptible([o, black, white, side, table_bits] {
           const othello::Board board = othello::Board::from_colors(black, white, side);
           std::vector<search::endgame::HashEntry> entries(table_bits ? std::size_t{1} << table_bits : 0);
           search::endgame::HashTable table{entries.data(), entries.empty() ? 0 : entries.size() - 1, 0};
-          r = search::solve_endgame(board.player, board.opponent, -64, 64, entries.empty() ? nullptr : &table,
-                                    o->order ? &*o->order : nullptr);
-        }
+          return search::solve_endgame(board.player, board.opponent, -64, 64, entries.empty() ? nullptr : &table,
+                                       o->order ? &*o->order : nullptr);
+        });
         py::dict out;
         out["score"] = r.score;
         out["best_move"] = r.best_move;

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -75,6 +76,18 @@ void wait_interruptibly(Task& task);
 
 // post + wait_interruptibly.
 void run_on(Worker& worker, std::function<void()> work);
+
+// Runs `work` on a thread of its own while Python stays interruptible (wait_interruptibly) and
+// returns its result: loading games, solving, playing can take long enough for a Ctrl-C. `work`
+// must own what it uses (captures by value or shared_ptr): after an interrupt it finishes in the
+// background, after this call has returned.
+template <typename F>
+auto run_interruptible(F work) -> decltype(work()) {
+  auto result = std::make_shared<std::optional<decltype(work())>>();
+  Worker worker;
+  run_on(worker, [work = std::move(work), result]() mutable { result->emplace(work()); });
+  return std::move(**result);
+}
 
 // Shapes from Python: a str (a shape file or "edax", possibly several shapes), a dict
 // {"name": ..., "tuples": [...]}, a sequence of tuples (squares as 0..63 or "a1".."h8"), or an

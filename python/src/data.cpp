@@ -77,12 +77,8 @@ void bind_data(py::module_& m) {
           "positions",
           [](const Games& g, int move, const std::string& dedup, const std::string& label) {
             const ScoreOptions o = score_options({move}, "position", dedup, label, 1, 0.2);
-            data::PositionSet s;
-            {
-              py::gil_scoped_release release;
-              s = data::positions_at_move(g.db->games, move, o.positions);
-            }
-            return Positions(std::move(s));
+            return Positions(run_interruptible(
+                [db = g.db, move, o] { return data::positions_at_move(db->games, move, o.positions); }));
           },
           py::arg("move"), py::arg("dedup") = "merge", py::arg("label") = "recorded",
           "All positions at `move` (dedup: 'merge' identical boards, averaging labels, or 'keep' them)")
@@ -91,11 +87,8 @@ void bind_data(py::module_& m) {
           [](const Games& g, int move, const std::string& split, const std::string& dedup, const std::string& label,
              u64 seed, double test_fraction) {
             const ScoreOptions o = score_options({move}, split, dedup, label, seed, test_fraction);
-            MoveSplit ms;
-            {
-              py::gil_scoped_release release;
-              ms = score_positions_at_move(g.db->games, move, o);
-            }
+            MoveSplit ms =
+                run_interruptible([db = g.db, move, o] { return score_positions_at_move(db->games, move, o); });
             return py::make_tuple(Positions(std::move(ms.split.first)), Positions(std::move(ms.split.second)));
           },
           py::arg("move"), py::arg("split") = "position", py::arg("dedup") = "auto", py::arg("label") = "recorded",
@@ -106,12 +99,8 @@ void bind_data(py::module_& m) {
       "load_games",
       [](const py::object& data, bool cache, bool fatal, bool accept_damaged) {
         const std::vector<std::string> specs = data_specs_from_python(data, "data");
-        std::shared_ptr<const data::GameDatabase> db;
-        {
-          py::gil_scoped_release release;
-          db = load_database(specs, cache, fatal, accept_damaged);
-        }
-        return Games{std::move(db)};
+        return Games{run_interruptible(
+            [specs, cache, fatal, accept_damaged] { return load_database(specs, cache, fatal, accept_damaged); })};
       },
       py::arg("data"), py::arg("cache") = true, py::arg("fatal") = false, py::arg("accept_damaged") = false,
       "Reads game records as `evalforge score --data` does: paths (logbook .gam/.gam.gz, WTHOR .wtb, "

@@ -178,8 +178,7 @@ stay busy until then) and the evaluator's next call waits for it.)doc")
                db = data.cast<const Games&>().db;
              } else {
                const auto specs = data_specs_from_python(data, "data");
-               py::gil_scoped_release release;
-               db = load_database(specs, cache, false, false);
+               db = run_interruptible([specs, cache] { return load_database(specs, cache, false, false); });
              }
              // Held-out test games, as `score --test-data`: kept alive by the evaluator's options.
              std::shared_ptr<const data::GameDatabase> test_db;
@@ -188,8 +187,7 @@ stay busy until then) and the evaluator's next call waits for it.)doc")
                  test_db = test_data.cast<const Games&>().db;
                } else {
                  const auto specs = data_specs_from_python(test_data, "test_data");
-                 py::gil_scoped_release release;
-                 test_db = load_database(specs, cache, false, false);
+                 test_db = run_interruptible([specs, cache] { return load_database(specs, cache, false, false); });
                }
              } else if (exclude_seen) {
                fail_input("exclude_seen", "needs test_data (it drops held-out test positions)");
