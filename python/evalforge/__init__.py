@@ -13,13 +13,15 @@ from ._evalforge import (  # noqa: F401
     Games,
     Positions,
     __version__,
+    evolve,
     load_agent,
     load_games,
     play,
+    resume_evolve,
     resume_search,
     search,
     solve,
 )
 
-__all__ = ["Agent", "Error", "Evaluator", "Games", "Positions", "load_agent", "load_games", "play", "search", "resume_search", "solve",
-           "__version__"]
+__all__ = ["Agent", "Error", "Evaluator", "Games", "Positions", "load_agent", "load_games", "play", "search",
+           "resume_search", "evolve", "resume_evolve", "solve", "__version__"]

@@ -85,3 +85,9 @@ def search(config: PathLike, out: PathLike, *, data: Union[Sequence[PathLike], N
 def resume_search(dir: PathLike, *, generations: int = 0, backend: str = "cpu", threads: int = 0,
                   on_generation: Union[Callable[[int, dict[str, np.ndarray]], None], None] = None,
                   progress: Union[Callable[[str], None], None] = None) -> dict[str, Union[str, int, bool]]: ...
+
+def evolve(config: PathLike, out: PathLike, *, generations: int = 0, backend: str = "cpu", threads: int = 0,
+           progress: Union[Callable[[str], None], None] = None) -> dict[str, Union[str, int, bool]]: ...
+
+def resume_evolve(dir: PathLike, *, generations: int = 0, backend: str = "cpu", threads: int = 0,
+                  progress: Union[Callable[[str], None], None] = None) -> dict[str, Union[str, int, bool]]: ...

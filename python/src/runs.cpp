@@ -8,6 +8,7 @@
 #include "common.hpp"
 #include "core/error.hpp"
 #include "data/datasets.hpp"
+#include "runs/evolve_run.hpp"
 #include "runs/shape_search_run.hpp"
 
 namespace ef::py {
@@ -24,24 +25,48 @@ struct Callbacks {
   }
 };
 
-// Runs `start` (run_search or resume_search) on a worker thread with the callbacks wired in.
-// The first Ctrl-C asks the run to stop as `evalforge search` does (finish the generation in
-// flight, write a checkpoint) and raises KeyboardInterrupt once it has; the run resumes later.
-py::dict run_with_callbacks(std::function<ga::SearchOutcome(const ga::SearchRunOptions&)> start,
-                            const std::string& backend, int threads, const py::object& on_generation,
-                            const py::object& progress, const std::string& dir) {
-  auto callbacks = std::shared_ptr<Callbacks>(new Callbacks{on_generation, progress});
+// Runs `start` (a run kind's run_* or resume_*) on a worker thread with `o`'s progress and stop
+// wired to Python. The first Ctrl-C asks the run to stop as the CLI does (finish the generation
+// in flight, write a checkpoint) and raises KeyboardInterrupt once it has; the run resumes later.
+template <class Options, class Outcome>
+Outcome run_stoppable(std::function<Outcome(const Options&)> start, Options o,
+                      const std::shared_ptr<Callbacks>& callbacks, const std::string& resume_hint) {
   auto stop = std::make_shared<std::atomic<bool>>(false);
-  ga::SearchRunOptions o;
-  o.backend = backend;
-  o.threads = threads;
-  o.resume_hint = "evalforge.resume_search(\"" + dir + "\")";
+  o.resume_hint = resume_hint;
   o.stop_requested = [stop] { return stop->load(); };
-  if (!progress.is_none())
+  if (!callbacks->progress.is_none())
     o.progress = [callbacks](const std::string& line) {
       py::gil_scoped_acquire gil;
       callbacks->progress(line);
     };
+  auto outcome = std::make_shared<Outcome>();
+  Worker worker;
+  auto task = worker.post([start, o, outcome] { *outcome = start(o); });
+  bool interrupted = false;
+  for (;;) {
+    try {
+      wait_interruptibly(*task);
+      break;
+    } catch (py::error_already_set& e) {
+      if (!e.matches(PyExc_KeyboardInterrupt) || interrupted) throw;
+      interrupted = true;  // ask for the checkpoint, then wait for it
+      stop->store(true);
+    }
+  }
+  if (interrupted) {
+    PyErr_SetNone(PyExc_KeyboardInterrupt);
+    throw py::error_already_set();
+  }
+  return *outcome;
+}
+
+py::dict run_search_with_callbacks(std::function<ga::SearchOutcome(const ga::SearchRunOptions&)> start,
+                                   const std::string& backend, int threads, const py::object& on_generation,
+                                   const py::object& progress, const std::string& dir) {
+  auto callbacks = std::shared_ptr<Callbacks>(new Callbacks{on_generation, progress});
+  ga::SearchRunOptions o;
+  o.backend = backend;
+  o.threads = threads;
   if (!on_generation.is_none())
     o.on_generation = [callbacks](int generation, const std::vector<ga::GenerationRow>& rows) {
       py::gil_scoped_acquire gil;
@@ -66,30 +91,36 @@ py::dict run_with_callbacks(std::function<ga::SearchOutcome(const ga::SearchRunO
       d["seconds"] = to_numpy(std::move(seconds));
       callbacks->on_generation(generation, d);
     };
-  auto outcome = std::make_shared<ga::SearchOutcome>();
-  Worker worker;
-  auto task = worker.post([start, o, outcome] { *outcome = start(o); });
-  bool interrupted = false;
-  for (;;) {
-    try {
-      wait_interruptibly(*task);
-      break;
-    } catch (py::error_already_set& e) {
-      if (!e.matches(PyExc_KeyboardInterrupt) || interrupted) throw;
-      interrupted = true;  // ask for the checkpoint, then wait for it
-      stop->store(true);
-    }
-  }
-  if (interrupted) {
-    PyErr_SetNone(PyExc_KeyboardInterrupt);
-    throw py::error_already_set();
-  }
+  const ga::SearchOutcome outcome =
+      run_stoppable(std::move(start), o, callbacks, "evalforge.resume_search(\"" + dir + "\")");
   py::dict out;
   out["dir"] = dir;
-  out["generations_done"] = outcome->generations_done;
-  out["complete"] = outcome->complete;
-  out["interrupted"] = outcome->interrupted;
+  out["generations_done"] = outcome.generations_done;
+  out["complete"] = outcome.complete;
+  out["interrupted"] = outcome.interrupted;
   return out;
+}
+
+py::dict run_evolve_with_callbacks(std::function<ga::EvolveOutcome(const ga::EvolveRunOptions&)> start,
+                                   const std::string& backend, int threads, const py::object& progress,
+                                   const std::string& dir) {
+  auto callbacks = std::shared_ptr<Callbacks>(new Callbacks{py::none(), progress});
+  ga::EvolveRunOptions o;
+  o.backend = backend;
+  o.threads = threads;
+  const ga::EvolveOutcome outcome =
+      run_stoppable(std::move(start), o, callbacks, "evalforge.resume_evolve(\"" + dir + "\")");
+  py::dict out;
+  out["dir"] = dir;
+  out["generations_done"] = outcome.generations_done;
+  out["complete"] = outcome.complete;
+  out["stalled"] = outcome.stalled;
+  out["interrupted"] = outcome.interrupted;
+  return out;
+}
+
+std::string path_string(const py::object& p) {
+  return py::str(py::module_::import("os").attr("fspath")(p)).cast<std::string>();
 }
 
 }  // namespace
@@ -105,7 +136,7 @@ void bind_runs(py::module_& m) {
         if (!data.is_none()) c.data_files = data_specs_from_python(data, "data");
         if (c.data_files.empty()) fail("search: no data (give data= or [data] files in {})", file);
         if (generations > 0) c.generations = generations;
-        return run_with_callbacks(
+        return run_search_with_callbacks(
             [c, dir](const ga::SearchRunOptions& o) {
               ga::SearchConfig resolved = c;
               // Data-set names become the cached files, as `evalforge search` resolves them.
@@ -132,13 +163,44 @@ resume_search continues the run with the same bits. Returns {'dir', 'generations
       [](const py::object& dir_in, int generations, const std::string& backend, int threads,
          const py::object& on_generation, const py::object& progress) {
         const std::string dir = py::str(py::module_::import("os").attr("fspath")(dir_in)).cast<std::string>();
-        return run_with_callbacks(
+        return run_search_with_callbacks(
             [dir, generations](const ga::SearchRunOptions& o) { return ga::resume_search(dir, o, generations); },
             backend, threads, on_generation, progress, dir);
       },
       py::arg("dir"), py::kw_only(), py::arg("generations") = 0, py::arg("backend") = "cpu", py::arg("threads") = 0,
       py::arg("on_generation") = py::none(), py::arg("progress") = py::none(),
       "Continues the search run in `dir` (`evalforge search --resume DIR`); generations > 0 extends the count.");
+
+  m.def(
+      "evolve",
+      [](const py::object& config, const py::object& out, int generations, const std::string& backend, int threads,
+         const py::object& progress) {
+        ga::EvolveConfig c = ga::load_evolve_config(path_string(config));
+        if (generations > 0) c.generations() = generations;
+        const std::string dir = path_string(out);
+        return run_evolve_with_callbacks([c, dir](const ga::EvolveRunOptions& o) { return ga::run_evolve(c, dir, o); },
+                                         backend, threads, progress, dir);
+      },
+      py::arg("config"), py::arg("out"), py::kw_only(), py::arg("generations") = 0, py::arg("backend") = "cpu",
+      py::arg("threads") = 0, py::arg("progress") = py::none(),
+      R"doc(Starts an evolve run (`evalforge evolve --config CONFIG --out OUT`: the Elo round-robin GA,
+Tic-Tac-Toe networks, docs/evolve.md) in the run directory `out`; generations > 0 overrides
+the config's. progress(line) gets the progress lines. Ctrl-C stops as the CLI does, with a checkpoint,
+then raises KeyboardInterrupt. Returns {'dir', 'generations_done', 'complete', 'stalled',
+'interrupted'}.)doc");
+
+  m.def(
+      "resume_evolve",
+      [](const py::object& dir_in, int generations, const std::string& backend, int threads,
+         const py::object& progress) {
+        const std::string dir = path_string(dir_in);
+        return run_evolve_with_callbacks(
+            [dir, generations](const ga::EvolveRunOptions& o) { return ga::resume_evolve(dir, o, generations); },
+            backend, threads, progress, dir);
+      },
+      py::arg("dir"), py::kw_only(), py::arg("generations") = 0, py::arg("backend") = "cpu", py::arg("threads") = 0,
+      py::arg("progress") = py::none(),
+      "Continues the evolve run in `dir` (`evalforge evolve --resume DIR`); generations > 0 changes the limit.");
 }
 
 }  // namespace ef::py

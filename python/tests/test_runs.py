@@ -158,3 +158,41 @@ def test_validate_is_the_searchs_fitness(games_file, tmp_path):
     assert fit[0, 0] == seen[2]["best"][0] and fit[1, 1] == seen[2]["best"][1]
     # Another generation draws another split: other values.
     assert not np.array_equal(fit, ev.validate(str(tmp_path / "run" / "best_shapes.json"), generation=1))
+
+
+EVOLVE = """[evolve]
+kind = "tictactoe"
+generations = 4
+trials = 2
+seed = 4
+[population]
+size = 12
+mutation_rate = 0.01
+elitism = 1
+[network]
+depth = 2
+[opponent]
+depth = 2
+"""
+
+
+def rows_without_time(run_dir):
+    with open(run_dir / "metrics.csv") as f:
+        rows = list(csv.reader(f))
+    keep = [i for i, name in enumerate(rows[0]) if "second" not in name]
+    return [[r[i] for i in keep] for r in rows]
+
+
+def test_evolve_and_resume_match_the_cli(tmp_path):
+    config = tmp_path / "ttt.toml"
+    config.write_text(EVOLVE)
+    lines = []
+    out = evalforge.evolve(config, tmp_path / "py", threads=2, progress=lines.append)
+    assert out["generations_done"] == 4 and out["complete"] and lines
+    done = evalforge.resume_evolve(tmp_path / "py", threads=2)  # a complete run: nothing to do
+    assert done["complete"] and done["generations_done"] == 4
+    with pytest.raises(evalforge.Error, match="is not extended"):
+        evalforge.resume_evolve(tmp_path / "py", generations=6)
+    run_cli("evolve", "--config", str(config), "--out", str(tmp_path / "cli"), "--threads", "2", "--quiet")
+    assert rows_without_time(tmp_path / "py") == rows_without_time(tmp_path / "cli")
+    assert len(rows_without_time(tmp_path / "cli")) == 1 + 2 * 4  # header, then 2 trials x 4 generations
