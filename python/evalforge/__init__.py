@@ -17,11 +17,12 @@ from ._evalforge import (  # noqa: F401
     load_agent,
     load_games,
     play,
+    play_tictactoe,
     resume_evolve,
     resume_search,
     search,
     solve,
 )
 
-__all__ = ["Agent", "Error", "Evaluator", "Games", "Positions", "load_agent", "load_games", "play", "search",
+__all__ = ["Agent", "Error", "Evaluator", "Games", "Positions", "load_agent", "load_games", "play", "play_tictactoe", "search",
            "resume_search", "evolve", "resume_evolve", "solve", "__version__"]

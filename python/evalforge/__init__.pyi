@@ -91,3 +91,6 @@ def evolve(config: PathLike, out: PathLike, *, generations: int = 0, backend: st
 
 def resume_evolve(dir: PathLike, *, generations: int = 0, backend: str = "cpu", threads: int = 0,
                   progress: Union[Callable[[str], None], None] = None) -> dict[str, Union[str, int, bool]]: ...
+
+def play_tictactoe(a: str, b: str, *, games: int = 10, seed: int = 1, backend: str = "cpu",
+                   threads: int = 0) -> dict[str, npt.NDArray[np.int32]]: ...

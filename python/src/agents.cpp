@@ -2,6 +2,7 @@
 // endgame solver: thin bindings over games/othello/ and the backends.
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
+#include <charconv>
 #include <filesystem>
 #include <optional>
 #include "backends/backend.hpp"
@@ -13,6 +14,7 @@
 #include "games/othello/agent_file.hpp"
 #include "games/othello/endgame.hpp"
 #include "games/othello/game.hpp"
+#include "games/tictactoe/players.hpp"
 
 namespace ef::py {
 
@@ -41,6 +43,25 @@ std::shared_ptr<Ordering> load_ordering(const std::string& spec) {
     fail_input("ordering", "{}: the agent's evaluator is not an n-tuple network", file);
   o->order.emplace(o->agent.ntuple_evaluator());
   return o;
+}
+
+// "random" or "static:DEPTH" (the seed paper's static evaluator at that minimax depth).
+play::TicTacToeAgent tictactoe_player(const std::string& spec, const char* what) {
+  play::TicTacToeAgent a;
+  if (spec == "random") {
+    a = play::tictactoe_agent(play::TicTacToeEvaluator::kRandom, 1);
+  } else if (spec.rfind("static:", 0) == 0) {
+    int depth = 0;
+    const std::string n = spec.substr(7);
+    const auto [p, ec] = std::from_chars(n.data(), n.data() + n.size(), depth);
+    if (n.empty() || ec != std::errc{} || p != n.data() + n.size())
+      fail_input(what, "'{}': the depth is not a whole number", spec);
+    a = play::tictactoe_agent(play::TicTacToeEvaluator::kStatic, depth);
+  } else {
+    fail_input(what, "'{}' is not a Tic-Tac-Toe player (expected random or static:DEPTH)", spec);
+  }
+  a.validate();
+  return a;
 }
 
 }  // namespace
@@ -157,6 +178,38 @@ Returns {'score': a's final disc difference, 'result': +1 won / 0 drawn / -1 los
 (bit i = square i, a1 = 0), side 0 = black to move. Returns {'score': the exact final disc
 difference for the side to move, 'best_move': its square (-1 and below: pass or game over), 'nodes'}.
 ordering: 'builtin' (the solver's default network), 'none', or an n-tuple agent file.)doc");
+
+  m.def(
+      "play_tictactoe",
+      [](const std::string& a, const std::string& b, int games, u64 seed, const std::string& backend, int threads) {
+        if (games < 1) fail_input("games", "{} (expected at least 1)", games);
+        const play::TicTacToeAgent pa = tictactoe_player(a, "a"), pb = tictactoe_player(b, "b");
+        const auto records = run_interruptible([pa, pb, games, seed, backend, threads] {
+          auto be = make_backend(backend, threads);
+          const std::vector<play::Pairing> pairs{{be->add_agent(pa), be->add_agent(pb)}};
+          // Every game from the empty board; the stream key (seed, game) varies the random moves.
+          const auto jobs = play::paired_games<games::TicTacToe>(
+              pairs, games, [](std::size_t, int) { return games::TicTacToe::State{}; }, seed);
+          std::vector<play::GameRecordOf<games::TicTacToe>> played(jobs.size());
+          be->play(jobs, played);
+          return played;
+        });
+        std::vector<int> result, plies;
+        for (std::size_t k = 0; k < records.size(); ++k) {
+          result.push_back(play::pair_first_result<games::TicTacToe>(records[k], k));
+          plies.push_back(records[k].plies);
+        }
+        py::dict out;
+        out["result"] = to_numpy(std::move(result));
+        out["plies"] = to_numpy(std::move(plies));
+        return out;
+      },
+      py::arg("a"), py::arg("b"), py::kw_only(), py::arg("games") = 10, py::arg("seed") = 1, py::arg("backend") = "cpu",
+      py::arg("threads") = 0,
+      R"doc(Plays Tic-Tac-Toe between two built-in players on a backend (the playout engine of every
+registered game): 'random' or 'static:DEPTH' (the seed paper's static evaluator, minimax to
+DEPTH plies). `games` pairs of games from the empty board, colours swapped; game 2k has a move
+first. Returns {'result': +1 won / 0 drawn / -1 lost for a, 'plies'}, int arrays.)doc");
 }
 
 }  // namespace ef::py

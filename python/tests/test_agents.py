@@ -2,6 +2,7 @@
 import json
 
 import numpy as np
+import pytest
 
 import evalforge
 from conftest import run_cli
@@ -64,3 +65,14 @@ def test_solve_matches_the_cli(games_file, tmp_path):
     assert int(fields[6]) == r["nodes"]
     # Without ordering the exact score is the same.
     assert evalforge.solve(black, white, 0, ordering="none")["score"] == r["score"]
+
+
+def test_tictactoe_games():
+    perfect = evalforge.play_tictactoe("static:9", "static:9", games=3, threads=2)
+    assert np.all(perfect["result"] == 0) and np.all(perfect["plies"] == 9)  # perfect play draws
+    r = evalforge.play_tictactoe("static:9", "random", games=20, seed=3, threads=2)
+    assert len(r["result"]) == 40 and np.all(r["result"] >= 0) and np.any(r["result"] == 1)
+    again = evalforge.play_tictactoe("static:9", "random", games=20, seed=3, threads=1)
+    assert np.array_equal(r["result"], again["result"]) and np.array_equal(r["plies"], again["plies"])
+    with pytest.raises(evalforge.Error, match=r"^b: 'minimax' is not a Tic-Tac-Toe player"):
+        evalforge.play_tictactoe("random", "minimax")
