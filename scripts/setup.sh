@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 packages=(g++ cmake ninja-build pkg-config python3 libfmt-dev libcli11-dev libtomlplusplus-dev librandom123-dev
           nlohmann-json3-dev zlib1g-dev libcurl4-openssl-dev libssl-dev libzip-dev ca-certificates libgtest-dev libbenchmark-dev gnuplot-nox
-          openmpi-bin libopenmpi-dev)
+          openmpi-bin libopenmpi-dev
+          pybind11-dev python3-pybind11 python3-numpy python3-pytest python3-dev)
 missing=()
 # EF_EXTRA_PACKAGES: more Debian packages to install the same way (CI adds the sanitizer toolchain).
 read -r -a extra <<< "${EF_EXTRA_PACKAGES:-}"

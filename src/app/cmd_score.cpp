@@ -52,37 +52,12 @@ std::string agent_stem(std::string name) {
   return stem;
 }
 
-// For each move number 0..60, the index of the nearest scored move (the lower on a tie): the
-// network of a move that was not scored. With `phase_of_move`, only scored moves of the same
-// phase count (run_score checks that every phase has one), so each move keeps its phase's shape.
-std::array<int, ntuple::kMoveNumbers> nearest_scored_move(
-    const std::vector<ScoreRow>& rows, const std::array<int, ntuple::kMoveNumbers>* phase_of_move = nullptr) {
-  std::array<int, ntuple::kMoveNumbers> nearest{};
-  for (int t = 0; t < ntuple::kMoveNumbers; ++t) {
-    const auto eligible = [&](std::size_t m) {
-      return !phase_of_move || (*phase_of_move)[rows[m].move] == (*phase_of_move)[t];
-    };
-    std::optional<std::size_t> best;
-    for (std::size_t m = 0; m < rows.size(); ++m)
-      if (eligible(m) && (!best || std::abs(rows[m].move - t) < std::abs(rows[*best].move - t))) best = m;
-    nearest[t] = static_cast<int>(best.value_or(0));
-  }
-  return nearest;
-}
-
 // One agent per shape: a network per scored move (trained on that move's fitness positions);
 // every other move number uses the network of the nearest scored move (the lower on a tie).
 void save_score_agents(const ScoreArgs& a, const std::vector<ntuple::Shape>& shapes, std::vector<ScoreRow>& rows) {
   namespace fs = std::filesystem;
   for (std::size_t s = 0; s < shapes.size(); ++s) {
-    play::OthelloAgent agent;
-    agent.name = shapes[s].name;
-    agent.kind = play::OthelloEvaluator::kNtuple;
-    agent.limits = {a.agent_depth, a.agent_exact};
-    agent.geometries = {shapes[s].geometry()};
-    agent.geometry_names = {shapes[s].name};
-    for (auto& r : rows) agent.networks.push_back(play::Network{0, std::move(r.cells[s].weights)});
-    agent.network_of_move = nearest_scored_move(rows);
+    const play::OthelloAgent agent = score_agent(shapes[s], rows, s, {a.agent_depth, a.agent_exact});
     const fs::path file = fs::path(a.save_agents) / (agent_stem(shapes[s].name) + ".toml");
     play::save_agent(agent, file);
     if (!a.json) fmt::print("agent written: {}\n", file.string());

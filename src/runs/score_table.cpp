@@ -1,6 +1,8 @@
 #include "runs/score_table.hpp"
 #include <algorithm>
+#include <cstdlib>
 #include <numeric>
+#include <optional>
 #include "core/error.hpp"
 
 namespace ef {
@@ -48,16 +50,10 @@ MoveSplit score_positions_at_move(const std::vector<data::Game>& games, int move
   return m;
 }
 
-std::vector<ScoreRow> score_table(const std::vector<data::Game>& games, const std::vector<ntuple::Shape>& shapes,
-                                  const ScoreOptions& options, Backend& backend) {
-  std::vector<ScoreRow> rows;
-  std::vector<ntuple::Geometry> geometries;
-  for (const auto& s : shapes) geometries.push_back(s.geometry());
+PreparedScore prepare_score(const std::vector<data::Game>& games, const ScoreOptions& options, Backend& backend) {
+  PreparedScore p;
   // Per move: one resident position set (fitness then test), and id lists into it.
-  std::vector<std::vector<u32>> fit_ids(options.moves.size()), test_ids(options.moves.size());
-  std::vector<int> handles;
-  for (std::size_t m = 0; m < options.moves.size(); ++m) {
-    const int move = options.moves[m];
+  for (const int move : options.moves) {
     const MoveSplit move_split = score_positions_at_move(games, move, options);
     const data::Split& split = move_split.split;
     ScoreRow row;
@@ -68,24 +64,30 @@ std::vector<ScoreRow> score_table(const std::vector<data::Game>& games, const st
     row.test_excluded = move_split.test_excluded;
     row.constant_mse = data::constant_predictor_mse(split.first, split.second);
     row.irreducible_mse = data::irreducible_mse(split.second);
-    rows.push_back(row);
+    p.rows.push_back(row);
 
     ResidentSplit r = make_resident(split, backend);
-    fit_ids[m] = std::move(r.fitness_ids);
-    test_ids[m] = std::move(r.test_ids);
-    handles.push_back(r.handle);
+    p.fitness_ids.push_back(std::move(r.fitness_ids));
+    p.test_ids.push_back(std::move(r.test_ids));
+    p.handles.push_back(r.handle);
   }
+  return p;
+}
 
+std::vector<ScoreRow> score_shapes(const PreparedScore& prepared, const std::vector<ntuple::Geometry>& geometries,
+                                   const ScoreOptions& options, Backend& backend) {
+  std::vector<ScoreRow> rows = prepared.rows;
   std::vector<TrainJob> jobs;
-  for (std::size_t m = 0; m < options.moves.size(); ++m)
-    for (std::size_t s = 0; s < shapes.size(); ++s) {
+  jobs.reserve(rows.size() * geometries.size());
+  for (std::size_t m = 0; m < rows.size(); ++m)
+    for (std::size_t s = 0; s < geometries.size(); ++s) {
       TrainJob j;
       j.geometry = &geometries[s];
-      j.positions = handles[m];
-      j.train_ids = fit_ids[m];
-      j.eval_ids = test_ids[m];
+      j.positions = prepared.handles[m];
+      j.train_ids = prepared.fitness_ids[m];
+      j.eval_ids = prepared.test_ids[m];
       j.params = options.train;
-      j.stream[0] = static_cast<u32>(options.moves[m]);  // same order for every shape at a move
+      j.stream[0] = static_cast<u32>(rows[m].move);  // same order for every shape at a move
       j.stream[1] = 0;
       j.record_epoch_loss = options.record_curves;
       j.return_weights = options.return_weights;
@@ -93,9 +95,9 @@ std::vector<ScoreRow> score_table(const std::vector<data::Game>& games, const st
     }
   std::vector<TrainResult> results(jobs.size());
   backend.train(jobs, results);
-  for (std::size_t m = 0; m < options.moves.size(); ++m)
-    for (std::size_t s = 0; s < shapes.size(); ++s) {
-      TrainResult& r = results[m * shapes.size() + s];
+  for (std::size_t m = 0; m < rows.size(); ++m)
+    for (std::size_t s = 0; s < geometries.size(); ++s) {
+      TrainResult& r = results[m * geometries.size() + s];
       ScoreCell c;
       c.mse = r.eval_loss.mse();
       c.mae = r.eval_loss.mae();
@@ -104,6 +106,41 @@ std::vector<ScoreRow> score_table(const std::vector<data::Game>& games, const st
       rows[m].cells.push_back(std::move(c));
     }
   return rows;
+}
+
+std::vector<ScoreRow> score_table(const std::vector<data::Game>& games, const std::vector<ntuple::Shape>& shapes,
+                                  const ScoreOptions& options, Backend& backend) {
+  std::vector<ntuple::Geometry> geometries;
+  for (const auto& s : shapes) geometries.push_back(s.geometry());
+  return score_shapes(prepare_score(games, options, backend), geometries, options, backend);
+}
+
+std::array<int, ntuple::kMoveNumbers> nearest_scored_move(const std::vector<ScoreRow>& rows,
+                                                          const std::array<int, ntuple::kMoveNumbers>* phase_of_move) {
+  std::array<int, ntuple::kMoveNumbers> nearest{};
+  for (int t = 0; t < ntuple::kMoveNumbers; ++t) {
+    const auto eligible = [&](std::size_t m) {
+      return !phase_of_move || (*phase_of_move)[rows[m].move] == (*phase_of_move)[t];
+    };
+    std::optional<std::size_t> best;
+    for (std::size_t m = 0; m < rows.size(); ++m)
+      if (eligible(m) && (!best || std::abs(rows[m].move - t) < std::abs(rows[*best].move - t))) best = m;
+    nearest[t] = static_cast<int>(best.value_or(0));
+  }
+  return nearest;
+}
+
+play::OthelloAgent score_agent(const ntuple::Shape& shape, std::vector<ScoreRow>& rows, std::size_t s,
+                               search::OthelloLimits limits) {
+  play::OthelloAgent agent;
+  agent.name = shape.name;
+  agent.kind = play::OthelloEvaluator::kNtuple;
+  agent.limits = limits;
+  agent.geometries = {shape.geometry()};
+  agent.geometry_names = {shape.name};
+  for (auto& r : rows) agent.networks.push_back(play::Network{0, std::move(r.cells[s].weights)});
+  agent.network_of_move = nearest_scored_move(rows);
+  return agent;
 }
 
 }  // namespace ef

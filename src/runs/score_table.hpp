@@ -8,6 +8,7 @@
 #include <vector>
 #include "backends/backend.hpp"
 #include "data/positions.hpp"
+#include "games/othello/agent.hpp"
 #include "games/othello/shape.hpp"
 
 namespace ef {
@@ -60,7 +61,34 @@ struct ResidentSplit {
 };
 ResidentSplit make_resident(const data::Split& split, Backend& backend);
 
+// The score table in two steps, for callers that score many batches of shapes on the same data
+// (the Python module's evaluator): `prepare_score` splits the data at every move and makes the
+// splits resident on `backend` once; `score_shapes` trains every (move, shape) of one batch of
+// shapes as ONE Backend::train call on those resident splits and returns the rows with their
+// cells. score_table is the two in a row, so both give the same bits for the same inputs.
+struct PreparedScore {
+  std::vector<ScoreRow> rows;  // one per move, without cells
+  std::vector<int> handles;    // per move: the resident position set (fitness then test)
+  std::vector<std::vector<u32>> fitness_ids, test_ids;
+};
+PreparedScore prepare_score(const std::vector<data::Game>& games, const ScoreOptions& options, Backend& backend);
+std::vector<ScoreRow> score_shapes(const PreparedScore& prepared, const std::vector<ntuple::Geometry>& geometries,
+                                   const ScoreOptions& options, Backend& backend);
+
 std::vector<ScoreRow> score_table(const std::vector<data::Game>& games, const std::vector<ntuple::Shape>& shapes,
                                   const ScoreOptions& options, Backend& backend);
+
+// For each move number 0..60, the index of the nearest scored move of `rows` (the lower on a
+// tie): the network of a move that was not scored. With `phase_of_move`, only scored moves of
+// the same phase count (the caller checks that every phase has one), so each move keeps its
+// phase's shape.
+std::array<int, ntuple::kMoveNumbers> nearest_scored_move(
+    const std::vector<ScoreRow>& rows, const std::array<int, ntuple::kMoveNumbers>* phase_of_move = nullptr);
+
+// The agent of shape `s` of a table scored with return_weights (`score --save-agents`, the
+// Python module's Evaluator.agent): the network trained at each scored move (moved out of
+// `rows`); every other move number uses the network of the nearest scored move.
+play::OthelloAgent score_agent(const ntuple::Shape& shape, std::vector<ScoreRow>& rows, std::size_t s,
+                               search::OthelloLimits limits);
 
 }  // namespace ef

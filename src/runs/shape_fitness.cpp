@@ -29,6 +29,20 @@ TrainValidationIds train_validation_split(std::uint32_t n, double validation_fra
   return ids;
 }
 
+TrainJob fitness_job(const ntuple::Geometry& geometry, const IslandFitnessData& data, const TrainValidationIds& split,
+                     const FitnessOptions& options, u64 seed, u32 island, u32 generation) {
+  TrainJob job;
+  job.geometry = &geometry;
+  job.positions = data.positions;
+  job.train_ids = split.train;
+  job.eval_ids = split.validation;
+  job.params = options.train;
+  job.params.seed = seed;
+  job.stream[0] = island;
+  job.stream[1] = generation;
+  return job;
+}
+
 void evaluate_generation(Backend& backend, const Decoder& decoder, std::span<Population> islands,
                          std::span<const IslandFitnessData> data, const FitnessOptions& options, u64 seed,
                          u32 generation, u32 first_island) {
@@ -58,16 +72,8 @@ void evaluate_generation(Backend& backend, const Decoder& decoder, std::span<Pop
   for (std::size_t k = 0; k < islands.size(); ++k) {
     for (int i = 0; i < islands[k].size; ++i) {
       geometries.push_back(decoder.decode(islands[k].individual(i)).geometry());
-      TrainJob job;
-      job.geometry = &geometries.back();
-      job.positions = data[k].positions;
-      job.train_ids = splits[k].train;
-      job.eval_ids = splits[k].validation;
-      job.params = options.train;
-      job.params.seed = seed;
-      job.stream[0] = first_island + static_cast<std::uint32_t>(k);
-      job.stream[1] = generation;
-      jobs.push_back(job);
+      jobs.push_back(fitness_job(geometries.back(), data[k], splits[k], options, seed,
+                                 first_island + static_cast<std::uint32_t>(k), generation));
     }
   }
   std::vector<TrainResult> results(jobs.size());

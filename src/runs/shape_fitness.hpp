@@ -44,6 +44,13 @@ struct TrainValidationIds {
 TrainValidationIds train_validation_split(std::uint32_t n, double validation_fraction, u64 seed, u32 island,
                                           u32 generation);
 
+// The training job of one individual (its geometry) on island `island`'s fitness set in
+// `generation`, trained on `split.train` and scored on `split.validation` (both must outlive the
+// job): what evaluate_generation trains, and what the Python module's Evaluator.validate trains
+// for shapes given from outside.
+TrainJob fitness_job(const ntuple::Geometry& geometry, const IslandFitnessData& data, const TrainValidationIds& split,
+                     const FitnessOptions& options, u64 seed, u32 island, u32 generation);
+
 // Decodes every individual of every island, trains them all in one Backend::train call and
 // writes fitness = eval MSE into islands[k].fitness. Throws ef::Error when the data do not match
 // the islands, a split part is empty, or a population's key count does not fit the decoder.

@@ -367,6 +367,7 @@ SearchOutcome run_loop(const SearchConfig& c, RunSession* session, Checkpoint st
       std::string line = fmt::format("gen {:>5}/{} best", g, c.generations);
       std::string rows;
       std::vector<ntuple::Shape> best_shapes;
+      std::vector<GenerationRow> generation_rows;
       for (int k = 0; k < n; ++k) {
         const IslandReport& r = reports[static_cast<std::size_t>(k)];
         const int move = c.islands.moves[static_cast<std::size_t>(k)];
@@ -377,11 +378,13 @@ SearchOutcome run_loop(const SearchConfig& c, RunSession* session, Checkpoint st
         rows += fmt::format("{},{},{},{:.6f},{:.6f},{:.6f},{},{:.3f}\n", g, k, move, r.best, r.mean, r.worst,
                             std::isnan(r.test) ? std::string() : fmt::format("{:.6f}", r.test), secs);
         line += fmt::format(" {}:{:.2f}", move, r.best);
+        generation_rows.push_back({k, move, r.best, r.mean, r.worst, r.test, secs});
       }
       // The rows are on disk before any checkpoint that has their generation behind it.
       run->append_rows(kMetrics, rows);
       run->log(fmt::format("{} | {:.2f} s/gen | {}", line, secs, meter.status(static_cast<u64>(g) + 1)));
       save_shapes_json(run->file(kShapes), best_shapes);
+      if (o.on_generation) o.on_generation(g, generation_rows);
     }
     // Every rank stops at the same generation: rank 0's decision.
     team.broadcast(stop_decision);

@@ -31,6 +31,12 @@
 
 namespace ef::ga {
 
+// One island's line of a generation, as metrics.csv holds it (test: NaN when not measured).
+struct GenerationRow {
+  int island = 0, move = 0;
+  double best = 0, mean = 0, worst = 0, test = 0, seconds = 0;
+};
+
 struct SearchRunOptions : RunOptions {
   std::string backend = "cpu";
   int device = 0;  // CUDA device of a cuda backend (make_backend)
@@ -39,6 +45,10 @@ struct SearchRunOptions : RunOptions {
   // same arguments; only rank 0 creates, reads or writes the run directory (metrics, shapes,
   // checkpoints, log), and every rank reads the config and data files at the same paths.
   IslandTeam* team = nullptr;
+  // Called on rank 0 after each generation, once its rows are in metrics.csv and its best
+  // shapes in best_shapes.json (a notebook's live plot: the Python module's on_generation). An
+  // exception from it ends the run there; the run directory resumes from its last checkpoint.
+  std::function<void(int generation, const std::vector<GenerationRow>& rows)> on_generation;
 };
 
 struct SearchOutcome {

@@ -1,0 +1,62 @@
+"""ef::Error becomes evalforge.Error (a RuntimeError) with the command line's message."""
+import json
+
+import pytest
+
+import evalforge
+from conftest import run_cli
+
+
+def cli_error(*args):
+    r = run_cli(*args, check=False)
+    assert r.returncode != 0
+    prefix = "evalforge: error: "
+    line = next(l for l in r.stderr.splitlines() if l.startswith(prefix))
+    return line[len(prefix):]
+
+
+def test_error_is_a_runtime_error():
+    assert issubclass(evalforge.Error, RuntimeError)
+
+
+def test_missing_data_file_is_named_as_the_cli_names_it(tmp_path):
+    missing = tmp_path / "no" / "such.gam"
+    with pytest.raises(evalforge.Error) as e:
+        evalforge.Evaluator(str(missing), moves=[20])
+    assert str(missing) in str(e.value)
+    assert str(e.value) == cli_error("score", "--data", str(missing), "--moves", "20")
+
+
+def test_bad_shape_file_is_named(games_file, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"name": "bad", "tuples": [["a1", "z9"]]}))
+    ev = evalforge.Evaluator(games_file, moves=[20], epochs=1, threads=2)
+    with pytest.raises(evalforge.Error) as e:
+        ev.evaluate([str(bad)])
+    assert str(bad) in str(e.value) and "z9" in str(e.value)
+    assert str(e.value) == cli_error("score", "--data", str(games_file), "--shapes", str(bad), "--moves", "20")
+
+
+def test_bad_shapes_from_python(games_file):
+    ev = evalforge.Evaluator(games_file, moves=[20], epochs=1, threads=2)
+    with pytest.raises(evalforge.Error, match=r"shape 2: tuple 1: 64 is not a square"):
+        ev.evaluate([[[0, 1]], [[64]]])
+    with pytest.raises(evalforge.Error, match=r"shape 1: tuple 1: square a1 appears twice"):
+        ev.evaluate([[[0, 0]]])
+    with pytest.raises(evalforge.Error, match=r"shapes: no shape given"):
+        ev.evaluate([])
+    with pytest.raises(evalforge.Error, match=r"shapes: expected"):
+        ev.evaluate(42)
+    # The evaluator still works after an error.
+    assert ev.evaluate([[[0, 1]]]).shape == (1, 1)
+
+
+def test_bad_options(games_file):
+    with pytest.raises(evalforge.Error, match=r"^split: 'diagonal' is not a split"):
+        evalforge.Evaluator(games_file, split="diagonal")
+    with pytest.raises(evalforge.Error, match=r"^moves: 61 is not a move number"):
+        evalforge.Evaluator(games_file, moves=[61])
+    with pytest.raises(evalforge.Error, match=r"^backend: "):
+        evalforge.Evaluator(games_file, moves=[20], backend="abacus")
+    with pytest.raises(evalforge.Error, match=r"^epochs: "):
+        evalforge.Evaluator(games_file, epochs=-1)
