@@ -14,6 +14,7 @@
 #include "games/othello/agent_file.hpp"
 #include "games/othello/endgame.hpp"
 #include "games/othello/game.hpp"
+#include "games/tictactoe/agent_file.hpp"
 #include "games/tictactoe/players.hpp"
 
 namespace ef::py {
@@ -45,20 +46,24 @@ std::shared_ptr<Ordering> load_ordering(const std::string& spec) {
   return o;
 }
 
-// "random" or "static:DEPTH" (the seed paper's static evaluator at that minimax depth).
+// "static:DEPTH" (the seed paper's static evaluator at that minimax depth), or what
+// load_tictactoe_agent takes: "random", "perfect", "static" (4 plies) or an agent file (a network
+// saved by `evalforge tictactoe --save-agents`, docs/tictactoe.md "Playing a network").
 play::TicTacToeAgent tictactoe_player(const std::string& spec, const char* what) {
   play::TicTacToeAgent a;
-  if (spec == "random") {
-    a = play::tictactoe_agent(play::TicTacToeEvaluator::kRandom, 1);
-  } else if (spec.rfind("static:", 0) == 0) {
+  if (spec.rfind("static:", 0) == 0) {
     int depth = 0;
     const std::string n = spec.substr(7);
     const auto [p, ec] = std::from_chars(n.data(), n.data() + n.size(), depth);
     if (n.empty() || ec != std::errc{} || p != n.data() + n.size())
       fail_input(what, "'{}': the depth is not a whole number", spec);
     a = play::tictactoe_agent(play::TicTacToeEvaluator::kStatic, depth);
+  } else if (spec == "random" || spec == "perfect" || spec == "static" || std::filesystem::exists(spec)) {
+    a = play::load_tictactoe_agent(spec);
   } else {
-    fail_input(what, "'{}' is not a Tic-Tac-Toe player (expected random or static:DEPTH)", spec);
+    fail_input(what,
+               "'{}' is not a Tic-Tac-Toe player (expected random, perfect, static, static:DEPTH or an agent file)",
+               spec);
   }
   a.validate();
   return a;
@@ -206,9 +211,10 @@ ordering: 'builtin' (the solver's default network), 'none', or an n-tuple agent 
       },
       py::arg("a"), py::arg("b"), py::kw_only(), py::arg("games") = 10, py::arg("seed") = 1, py::arg("backend") = "cpu",
       py::arg("threads") = 0,
-      R"doc(Plays Tic-Tac-Toe between two built-in players on a backend (the playout engine of every
-registered game): 'random' or 'static:DEPTH' (the seed paper's static evaluator, minimax to
-DEPTH plies). `games` pairs of games from the empty board, colours swapped; game 2k has a move
+      R"doc(Plays Tic-Tac-Toe between two players on a backend (the playout engine of every registered
+game): 'random', 'perfect', 'static' (4 plies), 'static:DEPTH' (the seed paper's static evaluator,
+minimax to DEPTH plies) or a Tic-Tac-Toe agent file (an evolved network saved by
+`evalforge tictactoe --save-agents`). `games` pairs of games from the empty board, colours swapped; game 2k has a move
 first. Returns {'result': +1 won / 0 drawn / -1 lost for a, 'plies'}, int arrays.)doc");
 }
 

@@ -1,5 +1,6 @@
 """Training, agent files, games between agents and the solver, against the command line."""
 import json
+import os
 
 import numpy as np
 import pytest
@@ -76,3 +77,8 @@ def test_tictactoe_games():
     assert np.array_equal(r["result"], again["result"]) and np.array_equal(r["plies"], again["plies"])
     with pytest.raises(evalforge.Error, match=r"^b: 'minimax' is not a Tic-Tac-Toe player"):
         evalforge.play_tictactoe("random", "minimax")
+    # An evolved network from its agent file (networks/tictactoe/: it never loses to any opponent)
+    # against the perfect player: every game drawn, with either colour.
+    network = os.path.join(os.path.dirname(__file__), "..", "..", "networks", "tictactoe", "ttt-oracle-t0a.toml")
+    drawn = evalforge.play_tictactoe(network, "perfect", games=2, threads=2)
+    assert len(drawn["result"]) == 4 and np.all(drawn["result"] == 0)
