@@ -401,6 +401,12 @@ TEST(RatingsExpectedScore, AllWins) {
   const ScoreInterval loser = expected_score_interval(games, 2, 1);
   EXPECT_EQ(loser.losses, 10);
   EXPECT_NEAR(loser.high95, 1 - 0.7224672001371107, 1e-9);
+  // The bounds at a score of 0 or 1 are the score itself, exactly (not 4e-19 off by rounding),
+  // for any number of games: the interval always holds the mean.
+  for (int n : {1, 10, 600, 200000}) {
+    EXPECT_EQ(score_interval(0, 0, n).low95, 0.0) << n;
+    EXPECT_EQ(score_interval(n, 0, 0).high95, 1.0) << n;
+  }
 }
 
 TEST(RatingsInput, BadInputThrowsClearMessages) {

@@ -441,8 +441,10 @@ ScoreInterval score_interval(int wins, int draws, int losses, ScoreIntervalMetho
     const double z2 = kZ95 * kZ95;
     const double center = (out.mean + z2 / (2 * n)) / (1 + z2 / n);
     const double half = kZ95 / (1 + z2 / n) * std::sqrt(out.mean * (1 - out.mean) / n + z2 / (4 * n * n));
-    out.low95 = std::max(0.0, center - half);
-    out.high95 = std::min(1.0, center + half);
+    // The interval holds the mean; at a score of 0 or 1 center - half (center + half) is 0 (1)
+    // only up to rounding (4e-19 was seen), so the bound is clamped to the mean.
+    out.low95 = std::min(out.mean, std::max(0.0, center - half));
+    out.high95 = std::max(out.mean, std::min(1.0, center + half));
   }
   out.elo = elo_difference_from_score(out.mean);
   out.elo_low95 = elo_difference_from_score(out.low95);
