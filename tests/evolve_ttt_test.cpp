@@ -197,7 +197,8 @@ TEST(EvolveTicTacToe, ConfigErrorsNameTheKey) {
   expect("[opponent]\nkind = \"coevolution\"\ntop = 500\n", "opponent.top");
   // The shipped configs load.
   for (const char* name : {"ttt-ply4.toml", "ttt-ply1.toml", "ttt-ply1-as-written.toml", "ttt-coevolution.toml",
-                           "ttt-ply4-rank-elitism.toml", "ttt-ply4-all-openings.toml", "ttt-oracle.toml"})
+                           "ttt-ply4-rank-elitism.toml", "ttt-ply4-all-openings.toml", "ttt-oracle.toml",
+                           "ttt-depths.toml", "ttt-random-ties.toml", "ttt-safety.toml"})
     EXPECT_NO_THROW(ga::load_evolve_config(std::string(EF_SOURCE_DIR "/configs/") + name)) << name;
 }
 
@@ -271,6 +272,38 @@ TEST(EvolveTicTacToe, OracleFitnessRunsResumeBitIdenticallyAndScoreTheBestByItsM
   }
 }
 
+TEST(EvolveTicTacToe, SafetyFitnessIsTheExactLossAgainstARandomOpponentAndResumesBitIdentically) {
+  const tictactoe::LossVsRandom none{0.0, 0.0}, some{0.25, 0.5};
+  EXPECT_EQ(ga::safety_fitness(none), 480.0);  // never loses: the maximum
+  EXPECT_DOUBLE_EQ(ga::safety_fitness(some), 240.0 * 1.25);
+  const fs::path dir = temp_dir("safetyfit");
+  const fs::path f = dir / "c.toml";
+  std::ofstream(f) << "[evolve]\nkind = \"tictactoe\"\ngenerations = 4\ntrials = 2\nseed = 5\n"
+                      "[population]\nsize = 10\nselection = \"rank\"\nelitism = 1\nmutation_rate = 0.01\n"
+                      "[network]\ndepth = 2\n[fitness]\nkind = \"safety\"\n";
+  const ga::EvolveConfig c = ga::load_evolve_config(f.string());
+  EXPECT_EQ(c.ttt.fitness, ga::TttFitness::kSafety);
+  ga::run_evolve(c, dir / "one", threads(2));
+  ga::EvolveRunOptions stop = threads(1);
+  stop.stop_requested = [n = 0]() mutable { return ++n >= 2; };
+  ASSERT_TRUE(ga::run_evolve(c, dir / "cut", stop).interrupted);
+  EXPECT_TRUE(ga::resume_evolve(dir / "cut", threads(2)).complete);
+  EXPECT_EQ(without_time(dir / "one"), without_time(dir / "cut"));
+  EXPECT_EQ(read(dir / "one" / "best_networks.csv"), read(dir / "cut" / "best_networks.csv"));
+  // The best network's recorded fitness is 240 x (2 - its losses against a random opponent),
+  // from the full measures.
+  const auto best = ga::load_best_networks(dir / "one");
+  const auto rows = csv_rows(dir / "one" / "best_networks.csv");
+  ASSERT_EQ(best.size(), 2u);
+  for (std::size_t t = 0; t < 2; ++t) {
+    const tictactoe::PlayerMeasures m = tictactoe::measure(tictactoe::agent_chooser(best[t]));
+    EXPECT_NEAR(std::stod(rows[t][2]), 240.0 * (2.0 - m.as_x.loss - m.as_o.loss), 1e-3);
+  }
+  // The resolved config keeps the kind.
+  std::ofstream(dir / "again.toml") << ga::evolve_config_to_toml(c);
+  EXPECT_EQ(ga::load_evolve_config((dir / "again.toml").string()).ttt.fitness, ga::TttFitness::kSafety);
+}
+
 TEST(EvolveTicTacToe, FitnessKeysAreCheckedAndRecorded) {
   auto expect = [](const std::string& text, const std::string& needle) {
     const fs::path f = temp_dir("badfit") / "c.toml";
@@ -282,6 +315,8 @@ TEST(EvolveTicTacToe, FitnessKeysAreCheckedAndRecorded) {
   expect("[fitness]\nopenings = \"corners\"\n", "fitness.openings");
   expect("[opponent]\nkind = \"coevolution\"\n[fitness]\nkind = \"oracle\"\n", "fitness.kind");
   expect("[fitness]\nkind = \"oracle\"\nopenings = \"all\"\n", "fitness.openings");
+  expect("[opponent]\nkind = \"coevolution\"\n[fitness]\nkind = \"safety\"\n", "fitness.kind");
+  expect("[fitness]\nkind = \"safety\"\nties = \"random\"\n", "fitness.ties");
   expect("[monitor]\npopulation_every = 0\n", "monitor.population_every");
   // The resolved config keeps them.
   const fs::path f = temp_dir("fitkeys") / "c.toml";
@@ -293,7 +328,7 @@ TEST(EvolveTicTacToe, FitnessKeysAreCheckedAndRecorded) {
   const ga::TicTacToeConfig again = ga::load_evolve_config(g.string()).ttt;
   EXPECT_EQ(again.openings, play::TttOpenings::kAll);
   EXPECT_EQ(again.population_every, 3);
-  EXPECT_FALSE(again.oracle_fitness);
+  EXPECT_EQ(again.fitness, ga::TttFitness::kGames);
   EXPECT_TRUE(again.oracle);
 }
 
@@ -384,6 +419,37 @@ TEST(TicTacToeCommand, RoundRobinOfEvolvedNetworksAndStaticPlayers) {
   const auto [rc2, out2] = test::run_command(std::string(EF_EVALFORGE_BIN) + " tictactoe --run /no/such/run 2>&1");
   EXPECT_NE(rc2, 0);
   EXPECT_NE(out2.find("/no/such/run"), std::string::npos) << out2;
+}
+
+TEST(TicTacToeCommand, ScreensRandomNetworksAsTheRandomSamplingBaseline) {
+  const std::string bin = std::string(EF_EVALFORGE_BIN) + " tictactoe --screen-random 600 --seed 1";
+  const auto [rc, out] = test::run_command(bin + " --depths 4,2 --threads 2 --json 2>/dev/null");
+  ASSERT_EQ(rc, 0) << out;
+  const nlohmann::json j = nlohmann::json::parse(out);
+  ASSERT_EQ(j.size(), 2u);
+  for (const auto& row : j) {
+    const int depth = row["depth"];
+    const tictactoe::RandomScreen s = tictactoe::screen_random_networks(600, tictactoe::Topology::kFull, depth, 1, 1);
+    EXPECT_EQ(row["networks"], 600);
+    EXPECT_EQ(row["never_lose"], s.never_lose) << depth;
+    EXPECT_EQ(row["first"], s.first) << depth;
+    // The interval holds the share and stays inside [0, 1], also when nothing never loses.
+    EXPECT_DOUBLE_EQ(row["share"].get<double>(), static_cast<double>(s.never_lose) / 600);
+    EXPECT_LE(row["share_low95"].get<double>(), row["share"].get<double>());
+    EXPECT_GT(row["share_high95"].get<double>(), row["share"].get<double>());
+    EXPECT_LT(row["share_high95"].get<double>(), 0.02);
+  }
+  const auto [rc2, out2] = test::run_command(bin + " --depths 2 2>&1");
+  ASSERT_EQ(rc2, 0) << out2;
+  EXPECT_NE(out2.find("random sampling (full topology, depth 2, seed 1):"), std::string::npos) << out2;
+  EXPECT_NE(out2.find("of 600 networks never lose"), std::string::npos) << out2;
+  // It is a use of its own, and N is checked by its flag.
+  const auto [rc3, out3] = test::run_command(bin + " --measure 2>&1");
+  EXPECT_NE(rc3, 0);
+  EXPECT_NE(out3.find("--screen-random"), std::string::npos) << out3;
+  const auto [rc4, out4] = test::run_command(std::string(EF_EVALFORGE_BIN) + " tictactoe --screen-random 0 2>&1");
+  EXPECT_NE(rc4, 0);
+  EXPECT_NE(out4.find("--screen-random"), std::string::npos) << out4;
 }
 
 TEST(TicTacToeCommand, MeasuresNetworksAndBaselinesAgainstPerfectPlay) {

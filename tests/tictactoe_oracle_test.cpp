@@ -5,6 +5,7 @@
 // game without memo tables, and a Monte-Carlo simulation for the random opponent).
 #include <gtest/gtest.h>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <random>
 #include <set>
@@ -575,4 +576,80 @@ TEST(TttOracle, TheScreenForNeverLosingAgreesWithTheFullMeasures) {
   EXPECT_LT(asked, static_cast<int>(PerfectPlay::get().positions_to_move().size()));
   const Chooser bad = [](const Board& b) { return b.x ? __builtin_ctz(b.x) : 4; };
   EXPECT_THROW(never_loses(bad), Error);
+}
+
+TEST(TttOracle, RandomSamplingScreensTheSameNetworksAsTheMeasuresInChunks) {
+  // Networks drawn from an offset are the same networks as those of one long draw.
+  const auto all = random_network_agents(12, Topology::kFull, 4, 1);
+  const auto tail = random_network_agents(5, Topology::kFull, 4, 1, 7);
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(tail[i].name, all[7 + i].name);
+    EXPECT_EQ(std::memcmp(&tail[i].params.network, &all[7 + i].params.network, sizeof(Network)), 0) << i;
+  }
+  // The screen (chunks of 4,096) counts what never_loses says of each network one by one; past
+  // a chunk's end too, and on 1 and 2 threads alike. Seed 1 at depth 4 has hits in the first
+  // 5,000 (about 1 in 2,000), so `first` is checked against a real index.
+  const int n = 5000;
+  const auto nets = random_network_agents(n, Topology::kFull, 4, 1);
+  i64 holding = 0, first = -1;
+  for (int i = 0; i < n; ++i)
+    if (never_loses(agent_chooser(nets[i]))) {
+      if (first < 0) first = i;
+      ++holding;
+    }
+  ASSERT_GE(holding, 1);
+  for (int threads : {1, 2}) {
+    const RandomScreen s = screen_random_networks(n, Topology::kFull, 4, 1, threads);
+    EXPECT_EQ(s.count, n);
+    EXPECT_EQ(s.never_lose, holding);
+    EXPECT_EQ(s.first, first);
+  }
+  EXPECT_THROW(screen_random_networks(-1, Topology::kFull, 4, 1, 1), Error);
+}
+
+TEST(TttOracle, LossAgainstARandomOpponentIsTheFullMeasuresLossAskingFewerPositions) {
+  // loss_vs_random (the "safety" fitness) must give measure()'s loss probabilities bit for bit,
+  // and 0 with both colours exactly for the players that never lose.
+  const Chooser perfect = perfect_chooser();
+  const Chooser lowest = lowest_empty;
+  std::vector<std::pair<std::string, Chooser>> players{
+      {"oracle", perfect},
+      {"lowest empty", lowest},
+      {"perfect as X only", [&](const Board& b) { return b.side == kX ? perfect(b) : lowest(b); }},
+      {"perfect as O only", [&](const Board& b) { return b.side == kO ? perfect(b) : lowest(b); }}};
+  for (int depth : {1, 2, 4})
+    players.emplace_back("constant " + std::to_string(depth), agent_chooser(constant_agent(depth)));
+  const std::vector<play::TicTacToeAgent> nets = random_network_agents(30, Topology::kFull, 3, 11);
+  for (const auto& a : nets) players.emplace_back(a.name, agent_chooser(a));
+  int zero = 0, above = 0;
+  for (const auto& [name, chooser] : players) {
+    const PlayerMeasures m = measure(chooser);
+    const LossVsRandom l = loss_vs_random(chooser);
+    EXPECT_EQ(l.as_x, m.as_x.loss) << name;  // exact: the same sums in the same order
+    EXPECT_EQ(l.as_o, m.as_o.loss) << name;
+    EXPECT_EQ(l.as_x == 0 && l.as_o == 0, m.never_loses()) << name;
+    (l.as_x + l.as_o == 0 ? zero : above) += 1;
+  }
+  EXPECT_GE(zero, 1);  // the oracle
+  EXPECT_GE(above, 10);
+  // One colour perfect, the other not: only that colour loses.
+  EXPECT_EQ(loss_vs_random(players[2].second).as_x, 0.0);
+  EXPECT_GT(loss_vs_random(players[2].second).as_o, 0.0);
+  // It asks a player only where a game can lead it, not in all 4,520 positions.
+  int asked = 0;
+  loss_vs_random([&](const Board& b) {
+    ++asked;
+    return lowest(b);
+  });
+  EXPECT_LT(asked, static_cast<int>(PerfectPlay::get().positions_to_move().size()));
+  // Many agents at once: the same on 1 and 2 threads, and agent by agent.
+  const std::vector<LossVsRandom> one = loss_vs_random_of_agents(nets, 1), two = loss_vs_random_of_agents(nets, 2);
+  ASSERT_EQ(one.size(), nets.size());
+  for (std::size_t i = 0; i < nets.size(); ++i) {
+    EXPECT_EQ(one[i].as_x, two[i].as_x);
+    EXPECT_EQ(one[i].as_o, two[i].as_o);
+    EXPECT_EQ(one[i].as_o, loss_vs_random(agent_chooser(nets[i])).as_o);
+  }
+  const Chooser bad = [](const Board& b) { return b.x ? __builtin_ctz(b.x) : 4; };
+  EXPECT_THROW(loss_vs_random(bad), Error);
 }

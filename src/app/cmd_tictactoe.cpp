@@ -46,6 +46,7 @@ struct TttArgs {
   u64 seed = 1;
   bool json = false;
   std::string save_agents;  // --save-agents DIR
+  i64 screen_random = 0;    // --screen-random N
 };
 
 // ---- --measure ----
@@ -203,7 +204,51 @@ void save_agents(const TttArgs& a) {
     for (const fs::path& f : ga::save_best_network_agents(r, a.save_agents)) fmt::print("{}\n", f.string());
 }
 
+// ---- --screen-random ----
+
+// The random-sampling baseline of a run: how many random networks never lose, with the share's
+// 95% Wilson interval and what that means in networks drawn per such network.
+void screen_random(const TttArgs& a) {
+  if (a.measure || !a.save_agents.empty() || !a.runs.empty() || !a.agents.empty())
+    fail("tictactoe: --screen-random is a use of its own (with --depths, --topology, --seed, --threads, --json)");
+  const std::vector<int> depths = a.depths.empty() ? std::vector<int>{4} : a.depths;
+  const tictactoe::Topology topology = a.topology == "paper" ? tictactoe::Topology::kPaper : tictactoe::Topology::kFull;
+  nlohmann::json j = nlohmann::json::array();
+  for (int d : depths) {
+    const tictactoe::RandomScreen s =
+        tictactoe::screen_random_networks(a.screen_random, topology, d, a.seed, a.threads);
+    const ratings::ScoreInterval share =
+        ratings::score_interval(static_cast<int>(s.never_lose), 0, static_cast<int>(s.count - s.never_lose));
+    // Networks drawn per network that never loses: 1 / share (infinite at a share of 0).
+    auto per = [](double p) { return p > 1e-12 ? fmt::format("{:.0f}", 1 / p) : std::string("inf"); };
+    if (a.json) {
+      j.push_back({{"topology", tictactoe::topology_name(topology)},
+                   {"depth", d},
+                   {"seed", a.seed},
+                   {"networks", s.count},
+                   {"never_lose", s.never_lose},
+                   {"first", s.first},
+                   {"share", share.mean},
+                   {"share_low95", share.low95},
+                   {"share_high95", share.high95}});
+      continue;
+    }
+    fmt::print(
+        "random sampling ({} topology, depth {}, seed {}): {} of {} networks never lose to any opponent with either "
+        "colour (the first: {})\n  share {:.4f} % [{:.4f}, {:.4f}] (95% Wilson); networks drawn per such network: {} "
+        "[{}, {}]\n",
+        tictactoe::topology_name(topology), d, a.seed, s.never_lose, s.count,
+        s.first < 0 ? std::string("none") : fmt::format("network {}", s.first), 100 * share.mean, 100 * share.low95,
+        100 * share.high95, per(share.mean), per(share.high95), per(share.low95));
+  }
+  if (a.json) fmt::print("{}\n", j.dump(2));
+}
+
 void run(const TttArgs& a) {
+  if (a.screen_random > 0) {
+    screen_random(a);
+    return;
+  }
   if (!a.save_agents.empty()) {
     save_agents(a);
     return;
@@ -292,7 +337,14 @@ void register_tictactoe(CLI::App& app) {
   cmd->add_option("--save-agents", a->save_agents,
                   "No games: write an agent file (DIR/RUN-t<trial><population>.toml) for each best network of the "
                   "--run directories, for `evalforge gtp --game tictactoe --agent FILE`; prints the files");
-  cmd->add_flag("--json", a->json, "--measure: print JSON (with each player's worst lines) instead of the table");
+  cmd->add_option("--screen-random", a->screen_random,
+                  "No games: draw N random networks per --depths (default 4) with --topology (default full) and "
+                  "--seed, as the GA draws its generation 0, and count those that never lose to any opponent with "
+                  "either colour, with a 95% interval: the random-sampling baseline a run must beat "
+                  "(docs/tictactoe.md)")
+      ->check(CLI::Range(i64{1}, i64{1000000000}));
+  cmd->add_flag("--json", a->json,
+                "--measure, --screen-random: print JSON (with each player's worst lines) instead of the table");
   cmd->callback([a] { run(*a); });
 }
 

@@ -14,6 +14,7 @@
 #include "games/tictactoe/fitness_matches.hpp"
 #include "games/tictactoe/perfect_play.hpp"
 #include "runs/evolve_config.hpp"
+#include "runs/evolve_tictactoe.hpp"
 
 namespace ef::app {
 
@@ -290,6 +291,16 @@ std::string oracle_plot(const fs::path& dir) {
   return gp.str();
 }
 
+// The y axis of fitness.png: what the run's [fitness] kind scores.
+std::string fitness_label(const ga::TicTacToeConfig& config, int games) {
+  switch (config.fitness) {
+    case ga::TttFitness::kGames: return fmt::format("fitness ({} games: win 30, draw 15)", games);
+    case ga::TttFitness::kOracle: return "oracle fitness: 200 per colour held vs perfect play + 80 x optimal share";
+    case ga::TttFitness::kSafety: return "safety fitness: 240 x (2 - loss probability vs random as X - as O)";
+  }
+  fail("report: fitness kind {} has no label", static_cast<int>(config.fitness));
+}
+
 }  // namespace
 
 void report_tictactoe(const fs::path& dir) {
@@ -297,7 +308,7 @@ void report_tictactoe(const fs::path& dir) {
   const bool monitored = !std::isnan(rows[0].monitor_best);
   const ga::TicTacToeConfig config = ga::load_evolve_config((dir / "config.toml").string()).ttt;
   const int games = play::ttt_match_games(config.openings);
-  const int max_points = config.oracle_fitness ? 480 : play::ttt_max_points(config.openings);
+  const int max_points = static_cast<int>(ga::ttt_max_fitness(config));
   // Per generation and population: the mean over trials of best and mean fitness, and the
   // range over trials (the spread the issue asks for), of the fitness and, with co-evolution,
   // of the monitor (against the static evaluator).
@@ -306,10 +317,7 @@ void report_tictactoe(const fs::path& dir) {
   std::ostringstream gp;
   gp << "set terminal pngcairo size 1000,600\nset grid\nset xlabel 'generation'\nset key outside right\n"
         "set yrange [0:"
-     << max_points << "]\nset ylabel '"
-     << (config.oracle_fitness ? std::string("oracle fitness: 200 per colour held vs perfect play + 80 x optimal share")
-                               : fmt::format("fitness ({} games: win 30, draw 15)", games))
-     << "'\n";
+     << max_points << "]\nset ylabel '" << fitness_label(config, games) << "'\n";
   std::string plots;
   for (const std::string& pop : {std::string("a"), std::string("b")}) {
     if (!by.count({pop, 0})) continue;
@@ -353,7 +361,7 @@ void report_tictactoe(const fs::path& dir) {
   gp << fmt::format("set output '{}'\n", (dir / "fitness.png").string());
   gp << "set title 'fitness per generation: mean over trials, band: their range"
      << (monitored ? "; monitor: vs the static evaluator" : "") << "'\nplot " << plots
-     << (config.oracle_fitness ? std::string()
+     << (!config.plays_games() ? std::string()
                                : fmt::format(", {} with lines dt 2 lc 'gray' title 'every game drawn'", max_points / 2))
      << "\nunset output\n";
   // Runs made before oracle.csv, or with [monitor] oracle = false, have no oracle.png.

@@ -71,15 +71,21 @@ void validate(const BitGaParams& p, const std::string& where) {
     fail("{}: tournament_size {} is outside 1..{}", where, p.tournament_size, p.population);
 }
 
-std::vector<BitString> random_bit_population(const BitGaParams& p, u64 seed, u32 stream) {
-  std::vector<BitString> pop(p.population, BitString(p.bits));
-  for (int i = 0; i < p.population; ++i) {
-    Rng rng = stream_of(seed, 0, kInitialBits, stream, static_cast<std::size_t>(i));
-    for (int b = 0; b < p.bits; b += 32) {
-      const u32 word = rng.next_u32();
-      for (int k = 0; k < 32 && b + k < p.bits; ++k) pop[i][b + k] = static_cast<unsigned char>(word >> k & 1);
-    }
+BitString random_bit_member(int bits, u64 seed, u32 stream, std::size_t index) {
+  BitString member(static_cast<std::size_t>(bits));
+  Rng rng = stream_of(seed, 0, kInitialBits, stream, index);
+  for (int b = 0; b < bits; b += 32) {
+    const u32 word = rng.next_u32();
+    for (int k = 0; k < 32 && b + k < bits; ++k) member[b + k] = static_cast<unsigned char>(word >> k & 1);
   }
+  return member;
+}
+
+std::vector<BitString> random_bit_population(const BitGaParams& p, u64 seed, u32 stream) {
+  std::vector<BitString> pop;
+  pop.reserve(static_cast<std::size_t>(p.population));
+  for (int i = 0; i < p.population; ++i)
+    pop.push_back(random_bit_member(p.bits, seed, stream, static_cast<std::size_t>(i)));
   return pop;
 }
 

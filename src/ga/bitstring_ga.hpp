@@ -40,6 +40,9 @@ using BitString = std::vector<unsigned char>;  // one bit (0 or 1) per element
 void validate(const BitGaParams& params, const std::string& where);
 
 std::vector<BitString> random_bit_population(const BitGaParams& params, u64 seed, u32 stream);
+// Member `index` of random_bit_population(params, seed, stream) with params.bits = bits, drawn on
+// its own: a member's bits depend on its index only, not on the population's size.
+BitString random_bit_member(int bits, u64 seed, u32 stream, std::size_t index);
 
 // The population of generation `generation + 1` from generation `generation` and its fitness.
 std::vector<BitString> next_bit_generation(const std::vector<BitString>& population, std::span<const double> fitness,

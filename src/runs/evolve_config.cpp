@@ -142,28 +142,27 @@ TicTacToeConfig load_tictactoe(const toml::table& root, const std::string& file)
     r.allow({"kind", "openings", "ties", "games_per_opening"});
     std::string kind = "games", openings = "source", ties = "lowest";
     r.text("kind", kind);
-    if (kind == "games" || kind == "oracle")
-      c.oracle_fitness = kind == "oracle";
-    else
-      fail("{}: '{}' (expected games or oracle)", r.where("kind"), kind);
+    const auto* known = entry_named(kTttFitnessKinds, kind);
+    if (!known) fail("{}: '{}' (expected {})", r.where("kind"), kind, names_of(kTttFitnessKinds));
+    c.fitness = known->kind;
     r.text("openings", openings);
     if (openings == "source" || openings == "all")
       c.openings = openings == "all" ? play::TttOpenings::kAll : play::TttOpenings::kSource;
     else
       fail("{}: '{}' (expected source or all)", r.where("openings"), openings);
-    if (c.oracle_fitness && c.coevolution)
-      fail("{}: \"oracle\" needs opponent.kind = \"static\" (co-evolution's fitness is its games)", r.where("kind"));
-    if (c.oracle_fitness && c.openings == play::TttOpenings::kAll)
-      fail("{}: \"all\" applies to kind = \"games\" (the oracle plays no games)", r.where("openings"));
+    if (!c.plays_games() && c.coevolution)
+      fail("{}: \"{}\" needs opponent.kind = \"static\" (co-evolution's fitness is its games)", r.where("kind"), kind);
+    if (!c.plays_games() && c.openings == play::TttOpenings::kAll)
+      fail("{}: \"all\" applies to kind = \"games\" (\"{}\" plays no games)", r.where("openings"), kind);
     r.text("ties", ties);
     if (ties == "lowest" || ties == "random")
       c.random_ties = ties == "random";
     else
       fail("{}: '{}' (expected lowest or random)", r.where("ties"), ties);
     r.integer("games_per_opening", c.games_per_opening, 1, play::kMaxGamesPerOpening);
-    if (c.oracle_fitness && (c.random_ties || c.games_per_opening > 1))
-      fail("{}: applies to kind = \"games\" (the oracle plays no games)",
-           r.where(c.random_ties ? "ties" : "games_per_opening"));
+    if (!c.plays_games() && (c.random_ties || c.games_per_opening > 1))
+      fail("{}: applies to kind = \"games\" (\"{}\" plays no games)",
+           r.where(c.random_ties ? "ties" : "games_per_opening"), kind);
     if (c.random_ties && c.coevolution)
       fail("{}: \"random\" is built for static opponents (co-evolution plays its games with ties to the lowest square)",
            r.where("ties"));
@@ -211,7 +210,7 @@ std::string tictactoe_to_toml(const TicTacToeConfig& c) {
                                                            : fmt::format("[{}]", fmt::join(c.opponent_depths, ", "));
   t += fmt::format("[opponent]\nkind = \"{}\"\ndepth = {}\ntop = {}\nmonitor_depth = {}\n\n",
                    c.coevolution ? "coevolution" : "static", depths, c.top, c.monitor_depth);
-  t += fmt::format("[fitness]\nkind = \"{}\"\nopenings = \"{}\"\n", c.oracle_fitness ? "oracle" : "games",
+  t += fmt::format("[fitness]\nkind = \"{}\"\nopenings = \"{}\"\n", ttt_fitness_name(c.fitness),
                    c.openings == play::TttOpenings::kAll ? "all" : "source");
   // Only when set: the config.toml of a run with the source's deterministic games reads as before.
   if (c.random_ties) t += fmt::format("ties = \"random\"\ngames_per_opening = {}\n", c.games_per_opening);
@@ -226,6 +225,11 @@ std::string tictactoe_to_toml(const TicTacToeConfig& c) {
 const char* evolve_kind_name(EvolveKind kind) {
   if (const auto* k = entry_of(kEvolveKinds, kind)) return k->name;
   fail("evolve: kind {} is not in kEvolveKinds (runs/evolve_config.hpp)", static_cast<int>(kind));
+}
+
+const char* ttt_fitness_name(TttFitness kind) {
+  if (const auto* k = entry_of(kTttFitnessKinds, kind)) return k->name;
+  fail("evolve: fitness kind {} is not in kTttFitnessKinds (runs/evolve_config.hpp)", static_cast<int>(kind));
 }
 
 int& EvolveConfig::generations() {

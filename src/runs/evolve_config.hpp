@@ -48,6 +48,21 @@ struct EloOthelloConfig {
   int checkpoint_every = 1;  // [run]
 };
 
+// [fitness] kind of a Tic-Tac-Toe evolve run, declared once (kTttFitnessKinds; the switches
+// over it have no default).
+//   games:  matches against the opponent (the source's fitness; the default)
+//   oracle: no games, the measures against perfect play (evolve_tictactoe.hpp oracle_fitness)
+//   safety: no games, the exact loss probabilities against a uniformly random opponent
+//           (evolve_tictactoe.hpp safety_fitness); its maximum is a network that never loses
+enum class TttFitness { kGames, kOracle, kSafety };
+struct TttFitnessName {
+  TttFitness kind;
+  const char* name;
+};
+inline constexpr TttFitnessName kTttFitnessKinds[] = {
+    {TttFitness::kGames, "games"}, {TttFitness::kOracle, "oracle"}, {TttFitness::kSafety, "safety"}};
+const char* ttt_fitness_name(TttFitness kind);
+
 struct TicTacToeConfig {
   int generations = 100;
   int trials = 5;  // independent runs of the GA (streams of one seed), side by side
@@ -62,10 +77,10 @@ struct TicTacToeConfig {
   std::vector<int> opponent_depths{4};
   int top = 5;            // [opponent] co-evolution: each member meets the other population's top
   int monitor_depth = 4;  // [opponent] co-evolution: the static evaluator monitored against
-  // [fitness] kind = "games": matches against the opponent from `openings` (the source's 8, or
-  // all 9 with X's centre opening); kind = "oracle": no games, the measures against perfect play
-  // (runs/evolve_tictactoe.hpp oracle_fitness), static opponent only.
-  bool oracle_fitness = false;
+  // [fitness] kind: "games" plays matches against the opponent from `openings` (the source's 8,
+  // or all 9 with X's centre opening); "oracle" and "safety" play none (static opponent only).
+  TttFitness fitness = TttFitness::kGames;
+  bool plays_games() const { return fitness == TttFitness::kGames; }
   play::TttOpenings openings = play::TttOpenings::kSource;
   // [fitness] ties = "random": every player of the fitness games draws among its equal moves
   // (TicTacToeParams::random_ties) from a stream seeded per generation, and each opening is

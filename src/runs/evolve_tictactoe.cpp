@@ -155,9 +155,6 @@ std::string openings_note(const TicTacToeConfig& c) {
     note += fmt::format(", ties drawn at random, {} game(s) per opening and colour", c.games_per_opening);
   return note;
 }
-double max_fitness(const TicTacToeConfig& c) {
-  return c.oracle_fitness ? 480.0 : static_cast<double>(play::ttt_max_points(c.openings));
-}
 
 using Agents = std::vector<std::vector<std::vector<play::TicTacToeAgent>>>;  // [trial][population][member]
 using Fitness = std::vector<std::vector<std::vector<double>>>;
@@ -228,7 +225,9 @@ EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state
       "evolve tictactoe: {} trial(s) x {} population(s) of {} {} networks ({} bits), ply {}, {}, "
       "backend {}, generations {}..{}",
       c.trials, np, c.ga.population, c.topology == tictactoe::Topology::kFull ? "full" : "paper", c.ga.bits, c.depth,
-      c.oracle_fitness ? std::string("fitness from the measures against perfect play (no games)")
+      c.fitness == TttFitness::kOracle ? std::string("fitness from the measures against perfect play (no games)")
+      : c.fitness == TttFitness::kSafety
+          ? std::string("fitness from the exact loss probabilities against a random opponent (no games)")
       : c.coevolution
           ? fmt::format("co-evolution against the other's top {}, monitored against the "
                         "static evaluator at ply {}{}",
@@ -271,7 +270,7 @@ EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state
           if (c.coevolution) {
             for (const auto& rival : tops[t][1 - p]) list.push_back({&m, &rival});
             list.push_back({&m, &monitor});
-          } else if (!c.oracle_fitness) {
+          } else if (c.plays_games()) {
             for (const auto& opponent : opponents) list.push_back({&m, &opponent});
           }
         }
@@ -280,12 +279,16 @@ EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state
     // generation, so a resumed run plays the same games); seed 1 for the source's fixed games.
     const u64 games_seed = c.random_ties ? Rng(c.seed, Purpose::kFitnessGames, static_cast<u32>(g)).next_u64() : 1;
     const std::vector<int> scores = list.empty() ? std::vector<int>{} : matches.play(list, games_seed);
-    std::vector<tictactoe::PlayerMeasures> measured;  // fitness = "oracle": every member, in order
-    if (c.oracle_fitness) {
+    // fitness = "oracle" or "safety": every member measured, in order.
+    std::vector<double> measured;
+    if (!c.plays_games()) {
       std::vector<play::TicTacToeAgent> all;
       for (int t = 0; t < c.trials; ++t)
         for (const auto& m : members[t][0]) all.push_back(m);
-      measured = tictactoe::measure_agents(all, threads);
+      if (c.fitness == TttFitness::kOracle)
+        for (const auto& m : tictactoe::measure_agents(all, threads)) measured.push_back(oracle_fitness(m));
+      else
+        for (const auto& l : tictactoe::loss_vs_random_of_agents(all, threads)) measured.push_back(safety_fitness(l));
     }
     const double play_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - tp).count();
 
@@ -303,8 +306,8 @@ EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state
             for (int k = 0; k < c.top; ++k) sum += scores[at++];
             fitness[t][p].push_back(sum / c.top);  // the mean over the other's top, 0..480
             monitored[t][p].push_back(scores[at++]);
-          } else if (c.oracle_fitness) {
-            fitness[t][p].push_back(oracle_fitness(measured[at++]));
+          } else if (!c.plays_games()) {
+            fitness[t][p].push_back(measured[at++]);
           } else {
             double sum = 0;
             for (std::size_t k = 0; k < opponents.size(); ++k) sum += scores[at++];
@@ -381,6 +384,17 @@ EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state
 
 }  // namespace
 
+double ttt_max_fitness(const TicTacToeConfig& c) {
+  switch (c.fitness) {
+    case TttFitness::kGames: return static_cast<double>(play::ttt_max_points(c.openings));
+    case TttFitness::kOracle:
+    case TttFitness::kSafety: return 480.0;
+  }
+  fail("evolve tictactoe: fitness kind {} has no maximum", static_cast<int>(c.fitness));
+}
+
+double safety_fitness(const tictactoe::LossVsRandom& loss) { return 240.0 * (2.0 - loss.as_x - loss.as_o); }
+
 double oracle_fitness(const tictactoe::PlayerMeasures& m) {
   const int held =
       (m.as_x.worst_vs_perfect != tictactoe::Result::kLoss) + (m.as_o.worst_vs_perfect != tictactoe::Result::kLoss);
@@ -392,7 +406,7 @@ std::vector<MemoryPart> tictactoe_memory_estimate(const TicTacToeConfig& c) {
   const double members = groups * c.ga.population, tops = groups * (c.coevolution ? c.top : 0);
   // A member meets the other population's top (and the monitor) or the static player: 16 games
   // (18 with all openings); none with the oracle's fitness.
-  const double matches = c.oracle_fitness ? 0.0 : members * (c.coevolution ? c.top + 1 : 1);
+  const double matches = !c.plays_games() ? 0.0 : members * (c.coevolution ? c.top + 1 : 1);
   const double games = matches * play::ttt_match_games(c.openings);
   const double bits = static_cast<double>(c.ga.bits) + sizeof(BitString);
   std::vector<MemoryPart> parts;
@@ -456,12 +470,13 @@ EvolveOutcome resume_tictactoe(RunSession& session, EvolveConfig config, const E
     ++rows;
     for (int k = 3; k <= 5; ++k) {
       const double v = parse_real_field(f[k], where, "a fitness");
-      if (v < 0 || v > max_fitness(c)) fail("{}: fitness {} is outside 0..{}", where, v, max_fitness(c));
+      if (v < 0 || v > ttt_max_fitness(c)) fail("{}: fitness {} is outside 0..{}", where, v, ttt_max_fitness(c));
     }
     if (c.coevolution) {
       for (int k : {6, 7}) {
         const double v = parse_real_field(f[k], where, "a monitor fitness");
-        if (v < 0 || v > max_fitness(c)) fail("{}: monitor fitness {} is outside 0..{}", where, v, max_fitness(c));
+        if (v < 0 || v > ttt_max_fitness(c))
+          fail("{}: monitor fitness {} is outside 0..{}", where, v, ttt_max_fitness(c));
       }
     } else if (!f[6].empty() || !f[7].empty()) {
       fail("{}: monitor columns in a run without co-evolution", where);

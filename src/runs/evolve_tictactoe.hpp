@@ -18,6 +18,13 @@ EvolveOutcome run_tictactoe(RunSession& session, const EvolveConfig& config, con
 // non-trivial positions. Holding one more colour outweighs any share; among networks that hold
 // the same colours, the share ranks them.
 double oracle_fitness(const tictactoe::PlayerMeasures& m);
+// The fitness of `[fitness] kind = "safety"`, 0..480: 240 x (2 - the loss probability against a
+// uniformly random opponent as X - that as O), exact (no sampling). 480 exactly when the network
+// never loses to any opponent with either colour; below it, every line a network stops losing
+// raises it, so selection has a slope where the worst case alone is flat.
+double safety_fitness(const tictactoe::LossVsRandom& loss);
+// The highest fitness of the run's [fitness] kind: 480 (540 for games with all 9 openings).
+double ttt_max_fitness(const TicTacToeConfig& config);
 // evolve_memory_estimate for this kind.
 std::vector<MemoryPart> tictactoe_memory_estimate(const TicTacToeConfig& config);
 // The session's evolve run, whose config.toml is `config` (kind "tictactoe").

@@ -2,6 +2,9 @@
 #include <fmt/core.h>
 #include <algorithm>
 #include <atomic>
+#include <cmath>
+#include <functional>
+#include <limits>
 #include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "ga/bitstring_ga.hpp"
@@ -305,6 +308,39 @@ bool never_loses(const Chooser& chooser) {
   return holds(Board{});
 }
 
+LossVsRandom loss_vs_random(const Chooser& chooser) {
+  // memo[slot]: the loss probability from there (NaN: not yet computed), for the colour being
+  // measured; reset between the colours. The sums run over the opponent's moves in ascending
+  // order with the same weights as Enumeration::random, so the doubles are the same.
+  std::vector<double> memo(kPositionSlots, std::numeric_limits<double>::quiet_NaN());
+  int colour = kX;
+  std::function<double(const Board&)> loss = [&](const Board& b) -> double {
+    const std::size_t slot = static_cast<std::size_t>(position_index(b));
+    if (!std::isnan(memo[slot])) return memo[slot];
+    double p = 0;
+    if (b.terminal()) {
+      p = result_for(b, colour) == Result::kLoss ? 1 : 0;
+    } else if (b.side == colour) {
+      const int sq = chooser(b);
+      if (sq < 0 || sq > 8 || !(b.moves() >> sq & 1))
+        fail("player: square {} is not a legal move in position {}", sq, describe(b));
+      p = loss(b.play(sq));
+    } else {
+      const u32 moves = b.moves();
+      const double weight = 1.0 / popcount64(moves);
+      for (u32 m = moves; m; m &= m - 1) p += weight * loss(b.play(ctz64(m)));
+    }
+    memo[slot] = p;
+    return p;
+  };
+  LossVsRandom out;
+  out.as_x = loss(Board{});
+  std::fill(memo.begin(), memo.end(), std::numeric_limits<double>::quiet_NaN());
+  colour = kO;
+  out.as_o = loss(Board{});
+  return out;
+}
+
 Chooser agent_chooser(const play::TicTacToeAgent& agent) {
   agent.validate();
   if (agent.params.kind == play::TicTacToeEvaluator::kRandom)
@@ -324,17 +360,32 @@ Chooser agent_chooser(const play::TicTacToeAgent& agent) {
   };
 }
 
-std::vector<PlayerMeasures> measure_agents(std::span<const play::TicTacToeAgent> agents, int threads) {
+namespace {
+
+// f(chooser) of every agent, on `threads` threads: each agent's chooser is made (and checked)
+// before any work, and out[i] is agent i's whatever the thread count.
+template <class Out, class F>
+std::vector<Out> of_each_agent(std::span<const play::TicTacToeAgent> agents, int threads, const F& f) {
   std::vector<Chooser> choosers;
-  for (const play::TicTacToeAgent& a : agents) choosers.push_back(agent_chooser(a));  // errors before any work
-  const PerfectPlay& oracle = PerfectPlay::get();
-  std::vector<PlayerMeasures> out(agents.size());
+  for (const play::TicTacToeAgent& a : agents) choosers.push_back(agent_chooser(a));
+  std::vector<Out> out(agents.size());
   std::atomic<std::size_t> next{0};
   const int n = std::min(resolve_threads(threads), std::max(1, static_cast<int>(agents.size())));
   run_parallel(n, [&] {
-    for (std::size_t i; (i = next++) < choosers.size();) out[i] = measure(choosers[i], oracle);
+    for (std::size_t i; (i = next++) < choosers.size();) out[i] = f(choosers[i]);
   });
   return out;
+}
+
+}  // namespace
+
+std::vector<PlayerMeasures> measure_agents(std::span<const play::TicTacToeAgent> agents, int threads) {
+  const PerfectPlay& oracle = PerfectPlay::get();
+  return of_each_agent<PlayerMeasures>(agents, threads, [&](const Chooser& c) { return measure(c, oracle); });
+}
+
+std::vector<LossVsRandom> loss_vs_random_of_agents(std::span<const play::TicTacToeAgent> agents, int threads) {
+  return of_each_agent<LossVsRandom>(agents, threads, [](const Chooser& c) { return loss_vs_random(c); });
 }
 
 Chooser perfect_chooser(const PerfectPlay& oracle) {
@@ -350,24 +401,39 @@ play::TicTacToeAgent constant_agent(int depth) {
   return a;
 }
 
-std::vector<play::TicTacToeAgent> random_network_agents(int count, Topology topology, int depth, u64 seed) {
+std::vector<play::TicTacToeAgent> random_network_agents(int count, Topology topology, int depth, u64 seed, i64 first) {
   if (count < 0) fail_input("random_networks", "{} is negative", count);
-  if (count == 0) return {};
-  ga::BitGaParams params;
-  params.population = count;
-  params.bits = network_bits(topology);
-  const std::vector<ga::BitString> bits = ga::random_bit_population(params, seed, 0);
   std::vector<play::TicTacToeAgent> agents;
-  for (int i = 0; i < count; ++i) {
+  for (i64 i = first; i < first + count; ++i) {
+    const ga::BitString bits = ga::random_bit_member(network_bits(topology), seed, 0, static_cast<std::size_t>(i));
     play::TicTacToeAgent a;
     a.name = fmt::format("random-net{}", i);
     a.params.kind = play::TicTacToeEvaluator::kNetwork;
     a.params.depth = depth;
-    a.params.network = decode_network(bits[static_cast<std::size_t>(i)].data(), topology);
+    a.params.network = decode_network(bits.data(), topology);
     a.validate();
     agents.push_back(a);
   }
   return agents;
+}
+
+RandomScreen screen_random_networks(i64 count, Topology topology, int depth, u64 seed, int threads) {
+  if (count < 0) fail_input("random_networks", "{} is negative", count);
+  constexpr i64 kChunk = 4096;  // networks drawn and screened at a time
+  RandomScreen out;
+  out.count = count;
+  for (i64 first = 0; first < count; first += kChunk) {
+    const auto agents =
+        random_network_agents(static_cast<int>(std::min(kChunk, count - first)), topology, depth, seed, first);
+    const std::vector<char> holds =
+        of_each_agent<char>(agents, threads, [](const Chooser& c) { return static_cast<char>(never_loses(c)); });
+    for (std::size_t i = 0; i < holds.size(); ++i)
+      if (holds[i]) {
+        if (out.first < 0) out.first = first + static_cast<i64>(i);
+        ++out.never_lose;
+      }
+  }
+  return out;
 }
 
 MeasureSummary summarize(const std::vector<PlayerMeasures>& sample) {

@@ -138,6 +138,19 @@ PlayerMeasures measure(const Policy& policy, const PerfectPlay& oracle = Perfect
 // in the positions that some opponent can lead it to (each once), and the search stops at the
 // first line it loses. A generation's population is screened with it (runs/evolve_tictactoe.cpp).
 bool never_loses(const Chooser& chooser);
+// A player's exact loss probabilities against a uniformly random opponent, as X and as O: the
+// same numbers, bit for bit, as measure(chooser).as_x.loss and .as_o.loss, but the chooser is
+// asked only in the positions a game against some opponent reaches (each once), so it costs a
+// fraction of measure(). Both are 0 exactly when never_loses(chooser): a random opponent plays
+// every line with a probability above 0. The fitness kind "safety" (runs/evolve_tictactoe.hpp).
+struct LossVsRandom {
+  double as_x = 0, as_o = 0;
+};
+LossVsRandom loss_vs_random(const Chooser& chooser);
+// loss_vs_random of every agent (through agent_chooser) on `threads` threads (0 = every hardware
+// thread); the result does not depend on the thread count.
+std::vector<LossVsRandom> loss_vs_random_of_agents(std::span<const play::TicTacToeAgent> agents, int threads);
+
 inline PlayerMeasures measure(const Chooser& chooser, const PerfectPlay& oracle = PerfectPlay::get()) {
   return measure(tabulate(chooser, oracle), oracle);
 }
@@ -162,7 +175,20 @@ play::TicTacToeAgent constant_agent(int depth);
 // `count` networks with uniformly random bits, drawn as the GA draws its generation 0
 // (ga::random_bit_population with this seed, stream 0), under minimax to `depth`, named
 // "random-net<i>". ef::Error about "random_networks" for a negative count.
-std::vector<play::TicTacToeAgent> random_network_agents(int count, Topology topology, int depth, u64 seed);
+// `first` > 0 draws networks first .. first + count - 1 of that sequence (named by their index).
+std::vector<play::TicTacToeAgent> random_network_agents(int count, Topology topology, int depth, u64 seed,
+                                                        i64 first = 0);
+
+// Random sampling, the baseline a GA that looks for networks that never lose must beat: `count`
+// networks drawn as random_network_agents draws them (the same networks, in the same order),
+// screened by never_loses in chunks, so a million networks need little memory, on `threads`
+// threads; the result does not depend on the thread count.
+struct RandomScreen {
+  i64 count = 0;
+  i64 never_lose = 0;  // networks that never lose to any opponent with either colour
+  i64 first = -1;      // the index of the first of them; -1 when none
+};
+RandomScreen screen_random_networks(i64 count, Topology topology, int depth, u64 seed, int threads);
 
 // The spread of measures over a sample of players (the random-network baseline).
 struct Spread {
