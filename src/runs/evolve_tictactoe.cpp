@@ -201,6 +201,80 @@ std::string oracle_rows(const TicTacToeConfig& c, int g, const Agents& members, 
   return rows;
 }
 
+// Generation g's fitness of every member, [trial][population][member], and with co-evolution
+// its score against the monitor; play_s: the seconds of its games or measures. The games of all
+// trials and populations go to the backend as one batch.
+struct GenerationScores {
+  Fitness fitness;
+  std::vector<std::vector<std::vector<int>>> monitored;
+  double play_s = 0;
+};
+
+GenerationScores score_generation(const TicTacToeConfig& c, int g, const Agents& members, const Agents& tops,
+                                  const std::vector<play::TicTacToeAgent>& opponents,
+                                  const play::TicTacToeAgent& monitor, play::TttMatches& matches, int threads) {
+  const int np = populations(c);
+  // The members as they play their fitness games: with ties = "random", drawing among equal
+  // moves (the members themselves stay deterministic for the measures of oracle.csv).
+  Agents players = members;
+  for (auto& trial : players)
+    for (auto& population : trial)
+      for (auto& a : population) a.params.random_ties = c.random_ties;
+  std::vector<play::TttMatch> list;
+  for (int t = 0; t < c.trials; ++t)
+    for (int p = 0; p < np; ++p)
+      for (const auto& m : players[t][p]) {
+        if (c.coevolution) {
+          for (const auto& rival : tops[t][1 - p]) list.push_back({&m, &rival});
+          list.push_back({&m, &monitor});
+        } else if (c.plays_games()) {
+          for (const auto& opponent : opponents) list.push_back({&m, &opponent});
+        }
+      }
+  const auto tp = std::chrono::steady_clock::now();
+  // A new draw of the ties every generation (a pure function of the run's seed and the
+  // generation, so a resumed run plays the same games); seed 1 for the source's fixed games.
+  const u64 games_seed = c.random_ties ? Rng(c.seed, Purpose::kFitnessGames, static_cast<u32>(g)).next_u64() : 1;
+  const std::vector<int> scores = list.empty() ? std::vector<int>{} : matches.play(list, games_seed);
+  // fitness = "oracle" or "safety": every member measured, in order.
+  std::vector<double> measured;
+  if (!c.plays_games()) {
+    std::vector<play::TicTacToeAgent> all;
+    for (int t = 0; t < c.trials; ++t)
+      for (const auto& m : members[t][0]) all.push_back(m);
+    if (c.fitness == TttFitness::kOracle)
+      for (const auto& m : tictactoe::measure_agents(all, threads)) measured.push_back(oracle_fitness(m));
+    else
+      for (const auto& l : tictactoe::loss_vs_random_of_agents(all, threads)) measured.push_back(safety_fitness(l));
+  }
+  const double play_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - tp).count();
+
+  std::size_t at = 0;
+  Fitness fitness(c.trials);
+  std::vector<std::vector<std::vector<int>>> monitored(c.trials);
+  for (int t = 0; t < c.trials; ++t)
+    for (int p = 0; p < np; ++p) {
+      fitness[t].emplace_back();
+      monitored[t].emplace_back();
+      for (std::size_t i = 0; i < members[t][p].size(); ++i) {
+        if (c.coevolution) {
+          double sum = 0;
+          for (int k = 0; k < c.top; ++k) sum += scores[at++];
+          fitness[t][p].push_back(sum / c.top);  // the mean over the other's top, 0..480
+          monitored[t][p].push_back(scores[at++]);
+        } else if (!c.plays_games()) {
+          fitness[t][p].push_back(measured[at++]);
+        } else {
+          double sum = 0;
+          for (std::size_t k = 0; k < opponents.size(); ++k) sum += scores[at++];
+          // The mean over opponents and repetitions: 0..480 (540 with all openings).
+          fitness[t][p].push_back(sum / static_cast<double>(opponents.size() * c.games_per_opening));
+        }
+      }
+    }
+  return {std::move(fitness), std::move(monitored), play_s};
+}
+
 EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state, std::unique_ptr<Backend> backend,
                    int threads) {
   RunDir& run = session.run();
@@ -257,65 +331,11 @@ EvolveOutcome loop(RunSession& session, const TicTacToeConfig& c, TttState state
         for (const BitString& b : state.top[t][p])
           tops[t][p].push_back(play::network_agent(b, c.topology, c.depth, "top"));
       }
-    // The members as they play their fitness games: with ties = "random", drawing among equal
-    // moves (the members themselves stay deterministic for the measures of oracle.csv).
-    Agents players = members;
-    for (auto& trial : players)
-      for (auto& population : trial)
-        for (auto& a : population) a.params.random_ties = c.random_ties;
-    std::vector<play::TttMatch> list;
-    for (int t = 0; t < c.trials; ++t)
-      for (int p = 0; p < np; ++p)
-        for (const auto& m : players[t][p]) {
-          if (c.coevolution) {
-            for (const auto& rival : tops[t][1 - p]) list.push_back({&m, &rival});
-            list.push_back({&m, &monitor});
-          } else if (c.plays_games()) {
-            for (const auto& opponent : opponents) list.push_back({&m, &opponent});
-          }
-        }
-    const auto tp = std::chrono::steady_clock::now();
-    // A new draw of the ties every generation (a pure function of the run's seed and the
-    // generation, so a resumed run plays the same games); seed 1 for the source's fixed games.
-    const u64 games_seed = c.random_ties ? Rng(c.seed, Purpose::kFitnessGames, static_cast<u32>(g)).next_u64() : 1;
-    const std::vector<int> scores = list.empty() ? std::vector<int>{} : matches.play(list, games_seed);
-    // fitness = "oracle" or "safety": every member measured, in order.
-    std::vector<double> measured;
-    if (!c.plays_games()) {
-      std::vector<play::TicTacToeAgent> all;
-      for (int t = 0; t < c.trials; ++t)
-        for (const auto& m : members[t][0]) all.push_back(m);
-      if (c.fitness == TttFitness::kOracle)
-        for (const auto& m : tictactoe::measure_agents(all, threads)) measured.push_back(oracle_fitness(m));
-      else
-        for (const auto& l : tictactoe::loss_vs_random_of_agents(all, threads)) measured.push_back(safety_fitness(l));
-    }
-    const double play_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - tp).count();
-
+    GenerationScores scored = score_generation(c, g, members, tops, opponents, monitor, matches, threads);
+    const Fitness& fitness = scored.fitness;
+    const auto& monitored = scored.monitored;
+    const double play_s = scored.play_s;
     std::string rows;
-    std::size_t at = 0;
-    Fitness fitness(c.trials);
-    std::vector<std::vector<std::vector<int>>> monitored(c.trials);
-    for (int t = 0; t < c.trials; ++t)
-      for (int p = 0; p < np; ++p) {
-        fitness[t].emplace_back();
-        monitored[t].emplace_back();
-        for (std::size_t i = 0; i < members[t][p].size(); ++i) {
-          if (c.coevolution) {
-            double sum = 0;
-            for (int k = 0; k < c.top; ++k) sum += scores[at++];
-            fitness[t][p].push_back(sum / c.top);  // the mean over the other's top, 0..480
-            monitored[t][p].push_back(scores[at++]);
-          } else if (!c.plays_games()) {
-            fitness[t][p].push_back(measured[at++]);
-          } else {
-            double sum = 0;
-            for (std::size_t k = 0; k < opponents.size(); ++k) sum += scores[at++];
-            // The mean over opponents and repetitions: 0..480 (540 with all openings).
-            fitness[t][p].push_back(sum / static_cast<double>(opponents.size() * c.games_per_opening));
-          }
-        }
-      }
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::string line = fmt::format("gen {:>4}", g);
     for (int t = 0; t < c.trials; ++t)
