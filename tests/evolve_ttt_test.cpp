@@ -244,13 +244,12 @@ TEST(EvolveTicTacToe, OracleFitnessFollowsItsDocumentedFormula) {
   EXPECT_GT(ga::oracle_fitness(held), ga::oracle_fitness(m));
 }
 
-TEST(EvolveTicTacToe, OracleFitnessRunsResumeBitIdenticallyAndScoreTheBestByItsMeasures) {
-  const fs::path dir = temp_dir("oraclefit");
-  const fs::path f = dir / "c.toml";
-  std::ofstream(f) << "[evolve]\nkind = \"tictactoe\"\ngenerations = 4\ntrials = 2\nseed = 3\n"
-                      "[population]\nsize = 10\nselection = \"rank\"\nelitism = 1\nmutation_rate = 0.01\n"
-                      "[network]\ndepth = 2\n[fitness]\nkind = \"oracle\"\n";
-  const ga::EvolveConfig c = ga::load_evolve_config(f.string());
+namespace {
+
+// Runs `c` in DIR/one on 2 threads, and in DIR/cut on 1 thread stopped after its second
+// generation and resumed on 2: the same metrics (but for the seconds), best networks and oracle
+// table.
+void expect_resumes_bit_identically(const ga::EvolveConfig& c, const fs::path& dir) {
   ga::run_evolve(c, dir / "one", threads(2));
   ga::EvolveRunOptions stop = threads(1);
   stop.stop_requested = [n = 0]() mutable { return ++n >= 2; };
@@ -259,6 +258,18 @@ TEST(EvolveTicTacToe, OracleFitnessRunsResumeBitIdenticallyAndScoreTheBestByItsM
   EXPECT_EQ(without_time(dir / "one"), without_time(dir / "cut"));
   EXPECT_EQ(read(dir / "one" / "best_networks.csv"), read(dir / "cut" / "best_networks.csv"));
   EXPECT_EQ(read(dir / "one" / "oracle.csv"), read(dir / "cut" / "oracle.csv"));
+}
+
+}  // namespace
+
+TEST(EvolveTicTacToe, OracleFitnessRunsResumeBitIdenticallyAndScoreTheBestByItsMeasures) {
+  const fs::path dir = temp_dir("oraclefit");
+  const fs::path f = dir / "c.toml";
+  std::ofstream(f) << "[evolve]\nkind = \"tictactoe\"\ngenerations = 4\ntrials = 2\nseed = 3\n"
+                      "[population]\nsize = 10\nselection = \"rank\"\nelitism = 1\nmutation_rate = 0.01\n"
+                      "[network]\ndepth = 2\n[fitness]\nkind = \"oracle\"\n";
+  const ga::EvolveConfig c = ga::load_evolve_config(f.string());
+  expect_resumes_bit_identically(c, dir);
   // The best network's fitness is 200 per colour that holds perfect play + 80 x its non-trivial
   // optimal share, from the full measures.
   const auto best = ga::load_best_networks(dir / "one");
@@ -283,13 +294,7 @@ TEST(EvolveTicTacToe, SafetyFitnessIsTheExactLossAgainstARandomOpponentAndResume
                       "[network]\ndepth = 2\n[fitness]\nkind = \"safety\"\n";
   const ga::EvolveConfig c = ga::load_evolve_config(f.string());
   EXPECT_EQ(c.ttt.fitness, ga::TttFitness::kSafety);
-  ga::run_evolve(c, dir / "one", threads(2));
-  ga::EvolveRunOptions stop = threads(1);
-  stop.stop_requested = [n = 0]() mutable { return ++n >= 2; };
-  ASSERT_TRUE(ga::run_evolve(c, dir / "cut", stop).interrupted);
-  EXPECT_TRUE(ga::resume_evolve(dir / "cut", threads(2)).complete);
-  EXPECT_EQ(without_time(dir / "one"), without_time(dir / "cut"));
-  EXPECT_EQ(read(dir / "one" / "best_networks.csv"), read(dir / "cut" / "best_networks.csv"));
+  expect_resumes_bit_identically(c, dir);
   // The best network's recorded fitness is 240 x (2 - its losses against a random opponent),
   // from the full measures.
   const auto best = ga::load_best_networks(dir / "one");

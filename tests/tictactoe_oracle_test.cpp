@@ -543,17 +543,27 @@ TEST(TttOracle, SummariesCountAndSpread) {
   EXPECT_EQ(s.lose_vs_any, 1);
 }
 
+namespace {
+
+// The oracle, the lowest-empty-square player, and players perfect with one colour only (the
+// lowest empty square with the other): answers that differ by colour, for the screens.
+std::vector<std::pair<std::string, Chooser>> one_colour_players() {
+  const Chooser perfect = perfect_chooser();
+  const Chooser lowest = lowest_empty;
+  return {{"oracle", perfect},
+          {"lowest empty", lowest},
+          {"perfect as X only", [=](const Board& b) { return b.side == kX ? perfect(b) : lowest(b); }},
+          {"perfect as O only", [=](const Board& b) { return b.side == kO ? perfect(b) : lowest(b); }}};
+}
+
+}  // namespace
+
 TEST(TttOracle, TheScreenForNeverLosingAgreesWithTheFullMeasures) {
   // never_loses() asks the player only where some opponent can lead it and stops at the first
   // lost line; its answer must be measure()'s. Players that hold with one colour only check that
   // both colours are searched.
   const Chooser perfect = perfect_chooser();
-  const Chooser lowest = lowest_empty;
-  std::vector<std::pair<std::string, Chooser>> players{
-      {"oracle", perfect},
-      {"lowest empty", lowest},
-      {"perfect as X only", [&](const Board& b) { return b.side == kX ? perfect(b) : lowest(b); }},
-      {"perfect as O only", [&](const Board& b) { return b.side == kO ? perfect(b) : lowest(b); }}};
+  std::vector<std::pair<std::string, Chooser>> players = one_colour_players();
   for (int depth : {1, 2, 4, 9}) {
     players.emplace_back("static " + std::to_string(depth), agent_chooser(play::static_agent(depth)));
     players.emplace_back("constant " + std::to_string(depth), agent_chooser(constant_agent(depth)));
@@ -610,13 +620,8 @@ TEST(TttOracle, RandomSamplingScreensTheSameNetworksAsTheMeasuresInChunks) {
 TEST(TttOracle, LossAgainstARandomOpponentIsTheFullMeasuresLossAskingFewerPositions) {
   // loss_vs_random (the "safety" fitness) must give measure()'s loss probabilities bit for bit,
   // and 0 with both colours exactly for the players that never lose.
-  const Chooser perfect = perfect_chooser();
   const Chooser lowest = lowest_empty;
-  std::vector<std::pair<std::string, Chooser>> players{
-      {"oracle", perfect},
-      {"lowest empty", lowest},
-      {"perfect as X only", [&](const Board& b) { return b.side == kX ? perfect(b) : lowest(b); }},
-      {"perfect as O only", [&](const Board& b) { return b.side == kO ? perfect(b) : lowest(b); }}};
+  std::vector<std::pair<std::string, Chooser>> players = one_colour_players();
   for (int depth : {1, 2, 4})
     players.emplace_back("constant " + std::to_string(depth), agent_chooser(constant_agent(depth)));
   const std::vector<play::TicTacToeAgent> nets = random_network_agents(30, Topology::kFull, 3, 11);
