@@ -31,13 +31,8 @@ struct EvolveArgs {
 void run(const EvolveArgs& a) {
   ga::EvolveRunOptions o;
   o.backend = a.backend;
-  o.threads = a.threads;
   o.devices = a.devices;
-  if (!a.quiet) o.progress = print_progress_line;
-  o.stop_requested = ef::stop_requested;
-  o.accept_config_edits = a.accept_config_edits;
-  // Ctrl-C / SIGTERM: finish the generation in flight, write a checkpoint, stop.
-  install_stop_signals();
+  set_run_options(o, a.threads, a.accept_config_edits, a.quiet);
   ga::EvolveOutcome outcome;
   std::string dir;
   if (!a.resume.empty()) {

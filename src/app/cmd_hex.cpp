@@ -76,13 +76,9 @@ RunTarget run_target(const char* command, const std::string& resume, const std::
 
 void run_hex_match_command(const HexMatchArgs& a) {
   play::HexMatchRunOptions o;
-  o.threads = a.threads;
-  o.progress = print_progress_line;
-  o.stop_requested = ef::stop_requested;
-  o.accept_config_edits = a.accept_config_edits;
+  set_run_options(o, a.threads, a.accept_config_edits);
   bool stopped = false;
   o.stopped = &stopped;
-  install_stop_signals();
   const RunTarget t = run_target("match", a.resume, a.out);
   o.resume_hint = t.resume_hint;
   const auto rows = play::run_hex_match(t.dir, t.resume ? nullptr : &a.config, o);
@@ -223,13 +219,9 @@ struct HexTuneArgs {
 
 void run_hex_tune_command(const HexTuneArgs& a) {
   ga::HexTuneOptions o;
-  o.threads = a.threads;
-  o.progress = print_progress_line;
-  o.stop_requested = ef::stop_requested;
-  o.accept_config_edits = a.accept_config_edits;
+  set_run_options(o, a.threads, a.accept_config_edits);
   bool stopped = false;
   o.stopped = &stopped;
-  install_stop_signals();
   const RunTarget t = run_target("tune", a.resume, a.out);
   o.resume_hint = t.resume_hint;
   const ga::HexTuneResult r = ga::run_hex_tune(t.dir, t.resume ? nullptr : &a.config, o);

@@ -126,14 +126,9 @@ void run_match_command(const MatchArgs& a) {
   if (!a.opponent_cmd.empty()) return run_external(a);
   play::MatchRunOptions o;
   o.backend = a.backend;
-  o.threads = a.threads;
-  o.stop_requested = ef::stop_requested;
-  o.accept_config_edits = a.accept_config_edits;
-  o.progress = print_progress_line;
+  set_run_options(o, a.threads, a.accept_config_edits);
   bool stopped = false;
   o.stopped = &stopped;
-  // Ctrl-C / SIGTERM: finish the round in flight, write a checkpoint, stop.
-  install_stop_signals();
   std::string dir;
   std::vector<play::MatchRound> rounds;
   if (!a.resume.empty()) {

@@ -67,16 +67,11 @@ std::string resume_command(const std::string& dir) {
 void run(const SearchArgs& a, ga::IslandTeam* team, std::string& dir) {
   ga::SearchRunOptions o;
   o.backend = a.backend;
-  o.threads = a.threads;
   o.team = team;
   if (team && !a.devices.empty()) o.device = a.devices[static_cast<std::size_t>(team->rank())];
   // Progress from rank 0 (the run's lines); the other ranks say only what concerns their own
   // islands, prefixed with their rank (run_loop).
-  if (!a.quiet) o.progress = print_progress_line;
-  o.stop_requested = ef::stop_requested;
-  o.accept_config_edits = a.accept_config_edits;
-  // Ctrl-C / SIGTERM: finish the generation in flight, write a checkpoint, stop.
-  install_stop_signals();
+  set_run_options(o, a.threads, a.accept_config_edits, a.quiet);
   ga::SearchOutcome outcome;
   if (!a.resume.empty()) {
     if (!a.config.empty() || !a.data.empty() || !a.out.empty())

@@ -29,11 +29,9 @@ struct TournamentArgs {
 void run_tournament_command(const TournamentArgs& a) {
   play::TournamentRunOptions o;
   o.backend = a.backend;
-  o.threads = a.threads;
   o.chunk_games = a.chunk;
-  o.stop_requested = ef::stop_requested;
-  o.accept_config_edits = a.accept_config_edits;
-  o.progress = print_progress_line;
+  // Ctrl-C / SIGTERM: finish the chunk in flight (its games are kept), stop.
+  set_run_options(o, a.threads, a.accept_config_edits);
   std::string dir;
   std::string config;
   if (!a.resume.empty()) {
@@ -45,8 +43,6 @@ void run_tournament_command(const TournamentArgs& a) {
     dir = a.out.empty() ? fmt::format("runs/tournament-{:%Y%m%d-%H%M%S}", fmt::localtime(std::time(nullptr))) : a.out;
   }
   o.resume_hint = resume_command(RunKind::kTournament, dir);
-  // Ctrl-C / SIGTERM: finish the chunk in flight (its games are kept), stop.
-  install_stop_signals();
   const play::TournamentOutcome r = play::run_tournament(dir, config, o);
   if (!r.complete) throw ExitStatus{kStoppedExitStatus};
   fmt::print("\n{}", r.standings.text);

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <string>
+#include "core/run_dir.hpp"
 
 namespace ef::app {
 
@@ -39,6 +40,18 @@ struct ExitStatus {
 // The sink of a run's progress lines (core/run_dir.hpp LineSink): stderr, so that stdout holds
 // only a command's results and can be piped.
 inline void print_progress_line(const std::string& line) { fmt::print(stderr, "{}\n", line); }
+
+// What every run command (search, evolve, match, tournament, hex match, hex tune) gives its run
+// loop: the threads, progress lines to stderr (none when `quiet`), --accept-config-edits, and
+// Ctrl-C / SIGTERM as a stop request (the signals are installed here): the loop finishes the
+// step in flight, writes its checkpoint and returns.
+inline void set_run_options(RunOptions& o, int threads, bool accept_config_edits, bool quiet = false) {
+  o.threads = threads;
+  if (!quiet) o.progress = print_progress_line;
+  o.stop_requested = ef::stop_requested;
+  o.accept_config_edits = accept_config_edits;
+  install_stop_signals();
+}
 
 // Exit status of a run stopped by SIGINT/SIGTERM after its checkpoint (128 + SIGINT, as a shell
 // reports a Ctrl-C'd command): scripts can tell "stopped, resumable" from done (0) and error (2).
