@@ -13,10 +13,14 @@ For each run, over its (trial, population) rows:
   best optimal the last generation's best network: share of optimal moves on non-trivial
                positions (mean, range)
   best holds   how many trials' last best never lose to any opponent
+  per trial    the first-best generation of each trial and the networks the trial had evaluated
+               by then ((generation + 1) x population size, from the run's config.toml): the
+               figure to set beside `evalforge tictactoe --screen-random` (random sampling)
 
     scripts/ttt-oracle-figures.py runs/ttt-ply4 runs/ttt-ply1w
 """
 import csv
+import re
 import statistics
 import sys
 from collections import defaultdict
@@ -52,10 +56,12 @@ def summarise(run):
                 f"{max(v) * scale:.{digits}f}]")
 
     generations = max(int(r["generation"]) for r in rows) + 1
+    size = int(re.search(r"^size = (\d+)", open(f"{run}/config.toml").read(), re.M).group(1))
+    per_trial = ", ".join("-" if g is None else f"{g} ({(g + 1) * size:,})" for g in first_best)
     return (f"{run}: {len(by)} trial(s) x population(s), {generations} generations | first best: "
             f"{gens(first_best)} | first member: {gens(first_member)} | final share: "
             f"{spread(final_share, 100)} % | best optimal (non-trivial): {spread(optimal, 100, 2)} % | "
-            f"best holds: {holds} of {len(by)}")
+            f"best holds: {holds} of {len(by)} | per trial, first best (networks evaluated): {per_trial}")
 
 
 if __name__ == "__main__":
