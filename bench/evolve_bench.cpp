@@ -122,8 +122,7 @@ int main(int argc, char** argv) {
     ga::EloGaParams params;
     params.population = population;
     params.openings_per_pair = openings;
-    std::vector<ga::GeneRange> ranges;
-    for (const auto& b : features::kGeneBounds) ranges.push_back({b.low, b.high});
+    const std::vector<ga::GeneRange> ranges = play::feature_gene_ranges(false);
     const ga::EloPopulation pop = ga::initial_population(ranges, params, 1);
     std::vector<std::vector<int>> genes;
     for (const auto& m : pop.members) genes.push_back(m.genes);

@@ -739,8 +739,7 @@ TEST(CudaParityGames, EloGaGenerationScoresAreTheCpus) {
   REQUIRE_CUDA_DEVICE();
   ga::EloGaParams params;
   params.population = 48;
-  std::vector<ga::GeneRange> ranges;
-  for (const auto& b : features::kGeneBounds) ranges.push_back({b.low, b.high});
+  const std::vector<ga::GeneRange> ranges = play::feature_gene_ranges(false);
   const ga::EloPopulation pop = ga::initial_population(ranges, params, 2);
   std::vector<std::vector<int>> genes;
   for (const auto& m : pop.members) genes.push_back(m.genes);

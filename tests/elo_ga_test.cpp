@@ -16,11 +16,7 @@ using namespace ef::ga;
 
 namespace {
 
-std::vector<GeneRange> feature_ranges() {
-  std::vector<GeneRange> r;
-  for (const auto& b : features::kGeneBounds) r.push_back({b.low, b.high});
-  return r;
-}
+std::vector<GeneRange> feature_ranges() { return play::feature_gene_ranges(false); }
 
 EloGaParams small_params(int n) {
   EloGaParams p;

@@ -11,6 +11,7 @@
 #include "core/error.hpp"
 #include "core/run_dir.hpp"
 #include "games/othello/agent_file.hpp"
+#include "games/othello/feature_weights.hpp"
 #include "test_support.hpp"
 
 using namespace ef;
@@ -149,6 +150,34 @@ TEST(EvolveRun, BitIdenticalForOneAndTwoThreads) {
   EXPECT_EQ(metrics_without_time(dir / "one"), metrics_without_time(dir / "two"));
   EXPECT_EQ(read(dir / "one" / "checkpoint.bin"), read(dir / "two" / "checkpoint.bin"));
   EXPECT_EQ(read(dir / "one" / "champion.toml"), read(dir / "two" / "champion.toml"));
+}
+
+TEST(EvolveRun, PositionalChromosomesEvolveBitIdenticallyAndPlayFromTheirAgentFiles) {
+  // The 26-gene family (pos_dmc): the same run on 1 and 2 threads; its champion's agent file
+  // holds all 26 genes and loads as a positional feature player.
+  std::string text = kSmall;
+  text.replace(text.find("oe_dmc"), 6, "pos_dmc");
+  const ga::EvolveConfig c = ga::load_evolve_config(write_config("positional", text).string());
+  ASSERT_TRUE(c.elo.play.positional);
+  const fs::path dir = temp_dir("positional");
+  ga::run_evolve(c, dir / "one", threads(1));
+  ga::run_evolve(c, dir / "two", threads(2));
+  EXPECT_EQ(metrics_without_time(dir / "one"), metrics_without_time(dir / "two"));
+  EXPECT_EQ(read(dir / "one" / "checkpoint.bin"), read(dir / "two" / "checkpoint.bin"));
+  const play::OthelloAgent champion = play::load_agent((dir / "one" / "champion.toml").string());
+  EXPECT_TRUE(champion.features.positional);
+  EXPECT_EQ(champion.features.kind, features::Material::kDiscs);
+  EXPECT_EQ(features::to_genes(champion.features).size(), 26u);
+  // The resolved config keeps the family; mutation_genes may name up to 26 genes, not 27.
+  const fs::path again = temp_dir("positional") / "again.toml";
+  std::ofstream(again) << ga::evolve_config_to_toml(c);
+  EXPECT_TRUE(ga::load_evolve_config(again.string()).elo.play.positional);
+  std::string many = text;
+  many.replace(many.find("mutation_rate = 0.3"), 19, "mutation_rate = 0.3\nmutation_genes = 26");
+  EXPECT_EQ(ga::load_evolve_config(write_config("pos26", many).string()).elo.ga.mutation_genes, 26);
+  many.replace(many.find("mutation_genes = 26"), 19, "mutation_genes = 27");
+  EXPECT_NE(error_of([&] { ga::load_evolve_config(write_config("pos27", many).string()); }).find("mutation_genes"),
+            std::string::npos);
 }
 
 TEST(EvolveRun, GamesSplitOverSeveralBackendsGiveTheSameBits) {

@@ -1,8 +1,11 @@
 // The search evaluators (SWH, feature weights, n-tuple) on hand-made positions.
 #include <gtest/gtest.h>
+#include <cstdlib>
 #include <string>
 #include <vector>
 #include "core/error.hpp"
+#include "core/rng.hpp"
+#include "games/othello/bitboard.hpp"
 #include "games/othello/feature_weights.hpp"
 #include "games/othello/features.hpp"
 #include "games/othello/game.hpp"
@@ -90,13 +93,146 @@ TEST(SearchEvaluators, ChromosomeTextRoundTripAndErrors) {
     }
     return std::string("no error");
   };
-  EXPECT_NE(message("14:42:0").find("players.txt:3: chromosome \"14:42:0\" has 3 fields, 11 expected"),
+  EXPECT_NE(message("14:42:0").find("players.txt:3: chromosome \"14:42:0\" has 3 fields, 11 or 26 expected"),
             std::string::npos)
       << message("14:42:0");
   EXPECT_NE(message("21:42:0:0:4:0:4:10:2:7:9").find("field 1 (o) is 21, expected 1..20"), std::string::npos);
   EXPECT_NE(message("14:40:0:0:4:0:4:10:2:7:9").find("field 2 (e) is 40, expected 41..60"), std::string::npos);
   EXPECT_NE(message("14:42:0:x:4:0:4:10:2:7:9").find("field 4 (wm1) is \"x\""), std::string::npos);
-  EXPECT_NE(message("14:42:0:0:4:0:4:10:2:7:9:1").find("more than 11 fields"), std::string::npos);
+  EXPECT_NE(message("14:42:0:0:4:0:4:10:2:7:9:1").find("has 12 fields, 11 or 26 expected"), std::string::npos);
+  // The positional family: 26 fields, named in errors.
+  const std::string pos = "14:42:0:0:4:0:4:10:2:7:9:1:2:3:4:5:6:7:8:9:10:0:1:2:3:4";
+  const features::Weights p = features::parse_chromosome(pos, features::Material::kFlips, "x");
+  EXPECT_TRUE(p.positional);
+  EXPECT_EQ(features::format_chromosome(p), pos);
+  EXPECT_EQ(p.x_squares[0], 1);
+  EXPECT_EQ(p.parity[0], 5);
+  EXPECT_EQ(p.edges[1], 7);
+  EXPECT_EQ(p.frontier[2], 3);
+  EXPECT_EQ(features::to_genes(p).size(), 26u);
+  EXPECT_NE(
+      message("14:42:0:0:4:0:4:10:2:7:9:1:2:3:4:5:6:7:8:9:10:0:1:2:3:11").find("field 26 (wp3) is 11, expected 0..10"),
+      std::string::npos);
+  EXPECT_NE(message((pos + ":1").c_str()).find("more than 26 fields"), std::string::npos);
+  EXPECT_FALSE(features::parse_chromosome("14:42:0:0:4:0:4:10:2:7:9", features::Material::kFlips, "x").positional);
+}
+
+namespace {
+
+// The positional terms written square by square (features.hpp computes them on bitboards).
+int reference_positional(const features::Weights& w, u64 mover, u64 opp, int p) {
+  auto at = [](u64 b, int file, int rank) {
+    return file >= 0 && file < 8 && rank >= 0 && rank < 8 && (b >> (rank * 8 + file) & 1);
+  };
+  const u64 empty = ~(mover | opp);
+  auto x_squares = [&](u64 own) {
+    const int xs[4][4] = {{1, 1, 0, 0}, {6, 1, 7, 0}, {1, 6, 0, 7}, {6, 6, 7, 7}};  // X file, rank; corner
+    int n = 0;
+    for (const auto& x : xs) n += at(own, x[0], x[1]) && at(empty, x[2], x[3]);
+    return n;
+  };
+  auto edges = [&](u64 own) {
+    int n = 0;
+    for (int f = 0; f < 8; ++f)
+      for (int r = 0; r < 8; ++r) {
+        const bool edge = f == 0 || f == 7 || r == 0 || r == 7, corner = (f == 0 || f == 7) && (r == 0 || r == 7);
+        n += edge && !corner && at(own, f, r);
+      }
+    return n;
+  };
+  auto anchored = [&](u64 own) {
+    int n = 0;
+    for (int cf : {0, 7})
+      for (int cr : {0, 7}) {
+        if (!at(own, cf, cr)) continue;
+        const int df = cf == 0 ? 1 : -1, dr = cr == 0 ? 1 : -1;
+        for (int k = 1; k <= 6 && at(own, cf + k * df, cr); ++k) ++n;
+        for (int k = 1; k <= 6 && at(own, cf, cr + k * dr); ++k) ++n;
+      }
+    return n;
+  };
+  auto frontier = [&](u64 own) {
+    int n = 0;
+    for (int f = 0; f < 8; ++f)
+      for (int r = 0; r < 8; ++r) {
+        if (!at(own, f, r)) continue;
+        bool next_to_empty = false;
+        for (int df = -1; df <= 1; ++df)
+          for (int dr = -1; dr <= 1; ++dr) next_to_empty |= (df || dr) && at(empty, f + df, r + dr);
+        n += next_to_empty;
+      }
+    return n;
+  };
+  const int parity = popcount64(empty) % 2 == 0 ? 1 : -1;
+  return -w.x_squares[p] * (x_squares(mover) - x_squares(opp)) + w.edges[p] * (edges(mover) - edges(opp)) +
+         w.anchored[p] * (anchored(mover) - anchored(opp)) - w.frontier[p] * (frontier(mover) - frontier(opp)) +
+         w.parity[p] * parity;
+}
+
+// Positions of random games (seeded), every ply.
+std::vector<othello::Position> random_game_positions(int games, u64 seed) {
+  std::vector<othello::Position> out;
+  Rng rng(seed, Purpose::kGame);
+  for (int g = 0; g < games; ++g) {
+    othello::Position p;
+    while (!games::Othello::terminal(p)) {
+      const u64 moves = games::Othello::moves(p);
+      p = moves ? games::Othello::play(p, rng.random_bit(moves)) : games::Othello::pass(p);
+      out.push_back(p);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(SearchEvaluators, PositionalTermsByHandAndAgainstASquareBySquareReference) {
+  // Black has just moved (white to move): black a1 b1 c1 g2 d4, white h8 g8 e5 d5.
+  othello::Position p;
+  p.board = othello::Board::from_colors(squares({"a1", "b1", "c1", "g2", "d4"}), squares({"h8", "g8", "e5", "d5"}),
+                                        othello::kWhite);
+  // Move 5 (phase 1 with o = 14); the blog's weights 0, positional wx 1, we 2, wa 3, wr 4, wp 5:
+  //   X-squares: black g2 with h1 empty (b2 is empty), white none        -1 x (1 - 0)
+  //   edges: black b1 c1, white g8                                       +2 x (2 - 1)
+  //   anchored: black b1 c1 from a1, white g8 from h8                    +3 x (2 - 1)
+  //   frontier: all 5 black and all 4 white discs touch an empty square  -4 x (5 - 4)
+  //   parity: 55 empty squares, odd                                      +5 x -1
+  const features::Evaluator e = features::evaluator_of(features::parse_chromosome(
+      "14:50:0:0:0:0:0:0:0:0:0:1:2:3:4:5:0:0:0:0:0:0:0:0:0:0", features::Material::kFlips, "test"));
+  EXPECT_EQ(e.eval(p), -(-1 + 2 + 3 - 4 - 5));  // white to move sees the negated mover's value
+  EXPECT_EQ(e.exact(2), 2 * features::kPositionalExactScale);
+  EXPECT_EQ(features::evaluator_of(features::Weights{}).exact(2), 2 * features::kExactScale);
+
+  // On positions of random games, with random weights: the bitboard terms equal the reference,
+  // the 26-gene chromosome with positional weights 0 values every position as its 11-gene
+  // prefix, and the heuristic stays below a 2-disc proven win at the largest weights.
+  Rng rng(3, Purpose::kGame);
+  const std::vector<othello::Position> positions = random_game_positions(12, 9);
+  ASSERT_GT(positions.size(), 500u);
+  features::Weights all10;
+  all10.positional = true;
+  for (int ph = 0; ph < 3; ++ph)
+    all10.material[ph] = all10.mobility[ph] = all10.corners[ph] = all10.x_squares[ph] = all10.edges[ph] =
+        all10.anchored[ph] = all10.frontier[ph] = all10.parity[ph] = 10;
+  for (const othello::Position& q : positions) {
+    features::Weights w;
+    w.positional = true;
+    for (int ph = 0; ph < 3; ++ph) {
+      int* terms[5] = {w.x_squares, w.edges, w.anchored, w.frontier, w.parity};
+      for (int* t : terms) t[ph] = static_cast<int>(rng.next_u32() % 11);
+    }
+    const u64 mover = q.board.opponent, opp = q.board.player;
+    for (int ph = 0; ph < 3; ++ph)
+      ASSERT_EQ(features::positional_value(w, mover, opp, ph), reference_positional(w, mover, opp, ph));
+    const std::string blog = "9:45:3:4:5:6:7:8:1:2:10";
+    const features::Evaluator short_form =
+        features::evaluator_of(features::parse_chromosome(blog, features::Material::kDiscs, "t"));
+    const features::Evaluator long_form = features::evaluator_of(
+        features::parse_chromosome(blog + ":0:0:0:0:0:0:0:0:0:0:0:0:0:0:0", features::Material::kDiscs, "t"));
+    ASSERT_EQ(short_form.eval(q), long_form.eval(q));
+    const features::Evaluator strongest = features::evaluator_of(all10);
+    ASSERT_LT(std::abs(strongest.eval(q)), strongest.exact(2));
+  }
 }
 
 TEST(SearchEvaluators, NTupleSignStagesAndClamp) {

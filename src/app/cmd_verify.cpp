@@ -242,8 +242,7 @@ OtherGamesOutcome verify_other_games_on(Backend& cpu, Backend& tested) {
 
   ga::EloGaParams params;
   params.population = 64;
-  std::vector<ga::GeneRange> ranges;
-  for (const auto& g : features::kGeneBounds) ranges.push_back({g.low, g.high});
+  const std::vector<ga::GeneRange> ranges = play::feature_gene_ranges(false);
   std::vector<std::vector<int>> genes;
   for (const auto& m : ga::initial_population(ranges, params, 1).members) genes.push_back(m.genes);
   play::FeatureTournament on_cpu(cpu, {}), on_tested(tested, {});

@@ -44,7 +44,7 @@ void for_each_row(const fs::path& file, std::size_t columns, F&& row) {
 
 struct EvolveRow {
   int generation = 0;
-  std::array<int, features::kGenes> genes{};
+  std::vector<int> genes;  // 11, or 26 for a positional chromosome
   double elo = 0, bt = NAN, bt_margin = NAN, mean_elo = 0, yardstick = NAN;
 };
 
@@ -113,12 +113,20 @@ void report_evolve(const fs::path& dir) {
   gp << "set title 'phase bounds'\nset ylabel 'move'\nset yrange [0:61]\n"
         "plot $r using 1:7 with steps lw 2 title 'o', $r using 1:8 with steps lw 2 title 'e'\n";
   gp << "set yrange [-0.5:10.5]\nset ylabel 'weight'\n";
+  // A positional chromosome's five more weights per phase (genes 12..26, columns 18..32).
+  const bool positional = rows[0].genes.size() == static_cast<std::size_t>(features::kPositionalGenes);
   for (int p = 0; p < 3; ++p) {
     if (p == 2) gp << "set xlabel 'generation'\n";
     gp << fmt::format(
         "set title 'phase {}'\nplot $r using 1:{} with steps lw 2 title 'material', $r using 1:{} with "
-        "steps lw 2 title 'mobility', $r using 1:{} with steps lw 2 title 'corners'\n",
+        "steps lw 2 title 'mobility', $r using 1:{} with steps lw 2 title 'corners'",
         p + 1, 9 + 3 * p, 10 + 3 * p, 11 + 3 * p);
+    if (positional) {
+      const char* names[5] = {"x-squares", "edges", "anchored", "frontier", "parity"};
+      for (int j = 0; j < 5; ++j)
+        gp << fmt::format(", $r using 1:{} with steps lw 1 dt 2 title '{}'", 18 + 5 * p + j, names[j]);
+    }
+    gp << "\n";
   }
   gp << "unset multiplot\nunset output\n";
   // The panel (panel.csv, when the run has one): what the fitness cannot show by itself.

@@ -16,7 +16,21 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* chromosome_name(features::Material m) { return m == features::Material::kFlips ? "oe_fmc" : "oe_dmc"; }
+// The chromosome kinds of [population] chromosome: the material term and the family.
+struct ChromosomeName {
+  features::Material material;
+  bool positional;
+  const char* name;
+};
+constexpr ChromosomeName kChromosomes[] = {{features::Material::kFlips, false, "oe_fmc"},
+                                           {features::Material::kDiscs, false, "oe_dmc"},
+                                           {features::Material::kFlips, true, "pos_fmc"},
+                                           {features::Material::kDiscs, true, "pos_dmc"}};
+const char* chromosome_name(const play::FeaturePlayOptions& o) {
+  for (const ChromosomeName& c : kChromosomes)
+    if (c.material == o.material && c.positional == o.positional) return c.name;
+  fail("evolve: no chromosome name for material {} positional {}", static_cast<int>(o.material), o.positional);
+}
 const char* crossover_name(CrossoverKind k) { return k == CrossoverKind::kUniform ? "uniform" : "one-point"; }
 
 struct SelectionName {
@@ -283,15 +297,14 @@ EloOthelloConfig load_elo_othello(const toml::table& root, const std::string& fi
     r.integer("size", e.ga.population, 3, 4096);
     std::string chromosome = "oe_fmc";
     r.text("chromosome", chromosome);
-    if (chromosome == "oe_fmc")
-      e.play.material = features::Material::kFlips;
-    else if (chromosome == "oe_dmc")
-      e.play.material = features::Material::kDiscs;
-    else
-      fail("{}: '{}' (expected oe_fmc or oe_dmc)", r.where("chromosome"), chromosome);
+    const ChromosomeName* known = entry_named(kChromosomes, chromosome);
+    if (!known) fail("{}: '{}' (expected {})", r.where("chromosome"), chromosome, names_of(kChromosomes));
+    e.play.material = known->material;
+    e.play.positional = known->positional;
     r.real("parent_fraction", e.ga.parent_fraction, 1e-9, 1.0);
     r.real("mutation_rate", e.ga.mutation_rate, 0.0, 1.0);
-    r.integer("mutation_genes", e.ga.mutation_genes, 1, features::kGenes);
+    r.integer("mutation_genes", e.ga.mutation_genes, 1,
+              static_cast<int>(features::gene_bounds(e.play.positional).size()));
     std::string mutation = e.ga.mutation_per_gene ? "gene" : "member";
     r.text("mutation", mutation);
     if (mutation != "member" && mutation != "gene")
@@ -372,9 +385,7 @@ EloOthelloConfig load_elo_othello(const toml::table& root, const std::string& fi
         "{}: elo.openings_per_pair {} with play.opening_plies = 0 and play.epsilon = 0 plays the same game {} times; "
         "give play.opening_plies (random openings) or keep openings_per_pair = 1",
         file, e.ga.openings_per_pair, e.ga.openings_per_pair);
-  std::vector<GeneRange> ranges;
-  for (const auto& b : features::kGeneBounds) ranges.push_back({b.low, b.high});
-  validate(e.ga, ranges, file);
+  validate(e.ga, play::feature_gene_ranges(e.play.positional), file);
   return elo;
 }
 
@@ -385,7 +396,7 @@ std::string elo_othello_to_toml(const EloOthelloConfig& e) {
   t += fmt::format(
       "[population]\nsize = {}\nchromosome = \"{}\"\nparent_fraction = {}\nmutation_rate = {}\nmutation_genes = {}\n"
       "crossover = \"{}\"\n",
-      e.ga.population, chromosome_name(e.play.material), e.ga.parent_fraction, e.ga.mutation_rate, e.ga.mutation_genes,
+      e.ga.population, chromosome_name(e.play), e.ga.parent_fraction, e.ga.mutation_rate, e.ga.mutation_genes,
       crossover_name(e.ga.crossover));
   t += fmt::format("mutation = \"{}\"\nsearch = {}\n\n", e.ga.mutation_per_gene ? "gene" : "member",
                    toml_quote(search_name(e.ga.search)));

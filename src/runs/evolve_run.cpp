@@ -117,12 +117,6 @@ play::OthelloAgent yardstick_agent(const EloOthelloConfig& c) {
   return play::load_agent(c.yardstick);
 }
 
-std::vector<GeneRange> gene_ranges() {
-  std::vector<GeneRange> ranges;
-  for (const auto& b : features::kGeneBounds) ranges.push_back({b.low, b.high});
-  return ranges;
-}
-
 std::string hall_of_fame_file(int generation) { return fmt::format("hall_of_fame/gen-{:05}.toml", generation); }
 
 bool stalled(const EloOthelloConfig& c, const State& s) {
@@ -243,7 +237,7 @@ void play_panel(RunDir& run, const EloOthelloConfig& c, play::FeatureTournament&
 
 EvolveOutcome run_loop(RunSession& session, const EloOthelloConfig& c, State state, Setup setup) {
   RunDir& run = session.run();
-  const std::vector<GeneRange> ranges = gene_ranges();
+  const std::vector<GeneRange> ranges = play::feature_gene_ranges(c.play.positional);
   EvolveOutcome out;
   // Finished already (its limit reached, or its champion stalled), or a limit lowered to the
   // generations played: complete, with champion.toml (re)written from the checkpoint.
@@ -448,7 +442,7 @@ EvolveOutcome run_elo_othello(RunSession& session, const EvolveConfig& config, c
   const EloOthelloConfig& c = config.elo;
   Setup setup = make_setup(c, options);
   State start;
-  start.population = initial_population(gene_ranges(), c.ga, c.seed);
+  start.population = initial_population(play::feature_gene_ranges(c.play.positional), c.ga, c.seed);
   session.create(elo_tables(c), evolve_config_to_toml(config),
                  [&](RunDir& run) { run.write_checkpoint(kCheckpoint, encode(start)); });
   return run_loop(session, c, std::move(start), std::move(setup));
@@ -486,7 +480,7 @@ EvolveOutcome resume_elo_othello(RunSession& session, EvolveConfig config, const
                                  int generations) {
   RunDir& run = session.run();
   EloOthelloConfig& c = config.elo;
-  const std::vector<GeneRange> ranges = gene_ranges();
+  const std::vector<GeneRange> ranges = play::feature_gene_ranges(c.play.positional);
   const auto payload = run.read_checkpoint(kCheckpoint);
   State state;
   if (payload) {

@@ -19,6 +19,7 @@
 #include "data/games.hpp"
 #include "engine/round_robin.hpp"
 #include "games/othello/agent_file.hpp"
+#include "games/othello/feature_weights.hpp"
 #include "games/othello/squares.hpp"
 #include "ratings/ratings.hpp"
 #include "runs/run_kinds.hpp"
@@ -74,6 +75,8 @@ std::string agent_fingerprint(const OthelloAgent& a) {
       f.add_value(w.corners[k]);
     }
     f.add_value(static_cast<int>(w.kind));
+    if (w.positional)  // only then: the fingerprints of the blog's chromosomes hold
+      for (const int g : features::to_genes(w)) f.add_value(g);
   }
   if (a.kind == OthelloEvaluator::kNtuple) {
     for (const auto& g : a.geometries) {

@@ -46,7 +46,7 @@ OthelloParams OthelloAgent::params(const ntuple::Evaluator* ntuple) const {
   p.limits = limits;
   p.limits.probcut = probcut.get();
   p.epsilon_ppm = epsilon_ppm();
-  p.features.weights = features;
+  p.features = features::evaluator_of(features);  // the family's exact scale too
   p.ntuple = ntuple;
   return p;
 }

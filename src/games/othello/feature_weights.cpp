@@ -1,46 +1,62 @@
 #include "games/othello/feature_weights.hpp"
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <charconv>
 #include "core/error.hpp"
 
 namespace ef::features {
 
+namespace {
+
+constexpr const char* kNames[kPositionalGenes] = {"o",   "e",   "wf1", "wm1", "wc1", "wf2", "wm2", "wc2", "wf3",
+                                                  "wm3", "wc3", "wx1", "we1", "wa1", "wr1", "wp1", "wx2", "we2",
+                                                  "wa2", "wr2", "wp2", "wx3", "we3", "wa3", "wr3", "wp3"};
+constexpr const char* kShape = "o:e:wf1:wm1:wc1:...:wc3, or with wx1:we1:wa1:wr1:wp1:...:wp3 after them";
+
+}  // namespace
+
 Weights parse_chromosome(std::string_view text, Material kind, const std::string& where) {
-  static constexpr const char* kNames[11] = {"o", "e", "wf1", "wm1", "wc1", "wf2", "wm2", "wc2", "wf3", "wm3", "wc3"};
-  int values[11];
+  int values[kPositionalGenes];
   std::size_t field = 0;
   std::string_view rest = text;
   for (;; ++field) {
     const std::size_t colon = rest.find(':');
     const std::string_view token = rest.substr(0, colon);
-    if (field >= 11)
-      fail("{}: chromosome \"{}\" has more than 11 fields (o:e:wf1:wm1:wc1:...:wc3 expected)", where, text);
+    if (field >= kPositionalGenes)
+      fail("{}: chromosome \"{}\" has more than {} fields ({} expected)", where, text, kPositionalGenes, kShape);
     int v = 0;
     const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), v);
     if (ec != std::errc{} || end != token.data() + token.size())
       fail("{}: chromosome field {} ({}) is \"{}\", an integer expected", where, field + 1, kNames[field], token);
-    const int lo = kGeneBounds[field].low, hi = kGeneBounds[field].high;
+    const int lo = kAllGeneBounds[field].low, hi = kAllGeneBounds[field].high;
     if (v < lo || v > hi)
       fail("{}: chromosome field {} ({}) is {}, expected {}..{}", where, field + 1, kNames[field], v, lo, hi);
     values[field] = v;
     if (colon == std::string_view::npos) break;
     rest = rest.substr(colon + 1);
   }
-  if (field != 10)
-    fail("{}: chromosome \"{}\" has {} fields, 11 expected (o:e:wf1:wm1:wc1:...:wc3)", where, text, field + 1);
-  return from_genes(values, kind, where);
+  if (field + 1 != kGenes && field + 1 != kPositionalGenes)
+    fail("{}: chromosome \"{}\" has {} fields, {} or {} expected ({})", where, text, field + 1, kGenes,
+         kPositionalGenes, kShape);
+  return from_genes(std::span<const int>(values, field + 1), kind, where);
 }
 
-std::array<int, kGenes> to_genes(const Weights& w) {
-  return {w.o,           w.e,          w.material[0], w.mobility[0], w.corners[0], w.material[1],
-          w.mobility[1], w.corners[1], w.material[2], w.mobility[2], w.corners[2]};
+std::vector<int> to_genes(const Weights& w) {
+  std::vector<int> g{w.o,           w.e,          w.material[0], w.mobility[0], w.corners[0], w.material[1],
+                     w.mobility[1], w.corners[1], w.material[2], w.mobility[2], w.corners[2]};
+  if (w.positional)
+    for (int p = 0; p < 3; ++p)
+      g.insert(g.end(), {w.x_squares[p], w.edges[p], w.anchored[p], w.frontier[p], w.parity[p]});
+  return g;
 }
 
 Weights from_genes(std::span<const int> genes, Material kind, const std::string& where) {
-  if (genes.size() != kGenes) fail("{}: {} genes, 11 expected (o:e:wf1:wm1:wc1:...:wc3)", where, genes.size());
-  for (int k = 0; k < kGenes; ++k)
-    if (genes[k] < kGeneBounds[k].low || genes[k] > kGeneBounds[k].high)
-      fail("{}: gene {} is {}, expected {}..{}", where, k + 1, genes[k], kGeneBounds[k].low, kGeneBounds[k].high);
+  if (genes.size() != kGenes && genes.size() != kPositionalGenes)
+    fail("{}: {} genes, {} or {} expected ({})", where, genes.size(), kGenes, kPositionalGenes, kShape);
+  for (std::size_t k = 0; k < genes.size(); ++k)
+    if (genes[k] < kAllGeneBounds[k].low || genes[k] > kAllGeneBounds[k].high)
+      fail("{}: gene {} ({}) is {}, expected {}..{}", where, k + 1, kNames[k], genes[k], kAllGeneBounds[k].low,
+           kAllGeneBounds[k].high);
   Weights w;
   w.o = genes[0];
   w.e = genes[1];
@@ -50,12 +66,19 @@ Weights from_genes(std::span<const int> genes, Material kind, const std::string&
     w.corners[p] = genes[4 + 3 * p];
   }
   w.kind = kind;
+  w.positional = genes.size() == kPositionalGenes;
+  if (w.positional)
+    for (int p = 0; p < 3; ++p) {
+      const std::size_t at = kGenes + 5 * static_cast<std::size_t>(p);
+      w.x_squares[p] = genes[at];
+      w.edges[p] = genes[at + 1];
+      w.anchored[p] = genes[at + 2];
+      w.frontier[p] = genes[at + 3];
+      w.parity[p] = genes[at + 4];
+    }
   return w;
 }
 
-std::string format_chromosome(const Weights& w) {
-  return fmt::format("{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}", w.o, w.e, w.material[0], w.mobility[0], w.corners[0],
-                     w.material[1], w.mobility[1], w.corners[1], w.material[2], w.mobility[2], w.corners[2]);
-}
+std::string format_chromosome(const Weights& w) { return fmt::format("{}", fmt::join(to_genes(w), ":")); }
 
 }  // namespace ef::features

@@ -32,6 +32,12 @@ othello::Position random_opening(u64 seed, u32 index, int plies) {
 
 }  // namespace
 
+std::vector<ga::GeneRange> feature_gene_ranges(bool positional) {
+  std::vector<ga::GeneRange> ranges;
+  for (const auto& b : features::gene_bounds(positional)) ranges.push_back({b.low, b.high});
+  return ranges;
+}
+
 OthelloAgent feature_agent(std::span<const int> genes, const FeaturePlayOptions& o, const std::string& name) {
   OthelloAgent a;
   a.name = name;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 #include "engine/play_backend.hpp"
+#include "ga/elo_ga.hpp"
 #include "games/othello/agent.hpp"
 #include "games/othello/features.hpp"
 
@@ -21,7 +22,13 @@ struct FeaturePlayOptions {
   search::OthelloLimits limits{1, -1};                       // the blog: 1 ply, no exact endgame
   double epsilon = 0.0;
   int opening_plies = 0;  // random plies before each pair's games (0: the standard start)
+  // The chromosome family: the blog's 11 genes (oe_fmc, oe_dmc) or the positional 26 (pos_fmc,
+  // pos_dmc; games/othello/features.hpp).
+  bool positional = false;
 };
+
+// The GA's gene ranges of a chromosome family (features::gene_bounds): 11 or 26 genes.
+std::vector<ga::GeneRange> feature_gene_ranges(bool positional);
 
 // The agent a chromosome plays as (evaluator "features"); `name` for files and messages.
 OthelloAgent feature_agent(std::span<const int> genes, const FeaturePlayOptions& options, const std::string& name);

@@ -123,8 +123,7 @@ ProbCutFit fit_probcut(const OthelloAgent& agent, const ProbCutFitOptions& o) {
     }
     case OthelloEvaluator::kSwh: return fit_with(swh::Evaluator{}, o);
     case OthelloEvaluator::kFeatures: {
-      features::Evaluator e;
-      e.weights = agent.features;
+      const features::Evaluator e = features::evaluator_of(agent.features);
       return fit_with(e, o);
     }
     default: fail("probcut: agent '{}' is random: it has no evaluation to fit", agent.name);
