@@ -10,6 +10,7 @@
 #include "games/othello/features.hpp"
 #include "games/othello/game.hpp"
 #include "games/othello/ntuple_evaluator.hpp"
+#include "games/othello/players.hpp"
 #include "games/othello/squares.hpp"
 #include "games/othello/swh.hpp"
 
@@ -269,4 +270,40 @@ TEST(SearchEvaluators, NTupleSignStagesAndClamp) {
   othello::Position corners;
   corners.board = othello::Board::from_colors(squares({"a1", "h1", "a8", "h8"}), squares({"d4"}), othello::kBlack);
   EXPECT_EQ(clamped.eval(corners), 128 * ntuple::kOne);
+}
+
+TEST(SearchEvaluators, AtOnePlyDiscsAreFlipsWithTheWeightDoubled) {
+  // After a move, the disc difference is (own - opponent + 1) + 2 x flips: the same constant for
+  // every move from one position. So at 1 ply an oe_dmc chromosome with material weights w
+  // picks the moves of the oe_fmc chromosome with 2w (docs/evolve.md), as long as no move ends
+  // the game (a finished game is scored exactly, without the constant).
+  const features::Weights dmc = features::parse_chromosome("9:45:3:4:5:1:7:8:5:2:10", features::Material::kDiscs, "t");
+  const features::Weights fmc = features::parse_chromosome("9:45:6:4:5:2:7:8:10:2:10", features::Material::kFlips, "t");
+  play::OthelloParams a, b;
+  a.kind = b.kind = play::OthelloEvaluator::kFeatures;
+  a.features = features::evaluator_of(dmc);
+  b.features = features::evaluator_of(fmc);
+  Rng rng(0, Purpose::kGame);
+  int compared = 0, differ_from_flips_alone = 0;
+  for (const othello::Position& p : random_game_positions(20, 4)) {
+    const u64 moves = games::Othello::moves(p);
+    if (popcount64(moves) < 2) continue;
+    bool ends = false;
+    for (u64 m = moves; m; m &= m - 1) ends |= games::Othello::terminal(games::Othello::play(p, ctz64(m)));
+    if (ends) continue;
+    u64 nodes = 0;
+    const int by_discs = play::choose_move(a, p, rng, nodes, nullptr);
+    ASSERT_EQ(by_discs, play::choose_move(b, p, rng, nodes, nullptr)) << compared;
+    ++compared;
+    // Not a tautology: the move is not always the one of most flips.
+    int most = -1, best = -1;
+    for (u64 m = moves; m; m &= m - 1)
+      if (const int f = popcount64(othello::flips(p.board.player, p.board.opponent, ctz64(m))); f > most) {
+        most = f;
+        best = ctz64(m);
+      }
+    differ_from_flips_alone += best != by_discs;
+  }
+  EXPECT_GT(compared, 500);
+  EXPECT_GT(differ_from_flips_alone, 50);
 }
