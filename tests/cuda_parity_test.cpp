@@ -739,19 +739,23 @@ TEST(CudaParityGames, EloGaGenerationScoresAreTheCpus) {
   REQUIRE_CUDA_DEVICE();
   ga::EloGaParams params;
   params.population = 48;
-  const std::vector<ga::GeneRange> ranges = play::feature_gene_ranges(false);
-  const ga::EloPopulation pop = ga::initial_population(ranges, params, 2);
-  std::vector<std::vector<int>> genes;
-  for (const auto& m : pop.members) genes.push_back(m.genes);
   auto cpu = make_backend("cpu", 2), gpu = make_backend("cuda", 2);
-  for (int opening_plies : {0, 4}) {
-    play::FeaturePlayOptions o;
-    o.opening_plies = opening_plies;
-    o.epsilon = opening_plies ? 0.05 : 0.0;
-    play::FeatureTournament a(*cpu, o), b(*gpu, o);
-    play::TournamentCounts ca, cb;
-    EXPECT_EQ(a.play_round_robin(genes, 3, 1, &ca), b.play_round_robin(genes, 3, 1, &cb))
-        << "opening plies " << opening_plies;
-    EXPECT_EQ(ca.move_lists_hash, cb.move_lists_hash) << "opening plies " << opening_plies;
+  // The blog's 11-gene family and the positional 26-gene one (its terms are EF_HD code too).
+  for (bool positional : {false, true}) {
+    const ga::EloPopulation pop = ga::initial_population(play::feature_gene_ranges(positional), params, 2);
+    std::vector<std::vector<int>> genes;
+    for (const auto& m : pop.members) genes.push_back(m.genes);
+    for (int opening_plies : {0, 4}) {
+      play::FeaturePlayOptions o;
+      o.opening_plies = opening_plies;
+      o.epsilon = opening_plies ? 0.05 : 0.0;
+      o.positional = positional;
+      play::FeatureTournament a(*cpu, o), b(*gpu, o);
+      play::TournamentCounts ca, cb;
+      EXPECT_EQ(a.play_round_robin(genes, 3, 1, &ca), b.play_round_robin(genes, 3, 1, &cb))
+          << "opening plies " << opening_plies << ", positional " << positional;
+      EXPECT_EQ(ca.move_lists_hash, cb.move_lists_hash)
+          << "opening plies " << opening_plies << ", positional " << positional;
+    }
   }
 }

@@ -90,6 +90,18 @@ TEST(EvolveConfig, ShippedConfigsHoldTheBlogsSettings) {
   }
   EXPECT_EQ(ga::load_evolve_config(EF_SOURCE_DIR "/configs/elo-oe_dmc.toml").elo.play.material,
             features::Material::kDiscs);
+  // The signal configs load too; the positional one is elo-signal.toml with pos_dmc, and its
+  // panel of the blog's 11-gene champions builds beside its 26-gene members.
+  for (const char* name : {"elo-signal.toml", "elo-random-search.toml", "elo-blog-panel.toml", "elo-positional.toml"})
+    EXPECT_NO_THROW(ga::load_evolve_config(std::string(EF_SOURCE_DIR "/configs/") + name)) << name;
+  const auto positional = ga::load_evolve_config(EF_SOURCE_DIR "/configs/elo-positional.toml").elo;
+  EXPECT_TRUE(positional.play.positional);
+  for (const std::string& spec : positional.panel) {
+    const play::OthelloAgent a = play::panel_agent(spec, positional.play);
+    if (spec.starts_with("chromosome:")) EXPECT_FALSE(a.features.positional) << spec;
+  }
+  // A member's genes must be of the run's family.
+  EXPECT_THROW(play::feature_agent(std::vector<int>(11, 1), positional.play, "m"), Error);
 }
 
 TEST(EvolveConfig, ErrorsNameFileAndKey) {

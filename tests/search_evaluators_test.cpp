@@ -107,12 +107,12 @@ TEST(SearchEvaluators, ChromosomeTextRoundTripAndErrors) {
   EXPECT_TRUE(p.positional);
   EXPECT_EQ(features::format_chromosome(p), pos);
   EXPECT_EQ(p.x_squares[0], 1);
-  EXPECT_EQ(p.parity[0], 5);
+  EXPECT_EQ(p.c_squares[0], 5);
   EXPECT_EQ(p.edges[1], 7);
   EXPECT_EQ(p.frontier[2], 3);
   EXPECT_EQ(features::to_genes(p).size(), 26u);
   EXPECT_NE(
-      message("14:42:0:0:4:0:4:10:2:7:9:1:2:3:4:5:6:7:8:9:10:0:1:2:3:11").find("field 26 (wp3) is 11, expected 0..10"),
+      message("14:42:0:0:4:0:4:10:2:7:9:1:2:3:4:5:6:7:8:9:10:0:1:2:3:11").find("field 26 (ws3) is 11, expected 0..10"),
       std::string::npos);
   EXPECT_NE(message((pos + ":1").c_str()).find("more than 26 fields"), std::string::npos);
   EXPECT_FALSE(features::parse_chromosome("14:42:0:0:4:0:4:10:2:7:9", features::Material::kFlips, "x").positional);
@@ -164,10 +164,16 @@ int reference_positional(const features::Weights& w, u64 mover, u64 opp, int p) 
       }
     return n;
   };
-  const int parity = popcount64(empty) % 2 == 0 ? 1 : -1;
+  auto c_squares = [&](u64 own) {
+    const int cs[8][4] = {{1, 0, 0, 0}, {0, 1, 0, 0}, {6, 0, 7, 0}, {7, 1, 7, 0},
+                          {0, 6, 0, 7}, {1, 7, 0, 7}, {7, 6, 7, 7}, {6, 7, 7, 7}};  // C file, rank; corner
+    int n = 0;
+    for (const auto& c : cs) n += at(own, c[0], c[1]) && at(empty, c[2], c[3]);
+    return n;
+  };
   return -w.x_squares[p] * (x_squares(mover) - x_squares(opp)) + w.edges[p] * (edges(mover) - edges(opp)) +
-         w.anchored[p] * (anchored(mover) - anchored(opp)) - w.frontier[p] * (frontier(mover) - frontier(opp)) +
-         w.parity[p] * parity;
+         w.anchored[p] * (anchored(mover) - anchored(opp)) - w.frontier[p] * (frontier(mover) - frontier(opp)) -
+         w.c_squares[p] * (c_squares(mover) - c_squares(opp));
 }
 
 // Positions of random games (seeded), every ply.
@@ -188,19 +194,20 @@ std::vector<othello::Position> random_game_positions(int games, u64 seed) {
 }  // namespace
 
 TEST(SearchEvaluators, PositionalTermsByHandAndAgainstASquareBySquareReference) {
-  // Black has just moved (white to move): black a1 b1 c1 g2 d4, white h8 g8 e5 d5.
+  // Black has just moved (white to move): black a1 b1 c1 g2 d4, white h8 g8 g1 e5 d5.
   othello::Position p;
-  p.board = othello::Board::from_colors(squares({"a1", "b1", "c1", "g2", "d4"}), squares({"h8", "g8", "e5", "d5"}),
-                                        othello::kWhite);
-  // Move 5 (phase 1 with o = 14); the blog's weights 0, positional wx 1, we 2, wa 3, wr 4, wp 5:
+  p.board = othello::Board::from_colors(squares({"a1", "b1", "c1", "g2", "d4"}),
+                                        squares({"h8", "g8", "g1", "e5", "d5"}), othello::kWhite);
+  // Move 6 (phase 1 with o = 14); the blog's weights 0, positional wx 1, we 2, wa 3, wr 4, ws 5:
   //   X-squares: black g2 with h1 empty (b2 is empty), white none        -1 x (1 - 0)
-  //   edges: black b1 c1, white g8                                       +2 x (2 - 1)
-  //   anchored: black b1 c1 from a1, white g8 from h8                    +3 x (2 - 1)
-  //   frontier: all 5 black and all 4 white discs touch an empty square  -4 x (5 - 4)
-  //   parity: 55 empty squares, odd                                      +5 x -1
+  //   edges: black b1 c1, white g8 g1                                    +2 x (2 - 2)
+  //   anchored: black b1 c1 from a1, white g8 from h8 (not g1: h1 empty) +3 x (2 - 1)
+  //   frontier: all 5 black and all 5 white discs touch an empty square  -4 x (5 - 5)
+  //   C-squares: black b1 (but a1 is taken), white g1 next to empty h1,
+  //              white g8 (but h8 is taken)                              -5 x (0 - 1)
   const features::Evaluator e = features::evaluator_of(features::parse_chromosome(
       "14:50:0:0:0:0:0:0:0:0:0:1:2:3:4:5:0:0:0:0:0:0:0:0:0:0", features::Material::kFlips, "test"));
-  EXPECT_EQ(e.eval(p), -(-1 + 2 + 3 - 4 - 5));  // white to move sees the negated mover's value
+  EXPECT_EQ(e.eval(p), -(-1 + 0 + 3 - 0 + 5));  // white to move sees the negated mover's value
   EXPECT_EQ(e.exact(2), 2 * features::kPositionalExactScale);
   EXPECT_EQ(features::evaluator_of(features::Weights{}).exact(2), 2 * features::kExactScale);
 
@@ -214,12 +221,12 @@ TEST(SearchEvaluators, PositionalTermsByHandAndAgainstASquareBySquareReference) 
   all10.positional = true;
   for (int ph = 0; ph < 3; ++ph)
     all10.material[ph] = all10.mobility[ph] = all10.corners[ph] = all10.x_squares[ph] = all10.edges[ph] =
-        all10.anchored[ph] = all10.frontier[ph] = all10.parity[ph] = 10;
+        all10.anchored[ph] = all10.frontier[ph] = all10.c_squares[ph] = 10;
   for (const othello::Position& q : positions) {
     features::Weights w;
     w.positional = true;
     for (int ph = 0; ph < 3; ++ph) {
-      int* terms[5] = {w.x_squares, w.edges, w.anchored, w.frontier, w.parity};
+      int* terms[5] = {w.x_squares, w.edges, w.anchored, w.frontier, w.c_squares};
       for (int* t : terms) t[ph] = static_cast<int>(rng.next_u32() % 11);
     }
     const u64 mover = q.board.opponent, opp = q.board.player;

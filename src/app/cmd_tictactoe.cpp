@@ -321,18 +321,19 @@ void register_tictactoe(CLI::App& app) {
                 "baselines: the oracle, the constant evaluator, random networks and the --static players "
                 "(docs/tictactoe.md); --no-random and --backend do not apply");
   cmd->add_option("--depths", a->depths,
-                  "--measure: search depths of the constant-evaluator and random-network baselines (default: "
-                  "the depths of the --run networks, or 4)")
+                  "--measure, --screen-random: search depths of the constant-evaluator and random-network baselines "
+                  "(default: the depths of the --run networks, or 4)")
       ->delimiter(',')
       ->check(CLI::Range(1, 9));
   cmd->add_option("--topology", a->topology,
-                  "--measure: the random networks' topology (default: the --run networks', or full)")
+                  "--measure, --screen-random: the random networks' topology (default: the --run networks', or full)")
       ->check(CLI::IsMember({"full", "paper"}));
   cmd->add_option("--random-networks", a->random_networks,
                   "--measure: random networks per topology and depth (0 = none)")
       ->capture_default_str()
       ->check(CLI::Range(0, 1000000));
-  cmd->add_option("--seed", a->seed, "--measure: seed of the random networks (drawn as the GA's generation 0)")
+  cmd->add_option("--seed", a->seed,
+                  "--measure, --screen-random: seed of the random networks (drawn as the GA's generation 0)")
       ->capture_default_str();
   cmd->add_option("--save-agents", a->save_agents,
                   "No games: write an agent file (DIR/RUN-t<trial><population>.toml) for each best network of the "
@@ -343,8 +344,9 @@ void register_tictactoe(CLI::App& app) {
                   "either colour, with a 95% interval: the random-sampling baseline a run must beat "
                   "(docs/tictactoe.md)")
       ->check(CLI::Range(i64{1}, i64{1000000000}));
-  cmd->add_flag("--json", a->json,
-                "--measure, --screen-random: print JSON (with each player's worst lines) instead of the table");
+  cmd->add_flag(
+      "--json", a->json,
+      "--measure, --screen-random: print JSON instead of the table (--measure: with each player's worst lines)");
   cmd->callback([a] { run(*a); });
 }
 

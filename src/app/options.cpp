@@ -130,10 +130,16 @@ void refuse_negative_seeds(CLI::App& app) {
 
 std::string describe_error(const Error& e) {
   // The library's input names and the flags that set them, declared once.
-  static constexpr std::pair<std::string_view, std::string_view> kFlags[] = {
-      {"backend", "--backend"},     {"devices", "--devices"},        {"moves", "--moves"},
-      {"positions", "--positions"}, {"min_depth", "--min-depth"},    {"max_depth", "--max-depth"},
-      {"threshold", "--threshold"}, {"generations", "--generations"}};
+  static constexpr std::pair<std::string_view, std::string_view> kFlags[] = {{"backend", "--backend"},
+                                                                             {"devices", "--devices"},
+                                                                             {"moves", "--moves"},
+                                                                             {"positions", "--positions"},
+                                                                             {"min_depth", "--min-depth"},
+                                                                             {"max_depth", "--max-depth"},
+                                                                             {"threshold", "--threshold"},
+                                                                             {"generations", "--generations"},
+                                                                             {"random_networks", "--random-networks"},
+                                                                             {"screen_random", "--screen-random"}};
   for (const auto& [input, flag] : kFlags)
     if (e.input == input) return fmt::format("{}: {}", flag, e.detail);
   return e.what();

@@ -122,7 +122,7 @@ void report_evolve(const fs::path& dir) {
         "steps lw 2 title 'mobility', $r using 1:{} with steps lw 2 title 'corners'",
         p + 1, 9 + 3 * p, 10 + 3 * p, 11 + 3 * p);
     if (positional) {
-      const char* names[5] = {"x-squares", "edges", "anchored", "frontier", "parity"};
+      const char* names[5] = {"x-squares", "edges", "anchored", "frontier", "c-squares"};
       for (int j = 0; j < 5; ++j)
         gp << fmt::format(", $r using 1:{} with steps lw 1 dt 2 title '{}'", 18 + 5 * p + j, names[j]);
     }

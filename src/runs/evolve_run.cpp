@@ -67,7 +67,7 @@ std::string encode(const State& s) {
 }
 
 // Decodes and checks a checkpoint against the config it must continue: a population of the
-// configured size, chromosomes of 11 genes in their ranges, finite ratings.
+// configured size, chromosomes of 11 genes (26 for pos_fmc, pos_dmc) in their ranges, finite ratings.
 State decode(const std::string& payload, const std::string& file, const EloOthelloConfig& c,
              std::span<const GeneRange> ranges) {
   ByteReader r(payload, file);

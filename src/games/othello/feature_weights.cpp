@@ -9,21 +9,30 @@ namespace ef::features {
 namespace {
 
 constexpr const char* kNames[kPositionalGenes] = {"o",   "e",   "wf1", "wm1", "wc1", "wf2", "wm2", "wc2", "wf3",
-                                                  "wm3", "wc3", "wx1", "we1", "wa1", "wr1", "wp1", "wx2", "we2",
-                                                  "wa2", "wr2", "wp2", "wx3", "we3", "wa3", "wr3", "wp3"};
-constexpr const char* kShape = "o:e:wf1:wm1:wc1:...:wc3, or with wx1:we1:wa1:wr1:wp1:...:wp3 after them";
+                                                  "wm3", "wc3", "wx1", "we1", "wa1", "wr1", "ws1", "wx2", "we2",
+                                                  "wa2", "wr2", "ws2", "wx3", "we3", "wa3", "wr3", "ws3"};
+constexpr const char* kShape = "o:e:wf1:wm1:wc1:...:wc3, or with wx1:we1:wa1:wr1:ws1:...:ws3 after them";
 
 }  // namespace
 
 Weights parse_chromosome(std::string_view text, Material kind, const std::string& where) {
-  int values[kPositionalGenes];
-  std::size_t field = 0;
-  std::string_view rest = text;
-  for (;; ++field) {
+  // The fields first, so that a chromosome of a wrong length is named as such before any of its
+  // values is checked against the range of a gene it does not have.
+  std::vector<std::string_view> fields;
+  for (std::string_view rest = text;;) {
     const std::size_t colon = rest.find(':');
-    const std::string_view token = rest.substr(0, colon);
-    if (field >= kPositionalGenes)
-      fail("{}: chromosome \"{}\" has more than {} fields ({} expected)", where, text, kPositionalGenes, kShape);
+    fields.push_back(rest.substr(0, colon));
+    if (colon == std::string_view::npos) break;
+    rest = rest.substr(colon + 1);
+  }
+  if (fields.size() > kPositionalGenes)
+    fail("{}: chromosome \"{}\" has more than {} fields ({} expected)", where, text, kPositionalGenes, kShape);
+  if (fields.size() != kGenes && fields.size() != kPositionalGenes)
+    fail("{}: chromosome \"{}\" has {} fields, {} or {} expected ({})", where, text, fields.size(), kGenes,
+         kPositionalGenes, kShape);
+  int values[kPositionalGenes];
+  for (std::size_t field = 0; field < fields.size(); ++field) {
+    const std::string_view token = fields[field];
     int v = 0;
     const auto [end, ec] = std::from_chars(token.data(), token.data() + token.size(), v);
     if (ec != std::errc{} || end != token.data() + token.size())
@@ -32,13 +41,8 @@ Weights parse_chromosome(std::string_view text, Material kind, const std::string
     if (v < lo || v > hi)
       fail("{}: chromosome field {} ({}) is {}, expected {}..{}", where, field + 1, kNames[field], v, lo, hi);
     values[field] = v;
-    if (colon == std::string_view::npos) break;
-    rest = rest.substr(colon + 1);
   }
-  if (field + 1 != kGenes && field + 1 != kPositionalGenes)
-    fail("{}: chromosome \"{}\" has {} fields, {} or {} expected ({})", where, text, field + 1, kGenes,
-         kPositionalGenes, kShape);
-  return from_genes(std::span<const int>(values, field + 1), kind, where);
+  return from_genes(std::span<const int>(values, fields.size()), kind, where);
 }
 
 std::vector<int> to_genes(const Weights& w) {
@@ -46,7 +50,7 @@ std::vector<int> to_genes(const Weights& w) {
                      w.mobility[1], w.corners[1], w.material[2], w.mobility[2], w.corners[2]};
   if (w.positional)
     for (int p = 0; p < 3; ++p)
-      g.insert(g.end(), {w.x_squares[p], w.edges[p], w.anchored[p], w.frontier[p], w.parity[p]});
+      g.insert(g.end(), {w.x_squares[p], w.edges[p], w.anchored[p], w.frontier[p], w.c_squares[p]});
   return g;
 }
 
@@ -74,7 +78,7 @@ Weights from_genes(std::span<const int> genes, Material kind, const std::string&
       w.edges[p] = genes[at + 1];
       w.anchored[p] = genes[at + 2];
       w.frontier[p] = genes[at + 3];
-      w.parity[p] = genes[at + 4];
+      w.c_squares[p] = genes[at + 4];
     }
   return w;
 }

@@ -12,7 +12,7 @@
 namespace ef::features {
 
 // Parses a chromosome: 11 colon-separated integers with the blog's ranges (o 1..20, e 41..60,
-// weights 0..10), or 26 for the positional family (the 11, then wx1:we1:wa1:wr1:wp1 and the same
+// weights 0..10), or 26 for the positional family (the 11, then wx1:we1:wa1:wr1:ws1 and the same
 // for phases 2 and 3, each 0..10; features.hpp). Throws ef::Error naming `where` (a file:line, a
 // config key) and the bad field.
 Weights parse_chromosome(std::string_view text, Material kind, const std::string& where);

@@ -26,9 +26,11 @@
 //   + wa_p * Anchored   discs in an unbroken run from an own corner along an edge (the corner
 //                       itself and the far corner not counted): edge discs that cannot be flipped
 //   - wr_p * Frontier   discs next to an empty square (they hand the opponent moves)
-//   + wp_p * Parity     +1 when an even number of squares is empty after the move (the mover
-//                       then gets the last move, passes aside), else -1
-// |heuristic| <= 10 * (64 + 60 + 4 + 4 + 24 + 48 + 64 + 1) = 2690 < 2 x 1500, so its proven
+//   - ws_p * C-squares  discs on the edge squares next to a corner (b1, a2, g1, h2, a7, b8, h7,
+//                       g8) while that corner is empty
+// (Global parity is left out on purpose: every move fills one square, so it values all moves
+// from a position alike and cannot change a 1-ply choice.)
+// |heuristic| <= 10 * (64 + 60 + 4 + 4 + 24 + 48 + 64 + 8) = 2760 < 2 x 1500, so its proven
 // wins are scaled by 1500 a disc (kPositionalExactScale).
 #pragma once
 #include "core/hd.hpp"
@@ -46,7 +48,7 @@ constexpr u64 kEdges =
 constexpr i32 kExactScale = 1000, kPositionalExactScale = 1500;
 
 // The 11-integer chromosome o:e:wf1:wm1:wc1:wf2:wm2:wc2:wf3:wm3:wc3 and its material variant;
-// with `positional`, 15 more genes wx1:we1:wa1:wr1:wp1:...:wp3 (see above).
+// with `positional`, 15 more genes wx1:we1:wa1:wr1:ws1:...:ws3 (see above).
 struct Weights {
   int o = 1, e = 41;
   int material[3] = {0, 0, 0};  // wf (Flips) or wd (Discs) by phase
@@ -58,7 +60,7 @@ struct Weights {
   int edges[3] = {0, 0, 0};      // we
   int anchored[3] = {0, 0, 0};   // wa
   int frontier[3] = {0, 0, 0};   // wr
-  int parity[3] = {0, 0, 0};     // wp
+  int c_squares[3] = {0, 0, 0};  // ws
 
   EF_HD int phase(int step) const { return step <= o ? 0 : (step <= e ? 1 : 2); }  // 0-based
 };
@@ -68,6 +70,15 @@ EF_HD_INLINE int x_squares_of(u64 own, u64 empty) {
   constexpr int kX[4] = {9, 14, 49, 54}, kCorner[4] = {0, 7, 56, 63};  // b2 g2 b7 g7, a1 h1 a8 h8
   int n = 0;
   for (int i = 0; i < 4; ++i) n += static_cast<int>((own >> kX[i] & 1) & (empty >> kCorner[i] & 1));
+  return n;
+}
+
+// Discs of `own` on a C-square (an edge square next to a corner) whose corner is empty.
+EF_HD_INLINE int c_squares_of(u64 own, u64 empty) {
+  constexpr int kC[8] = {1, 8, 6, 15, 48, 57, 55, 62};  // b1 a2, g1 h2, a7 b8, h7 g8
+  constexpr int kCorner[8] = {0, 0, 7, 7, 56, 56, 63, 63};
+  int n = 0;
+  for (int i = 0; i < 8; ++i) n += static_cast<int>((own >> kC[i] & 1) & (empty >> kCorner[i] & 1));
   return n;
 }
 
@@ -100,9 +111,9 @@ EF_HD_INLINE int positional_value(const Weights& w, u64 mover, u64 to_move, int 
   const int edges = popcount64(mover & kEdges) - popcount64(to_move & kEdges);
   const int anchored = anchored_of(mover) - anchored_of(to_move);
   const int frontier = popcount64(mover & near_empty) - popcount64(to_move & near_empty);
-  const int parity = popcount64(empty) % 2 == 0 ? 1 : -1;
-  return -w.x_squares[p] * x + w.edges[p] * edges + w.anchored[p] * anchored - w.frontier[p] * frontier +
-         w.parity[p] * parity;
+  const int c = c_squares_of(mover, empty) - c_squares_of(to_move, empty);
+  return -w.x_squares[p] * x + w.edges[p] * edges + w.anchored[p] * anchored - w.frontier[p] * frontier -
+         w.c_squares[p] * c;
 }
 
 // The mover's value of a position reached by a move: `mover` just moved (flipping `flips`

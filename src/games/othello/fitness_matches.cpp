@@ -45,6 +45,9 @@ OthelloAgent feature_agent(std::span<const int> genes, const FeaturePlayOptions&
   a.limits = o.limits;
   a.epsilon = o.epsilon;
   a.features = features::from_genes(genes, o.material, name);
+  if (a.features.positional != o.positional)
+    fail("{}: {} genes, but the run's chromosome has {}", name, genes.size(),
+         o.positional ? features::kPositionalGenes : features::kGenes);
   return a;
 }
 
@@ -86,9 +89,11 @@ OthelloAgent panel_agent(const std::string& spec, const FeaturePlayOptions& o) {
     return a;
   }
   if (spec.starts_with("chromosome:")) {
+    // A panel opponent of either family (the blog's 11-gene champions play a positional run too).
     const features::Weights w = features::parse_chromosome(std::string_view(spec).substr(11), o.material, "panel");
-    const auto genes = features::to_genes(w);
-    return feature_agent(genes, o, spec);
+    FeaturePlayOptions own = o;
+    own.positional = w.positional;
+    return feature_agent(features::to_genes(w), own, spec);
   }
   return load_agent(spec);
 }

@@ -403,6 +403,7 @@ play::TicTacToeAgent constant_agent(int depth) {
 
 std::vector<play::TicTacToeAgent> random_network_agents(int count, Topology topology, int depth, u64 seed, i64 first) {
   if (count < 0) fail_input("random_networks", "{} is negative", count);
+  if (first < 0) fail_input("random_networks", "the first network's index {} is negative", first);
   std::vector<play::TicTacToeAgent> agents;
   for (i64 i = first; i < first + count; ++i) {
     const ga::BitString bits = ga::random_bit_member(network_bits(topology), seed, 0, static_cast<std::size_t>(i));
@@ -418,7 +419,7 @@ std::vector<play::TicTacToeAgent> random_network_agents(int count, Topology topo
 }
 
 RandomScreen screen_random_networks(i64 count, Topology topology, int depth, u64 seed, int threads) {
-  if (count < 0) fail_input("random_networks", "{} is negative", count);
+  if (count < 0) fail_input("screen_random", "{} is negative", count);
   constexpr i64 kChunk = 4096;  // networks drawn and screened at a time
   RandomScreen out;
   out.count = count;
