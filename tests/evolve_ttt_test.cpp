@@ -452,6 +452,9 @@ TEST(TicTacToeCommand, ScreensRandomNetworksAsTheRandomSamplingBaseline) {
   const auto [rc3, out3] = test::run_command(bin + " --measure 2>&1");
   EXPECT_NE(rc3, 0);
   EXPECT_NE(out3.find("--screen-random"), std::string::npos) << out3;
+  const auto [rc5, out5] = test::run_command(bin + " --static 2 2>&1");
+  EXPECT_NE(rc5, 0);
+  EXPECT_NE(out5.find("--static excludes --screen-random"), std::string::npos) << out5;  // CLI11's words
   const auto [rc4, out4] = test::run_command(std::string(EF_EVALFORGE_BIN) + " tictactoe --screen-random 0 2>&1");
   EXPECT_NE(rc4, 0);
   EXPECT_NE(out4.find("--screen-random"), std::string::npos) << out4;

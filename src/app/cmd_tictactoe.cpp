@@ -343,7 +343,13 @@ void register_tictactoe(CLI::App& app) {
                   "--seed, as the GA draws its generation 0, and count those that never lose to any opponent with "
                   "either colour, with a 95% interval: the random-sampling baseline a run must beat "
                   "(docs/tictactoe.md)")
-      ->check(CLI::Range(i64{1}, i64{1000000000}));
+      ->check(CLI::Range(i64{1}, i64{1000000000}))
+      // The flags of the other uses, which it would ignore (--run, --agent, --measure and
+      // --save-agents are refused in screen_random, naming it).
+      ->excludes("--static")
+      ->excludes("--no-random")
+      ->excludes("--backend")
+      ->excludes("--random-networks");
   cmd->add_flag(
       "--json", a->json,
       "--measure, --screen-random: print JSON instead of the table (--measure: with each player's worst lines)");
