@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -260,6 +261,16 @@ void expect_resumes_bit_identically(const ga::EvolveConfig& c, const fs::path& d
   EXPECT_EQ(read(dir / "one" / "oracle.csv"), read(dir / "cut" / "oracle.csv"));
 }
 
+// The fitness best_networks.csv records for the 2 trials' best networks of the run in `dir`
+// equals `expected` of their full measures against perfect play.
+void expect_best_fitness(const fs::path& dir, const std::function<double(const tictactoe::PlayerMeasures&)>& expected) {
+  const auto best = ga::load_best_networks(dir);
+  const auto rows = csv_rows(dir / "best_networks.csv");
+  ASSERT_EQ(best.size(), 2u);
+  for (std::size_t t = 0; t < 2; ++t)
+    EXPECT_NEAR(std::stod(rows[t][2]), expected(tictactoe::measure(tictactoe::agent_chooser(best[t]))), 1e-3) << t;
+}
+
 }  // namespace
 
 TEST(EvolveTicTacToe, OracleFitnessRunsResumeBitIdenticallyAndScoreTheBestByItsMeasures) {
@@ -272,15 +283,11 @@ TEST(EvolveTicTacToe, OracleFitnessRunsResumeBitIdenticallyAndScoreTheBestByItsM
   expect_resumes_bit_identically(c, dir);
   // The best network's fitness is 200 per colour that holds perfect play + 80 x its non-trivial
   // optimal share, from the full measures.
-  const auto best = ga::load_best_networks(dir / "one");
-  const auto rows = csv_rows(dir / "one" / "best_networks.csv");
-  ASSERT_EQ(best.size(), 2u);
-  for (std::size_t t = 0; t < 2; ++t) {
-    const tictactoe::PlayerMeasures m = tictactoe::measure(tictactoe::agent_chooser(best[t]));
+  expect_best_fitness(dir / "one", [](const tictactoe::PlayerMeasures& m) {
     const int held =
         (m.as_x.worst_vs_perfect != tictactoe::Result::kLoss) + (m.as_o.worst_vs_perfect != tictactoe::Result::kLoss);
-    EXPECT_NEAR(std::stod(rows[t][2]), 200.0 * held + 80.0 * m.nontrivial_optimal / m.nontrivial_positions, 1e-3);
-  }
+    return 200.0 * held + 80.0 * m.nontrivial_optimal / m.nontrivial_positions;
+  });
 }
 
 TEST(EvolveTicTacToe, SafetyFitnessIsTheExactLossAgainstARandomOpponentAndResumesBitIdentically) {
@@ -297,13 +304,8 @@ TEST(EvolveTicTacToe, SafetyFitnessIsTheExactLossAgainstARandomOpponentAndResume
   expect_resumes_bit_identically(c, dir);
   // The best network's recorded fitness is 240 x (2 - its losses against a random opponent),
   // from the full measures.
-  const auto best = ga::load_best_networks(dir / "one");
-  const auto rows = csv_rows(dir / "one" / "best_networks.csv");
-  ASSERT_EQ(best.size(), 2u);
-  for (std::size_t t = 0; t < 2; ++t) {
-    const tictactoe::PlayerMeasures m = tictactoe::measure(tictactoe::agent_chooser(best[t]));
-    EXPECT_NEAR(std::stod(rows[t][2]), 240.0 * (2.0 - m.as_x.loss - m.as_o.loss), 1e-3);
-  }
+  expect_best_fitness(dir / "one",
+                      [](const tictactoe::PlayerMeasures& m) { return 240.0 * (2.0 - m.as_x.loss - m.as_o.loss); });
   // The resolved config keeps the kind.
   std::ofstream(dir / "again.toml") << ga::evolve_config_to_toml(c);
   EXPECT_EQ(ga::load_evolve_config((dir / "again.toml").string()).ttt.fitness, ga::TttFitness::kSafety);
