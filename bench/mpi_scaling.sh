@@ -6,10 +6,15 @@
 # the generations after the first (rank 0 measures a generation from its start to the last
 # rank's report, so the time includes waiting for the slowest rank).
 #
-#   bench/mpi_scaling.sh [BUILD_DIR]      (default build/; prints a Markdown table)
+# Then the same for `evalforge evolve` (the Elo GA, whose games rank 0 splits over the ranks:
+# backends/team_backend.hpp): seconds per generation for 1 and 2 ranks and K = 1 and 4 openings
+# a pair, the median of 3 interleaved repetitions.
+#
+#   bench/mpi_scaling.sh [BUILD_DIR] [search|evolve|all]   (default build/ all; Markdown tables)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
+what=${2:-all}
 bin=$build/evalforge
 mpiexec=$(command -v mpiexec || command -v mpirun) || { echo "mpi_scaling: no mpiexec (apt-get install openmpi-bin)"; exit 2; }
 # Root allowed (containers); ranks on this machine only, without looking for ssh/rsh.
@@ -67,6 +72,7 @@ run() {
   echo "$secs $((bytes / (generations - 1)))"
 }
 
+if [[ $what == search || $what == all ]]; then
 echo "# evalforge search over MPI ranks: $(lscpu | grep 'Model name' | sed 's/  */ /g'), $(nproc) cores, $(date -u +%Y-%m-%d)"
 echo "# one CPU thread per rank; $generations generations, 32 individuals per island, 6 epochs, tuples 8,8,7,6,6,5, paper migration of 4 every generation"
 echo
@@ -82,4 +88,64 @@ for case in "strong 4 0 1" "strong 4 0 2" "strong 4 1 1" "strong 4 2 1" "strong 
   ((ranks == 0)) && label="1 (no mpirun)" count=1
   per=$((islands / count))
   echo "| $kind | $islands | $label | $threads | $per | $secs | $bytes |"
+done
+fi
+
+[[ $what == evolve || $what == all ]] || exit 0
+
+# evolve_config K -> an Elo GA of 32 players (992 x K games a generation), 1-ply players from
+# random 4-ply openings, no yardstick: nothing but the round robin.
+evolve_config() {
+  cat <<CONF
+[evolve]
+kind = "elo-othello"
+generations = $generations
+stall_generations = 0
+seed = 3
+[population]
+size = 32
+[elo]
+openings_per_pair = $1
+selection = "score"
+[play]
+opening_plies = 4
+[yardstick]
+opponent = "none"
+[run]
+checkpoint_every = 1000
+CONF
+}
+
+# evolve_run K RANKS THREADS REP -> seconds per generation (mean over the generations after the
+# first); RANKS 0: one process without mpirun.
+evolve_run() {
+  local k=$1 ranks=$2 threads=$3 dir="$work/evolve-$1-$2-$3-$4"
+  evolve_config "$k" >"$work/evolve-$k.toml"
+  if ((ranks == 0)); then
+    "$bin" evolve --quiet --threads "$threads" --config "$work/evolve-$k.toml" --out "$dir" >/dev/null
+  else
+    "$mpiexec" --oversubscribe -np "$ranks" "$bin" evolve --quiet --threads "$threads" \
+      --config "$work/evolve-$k.toml" --out "$dir" >/dev/null
+  fi
+  awk -F, 'NR > 2 { t += $NF; n++ } END { printf "%.3f", t / n }' "$dir/metrics.csv"
+}
+
+median3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
+
+echo
+echo "# evalforge evolve (Elo GA) over MPI ranks: $(lscpu | grep 'Model name' | sed 's/  */ /g'), $(nproc) cores, $(date -u +%Y-%m-%d), load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# 32 players, 1-ply, $generations generations; s/generation = median of 3 interleaved repetitions"
+echo
+echo "| openings a pair (K) | games a generation | 1 process, 1 thread | 1 process, 2 threads | mpirun -np 1 | mpirun -np 2 (1 thread each) | np 2 / 1 process 1 thread |"
+echo "|---|---|---|---|---|---|---|"
+for k in 1 4; do
+  declare -a a=() b=() c=() d=()
+  for rep in 1 2 3; do
+    a+=("$(evolve_run "$k" 0 1 "$rep")")
+    b+=("$(evolve_run "$k" 0 2 "$rep")")
+    c+=("$(evolve_run "$k" 1 1 "$rep")")
+    d+=("$(evolve_run "$k" 2 1 "$rep")")
+  done
+  ma=$(median3 "${a[@]}") mb=$(median3 "${b[@]}") mc=$(median3 "${c[@]}") md=$(median3 "${d[@]}")
+  echo "| $k | $((992 * k)) | $ma | $mb | $mc | $md | $(awk -v x="$md" -v y="$ma" 'BEGIN { printf "%.2f", x / y }') |"
 done

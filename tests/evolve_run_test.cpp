@@ -480,3 +480,35 @@ TEST(EvolveCommand, RunsAndResumesFromTheCommandLine) {
   EXPECT_NE(rc3, 0);
   EXPECT_NE(out3.find("/no/such.toml"), std::string::npos) << out3;
 }
+
+TEST(EvolveRun, GamesPlayedOnServingRanksGiveTheSameBits) {
+  // `mpirun -np R evalforge evolve` with ranks as threads (test_support.hpp): rank 0 runs the GA,
+  // every rank plays a share of each batch (round robin, challenges, panel). 3 ranks stopped
+  // after 4 generations and resumed on 2 write the files of one process.
+  const ga::EvolveConfig c = ga::load_evolve_config(write_config("signal-ranks", kSignal).string());
+  const fs::path dir = temp_dir("ranks");
+  ga::run_evolve(c, dir / "one", threads(1));
+  test::with_serving_ranks(3, [&](ga::IslandTeam& team) {
+    ga::EvolveRunOptions o = stopping_after(4, 1);
+    o.team = &team;
+    EXPECT_TRUE(ga::run_evolve(c, dir / "ranks", o).interrupted);
+  });
+  EXPECT_NE(read(dir / "ranks" / "log.txt").find("backend 3 ranks of cpu"), std::string::npos);
+  test::with_serving_ranks(2, [&](ga::IslandTeam& team) {
+    ga::EvolveRunOptions o = threads(2);
+    o.team = &team;
+    EXPECT_TRUE(ga::resume_evolve(dir / "ranks", o).complete);
+  });
+  EXPECT_EQ(metrics_without_time(dir / "one"), metrics_without_time(dir / "ranks"));
+  for (const char* f : {"checkpoint.bin", "champion.toml", "crowning.csv", "panel.csv"})
+    EXPECT_EQ(read(dir / "one" / f), read(dir / "ranks" / f)) << f;
+  // Ranks and --devices both spread the games: one at a time.
+  test::with_serving_ranks(2, [&](ga::IslandTeam& team) {
+    ga::EvolveRunOptions o = threads(1);
+    o.team = &team;
+    o.devices = {0, 1};
+    EXPECT_NE(error_of([&] { ga::run_evolve(c, dir / "both", o); }).find("--devices and MPI ranks"), std::string::npos);
+    // The refused run made no backend, so the serving rank still waits: tell it to stop.
+    make_team_backend(make_backend("cpu", 1), team);
+  });
+}

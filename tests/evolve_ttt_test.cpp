@@ -134,6 +134,23 @@ TEST(EvolveTicTacToe, BitIdenticalForOneAndTwoThreadsAndAcrossAnInterruption) {
   }
 }
 
+TEST(EvolveTicTacToe, GamesPlayedOnServingRanksGiveTheSameBits) {
+  // The Tic-Tac-Toe GA's games over 3 ranks as threads (the network agents travel as bytes):
+  // the files of one process.
+  for (bool co : {false, true}) {
+    const fs::path dir = temp_dir(co ? "ranks-co" : "ranks");
+    ga::run_evolve(small(co), dir / "one", threads(1));
+    test::with_serving_ranks(3, [&](ga::IslandTeam& team) {
+      ga::EvolveRunOptions o = threads(1);
+      o.team = &team;
+      EXPECT_TRUE(ga::run_evolve(small(co), dir / "ranks", o).complete);
+    });
+    EXPECT_EQ(without_time(dir / "one"), without_time(dir / "ranks"));
+    for (const char* f : {"best_networks.csv", "oracle.csv", "checkpoint.bin"})
+      EXPECT_EQ(read(dir / "one" / f), read(dir / "ranks" / f)) << f;
+  }
+}
+
 TEST(EvolveTicTacToe, AResumeLimitAtTheBredGenerationIsRefused) {
   const fs::path dir = temp_dir("limit") / "r";
   ga::EvolveRunOptions stop = threads(2);

@@ -20,22 +20,16 @@ using ef::test::run_command;
 
 namespace {
 
-#ifdef EF_MPIEXEC
-constexpr const char* kMpiexec = EF_MPIEXEC;
-#else
-constexpr const char* kMpiexec = "";
-#endif
-
 // Public: the failure tests share a free function that uses the helpers.
 class MpiSearch : public ::testing::Test {
  public:
   static void SetUpTestSuite() {
-    if (std::string(kMpiexec).empty()) return;
+    if (std::string(ef::test::kMpiexec).empty()) return;
     dir_ = ef::test::scratch_dir("mpi", "search");
     ASSERT_EQ(ef::test::generate_search_games(dir_ / "games.txt"), "");
   }
   void SetUp() override {
-    if (std::string(kMpiexec).empty()) GTEST_SKIP() << "built without MPI";
+    if (std::string(ef::test::kMpiexec).empty()) GTEST_SKIP() << "built without MPI";
   }
 
   static fs::path config(const std::string& topology) {
@@ -48,14 +42,7 @@ class MpiSearch : public ::testing::Test {
   static std::pair<int, std::string> search(int ranks, const std::string& args, const std::string& env = "") {
     const std::string evalforge = fmt::format("{} search --quiet {}", EF_EVALFORGE_BIN, args);
     if (ranks == 0) return run_command(evalforge + " 2>&1");
-    // Open MPI's session directory under this test's scratch directory: two launchers that
-    // start at once (ctest -j) race to create the shared default one ("/tmp/ompi.HOST.UID:
-    // File exists") and one fails. plm=isolated: ranks on this machine only, so the launcher
-    // does not look for ssh/rsh, which a CI image may lack.
-    return run_command(
-        fmt::format("OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm=isolated "
-                    "OMPI_MCA_orte_tmpdir_base={} {} timeout 120 {} --oversubscribe -np {} {} 2>&1",
-                    dir_.string(), env, kMpiexec, ranks, evalforge));
+    return ef::test::run_ranks(dir_, ranks, evalforge, env);
   }
   static fs::path dir_;
 };

@@ -9,14 +9,17 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
+#include "backends/team_backend.hpp"
 #include "core/error.hpp"
 #include "core/run_dir.hpp"
 #include "data/games.hpp"
+#include "ga/thread_team.hpp"
 
 namespace ef::test {
 
@@ -85,6 +88,41 @@ inline std::filesystem::path scratch_dir(const std::string& prefix, const std::s
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
   return d;
+}
+
+// `ranks` ranks as threads (ga/thread_team.hpp): rank 0 runs rank0(team); every other rank
+// serves games (backends/team_backend.hpp) on the backend serving() makes (one CPU thread by
+// default), as `mpirun -np R evalforge evolve` does with processes. A failure on any rank is
+// rethrown here (run_thread_team).
+inline void with_serving_ranks(int ranks, const std::function<void(ga::IslandTeam&)>& rank0,
+                               const std::function<std::unique_ptr<Backend>(int rank)>& serving = {}) {
+  ga::run_thread_team(ranks, [&](ga::ThreadTeam& team) {
+    if (team.rank() == 0) return rank0(team);
+    const std::unique_ptr<Backend> local = serving ? serving(team.rank()) : make_backend("cpu", 1);
+    serve_team_backend(*local, team);
+  });
+}
+
+// FindMPI's launcher (empty when the build has no MPI: the MPI tests skip).
+#ifdef EF_MPIEXEC
+inline constexpr const char* kMpiexec = EF_MPIEXEC;
+#else
+inline constexpr const char* kMpiexec = "";
+#endif
+
+// `command` (with `env` before it) on `ranks` ranks under the launcher, root allowed (as CI
+// runs) and oversubscribed (3 ranks on 2 cores), at most 120 s; returns (status, output). Open
+// MPI's session directory goes under `scratch`: two launchers that start at once (ctest -j) race
+// to create the shared default one ("/tmp/ompi.HOST.UID: File exists") and one fails.
+// plm=isolated: ranks on this machine only, so the launcher does not look for ssh/rsh, which a
+// CI image may lack.
+inline std::pair<int, std::string> run_ranks(const std::filesystem::path& scratch, int ranks,
+                                             const std::string& command, const std::string& env = "") {
+  return run_command(
+      "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_plm=isolated "
+      "OMPI_MCA_orte_tmpdir_base=" +
+      scratch.string() + " " + env + " timeout 120 " + kMpiexec + " --oversubscribe -np " + std::to_string(ranks) +
+      " " + command + " 2>&1");
 }
 
 // A whole file as bytes ("" when it cannot be read).

@@ -7,10 +7,14 @@
 #include <filesystem>
 #include "app/commands.hpp"
 #include "app/options.hpp"
+#include "backends/team_backend.hpp"
 #include "core/error.hpp"
 #include "core/run_dir.hpp"
 #include "runs/evolve_run.hpp"
 #include "runs/run_kinds.hpp"
+#if EF_HAVE_MPI
+#include "app/mpi_rank.hpp"
+#endif
 
 namespace ef::app {
 
@@ -26,26 +30,36 @@ struct EvolveArgs {
   int generations = 0;
   bool quiet = false;
   std::vector<int> devices;
+  double peer_timeout = 3600;
 };
 
-void run(const EvolveArgs& a) {
+// How the user continues the run: with any rank count under a launcher.
+std::string resume_hint(const std::string& dir) {
+#if EF_HAVE_MPI
+  if (ga::launcher_world_size() > 1) return mpi_resume_command("evolve", dir);
+#endif
+  return resume_command(RunKind::kEvolve, dir);
+}
+
+// `dir` gets the run directory as soon as it is known (for the messages of a failed MPI run).
+void run(const EvolveArgs& a, ga::IslandTeam* team, std::string& dir) {
   ga::EvolveRunOptions o;
   o.backend = a.backend;
   o.devices = a.devices;
+  o.team = team;
   set_run_options(o, a.threads, a.accept_config_edits, a.quiet);
   ga::EvolveOutcome outcome;
-  std::string dir;
   if (!a.resume.empty()) {
     if (!a.config.empty() || !a.out.empty()) fail("--resume DIR takes its config from DIR; drop --config/--out");
     dir = a.resume;
-    o.resume_hint = resume_command(RunKind::kEvolve, dir);
+    o.resume_hint = resume_hint(dir);
     outcome = ga::resume_evolve(dir, o, a.generations);
   } else {
     if (a.config.empty()) fail("evolve: give --config FILE (e.g. configs/elo-oe_fmc.toml) or --resume DIR");
     ga::EvolveConfig c = ga::load_evolve_config(a.config);
     if (a.generations > 0) c.generations() = a.generations;
     dir = a.out.empty() ? fmt::format("runs/evolve-{:%Y%m%d-%H%M%S}", fmt::localtime(std::time(nullptr))) : a.out;
-    o.resume_hint = resume_command(RunKind::kEvolve, dir);
+    o.resume_hint = resume_hint(dir);
     outcome = ga::run_evolve(c, dir, o);
   }
   if (outcome.interrupted) throw ExitStatus{kStoppedExitStatus};
@@ -58,6 +72,33 @@ void run(const EvolveArgs& a) {
         "{}: evolve complete, {} generations{}; champion in {}/champion.toml, metrics in {}/metrics.csv, "
         "champions in {}/hall_of_fame/\n",
         dir, outcome.generations_done, outcome.stalled ? " (the champion stopped changing)" : "", dir, dir, dir);
+}
+
+// Under mpirun, rank 0 runs the GA and every rank plays a share of each batch of games
+// (backends/team_backend.hpp); app/mpi_rank.hpp says how an error on any rank ends the job.
+void run_command(const EvolveArgs& a) {
+  const int launched = ga::launcher_world_size();
+#if EF_HAVE_MPI
+  if (launched > 0) {
+    if (!a.devices.empty())
+      fail(
+          "--devices and mpirun both spread the games: under mpirun each rank takes one GPU by its local rank; "
+          "drop --devices");
+    mpi::MpiTeam team(a.peer_timeout);
+    EvolveArgs args = a;
+    share_node(team, args.threads, args.backend);
+    run_as_rank(team, "evolve", [&](std::string& dir) {
+      if (team.rank() == 0)
+        run(args, &team, dir);
+      else
+        serve_team_backend(*make_backend(args.backend, args.threads), team);
+    });
+    return;
+  }
+#endif
+  refuse_ranks_without_mpi(launched);
+  std::string dir;
+  run(a, nullptr, dir);
 }
 
 }  // namespace
@@ -80,7 +121,10 @@ void register_evolve(CLI::App& app) {
       ->delimiter(',')
       ->check(CLI::Range(0, 1023));
   cmd->add_flag("--quiet", a->quiet, "No progress lines on stderr (log.txt still gets them)");
-  cmd->callback([a] { run(*a); });
+  cmd->add_option("--peer-timeout", a->peer_timeout,
+                  "Under mpirun: seconds a rank waits for a message from another before it ends the run")
+      ->check(CLI::Range(1.0, 1e7));
+  cmd->callback([a] { run_command(*a); });
 }
 
 }  // namespace ef::app

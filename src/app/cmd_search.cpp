@@ -1,7 +1,6 @@
 // evalforge search: the BRKGA-island shape search (docs/method.md 1.2-1.3) as a resumable run.
 #include <fmt/chrono.h>
 #include <fmt/core.h>
-#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <memory>
@@ -16,7 +15,7 @@
 #include "runs/run_kinds.hpp"
 #include "runs/shape_search_run.hpp"
 #if EF_HAVE_MPI
-#include "ga/mpi_team.hpp"
+#include "app/mpi_rank.hpp"
 #endif
 
 namespace ef::app {
@@ -37,29 +36,11 @@ struct SearchArgs {
   std::vector<int> devices;  // --devices: one in-process rank per entry
 };
 
-#if EF_HAVE_MPI
-// One GPU per rank: the rank takes the entry local_rank (mod the count) of CUDA_VISIBLE_DEVICES,
-// or device local_rank when it is unset; the CUDA backend then uses its device 0. Set before
-// the backend touches CUDA, so the choice holds for the whole process.
-void pick_gpu_for_rank(const mpi::MpiTeam& team) {
-  std::vector<std::string> devices;
-  if (const char* v = std::getenv("CUDA_VISIBLE_DEVICES"); v && *v) {
-    std::string list = v;
-    for (std::size_t at = 0; at <= list.size();) {
-      const std::size_t comma = std::min(list.find(',', at), list.size());
-      devices.push_back(list.substr(at, comma - at));
-      at = comma + 1;
-    }
-  }
-  const std::string device = devices.empty() ? std::to_string(team.local_rank())
-                                             : devices[static_cast<std::size_t>(team.local_rank()) % devices.size()];
-  ::setenv("CUDA_VISIBLE_DEVICES", device.c_str(), 1);
-}
-#endif
-
 // How the user continues the run: with any rank count, or any --devices, or neither.
 std::string resume_command(const std::string& dir) {
-  if (ga::launcher_world_size() > 1) return fmt::format("mpirun -np R evalforge search --resume {} (any R)", dir);
+#if EF_HAVE_MPI
+  if (ga::launcher_world_size() > 1) return mpi_resume_command("search", dir);
+#endif
   return resume_command(RunKind::kSearch, dir);
 }
 
@@ -99,9 +80,8 @@ void run(const SearchArgs& a, ga::IslandTeam* team, std::string& dir) {
              dir, outcome.generations_done, dir, dir);
 }
 
-// Under mpirun, every rank runs the search as a member of the MPI team. An error on any rank
-// is printed with its rank and ends the whole job (MPI_Abort), so no rank waits for it forever;
-// rank 0's checkpoints are written atomically, so the run directory holds the last one.
+// Under mpirun, every rank runs the search as a member of the MPI team (app/mpi_rank.hpp says
+// how an error on any rank ends the job).
 void run_command(const SearchArgs& a) {
   const int launched = ga::launcher_world_size();
   if (!a.devices.empty()) {
@@ -128,39 +108,12 @@ void run_command(const SearchArgs& a) {
   if (launched > 0) {
     mpi::MpiTeam team(a.peer_timeout);
     SearchArgs args = a;
-    // The node's cores shared among its ranks (bit-identical for any thread count).
-    if (args.threads == 0)
-      args.threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / team.local_size());
-    if (args.backend != "cpu") pick_gpu_for_rank(team);
-    std::string dir;
-    try {
-      run(args, &team, dir);
-    } catch (const std::exception& e) {  // ef::Error and the unexpected alike: no rank may wait for this one
-      if (team.size() == 1) throw;
-      const auto* error = dynamic_cast<const Error*>(&e);
-      fmt::print(stderr, "evalforge: error on rank {} of {}: {}\n", team.rank(), team.size(),
-                 error ? describe_error(*error) : std::string(e.what()));
-      // The hint only where a run exists and this process was writing it (not refused by the
-      // lock of another process using it).
-      const bool in_use =
-          std::string_view(e.what()).find("in use by another evalforge process") != std::string_view::npos;
-      if (team.rank() == 0 && !dir.empty() && std::filesystem::exists(std::filesystem::path(dir) / "config.toml") &&
-          !in_use)
-        fmt::print(stderr,
-                   "evalforge: ending all ranks; a run directory already made keeps its last checkpoint: "
-                   "resume with: mpirun -np R evalforge search --resume {} (any R)\n",
-                   dir);
-      std::fflush(stderr);
-      team.abort(2);
-    }
+    share_node(team, args.threads, args.backend);
+    run_as_rank(team, "search", [&](std::string& dir) { run(args, &team, dir); });
     return;
   }
 #endif
-  if (launched > 1)
-    fail(
-        "started as one of {} MPI ranks, but this evalforge was built without MPI (install libopenmpi-dev and "
-        "reconfigure); run it without mpirun",
-        launched);
+  refuse_ranks_without_mpi(launched);
   std::string dir;
   run(a, nullptr, dir);
 }

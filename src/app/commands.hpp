@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <string>
+#include "core/error.hpp"
 #include "core/run_dir.hpp"
 
 namespace ef::app {
@@ -51,6 +52,16 @@ inline void set_run_options(RunOptions& o, int threads, bool accept_config_edits
   o.stop_requested = ef::stop_requested;
   o.accept_config_edits = accept_config_edits;
   install_stop_signals();
+}
+
+// A binary built without MPI started by a launcher with several ranks: every rank would write
+// the same run directory, so it refuses at once (docs/scale-out.md, "Build").
+inline void refuse_ranks_without_mpi(int launched) {
+  if (launched > 1)
+    fail(
+        "started as one of {} MPI ranks, but this evalforge was built without MPI (install libopenmpi-dev and "
+        "reconfigure); run it without mpirun",
+        launched);
 }
 
 // Exit status of a run stopped by SIGINT/SIGTERM after its checkpoint (128 + SIGINT, as a shell

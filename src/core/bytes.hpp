@@ -165,6 +165,37 @@ class ByteReader {
   std::size_t pos_ = 0;
 };
 
+// The object bytes of trivially copyable values, for messages between processes of one build
+// (backends/team_backend.hpp: game jobs, records, agent parameters): both ends have the same
+// layout, so a memcpy is the exact value. Never for files, which outlive a build and cross
+// machines (put() and put_array() fix the byte order there); never for a type that holds a
+// pointer (it would point into the sender's memory).
+template <class T>
+requires std::is_trivially_copyable_v<T>
+void put_objects(ByteWriter& w, std::span<const T> values) {
+  w.put_bytes(std::string_view(reinterpret_cast<const char*>(values.data()), values.size_bytes()));
+}
+template <class T>
+requires std::is_trivially_copyable_v<T>
+void put_object(ByteWriter& w, const T& value) { put_objects(w, std::span<const T>(&value, 1)); }
+// `count` objects written by put_objects (the size is checked before anything is allocated).
+template <class T>
+requires std::is_trivially_copyable_v<T> std::vector<T> get_objects(ByteReader& r, std::size_t count,
+                                                                    const char* what) {
+  if (count > r.remaining() / sizeof(T)) r.bad(fmt::format("{} x {} bytes of {} expected", count, sizeof(T), what));
+  std::vector<T> out(count);
+  const std::string_view raw = r.bytes(count * sizeof(T), what);
+  if (count) std::memcpy(static_cast<void*>(out.data()), raw.data(), raw.size());
+  return out;
+}
+template <class T>
+requires std::is_trivially_copyable_v<T> T get_object(ByteReader& r, const char* what) {
+  T value;
+  const std::string_view raw = r.bytes(sizeof(T), what);
+  std::memcpy(static_cast<void*>(&value), raw.data(), sizeof(T));
+  return value;
+}
+
 // FNV-1a, 64 bits: a fast non-cryptographic hash for names and fingerprints (cache file names,
 // tournament agent fingerprints). Byte-wise, so feeding pieces one by one gives the hash of
 // their concatenation.

@@ -1,6 +1,10 @@
 #include "ga/island_team.hpp"
+#include <chrono>
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <string_view>
+#include <thread>
 #include "core/error.hpp"
 
 namespace ef::ga {
@@ -25,6 +29,26 @@ std::vector<std::string> SoloTeam::exchange(const std::vector<std::pair<int, std
                                             const std::vector<int>& from) {
   if (!outgoing.empty() || !from.empty()) fail("one process holds every island: nothing can be sent between ranks");
   return {};
+}
+
+InjectedFailure InjectedFailure::from_environment() {
+  InjectedFailure f;
+  const char* e = std::getenv("EF_TEST_FAIL_AT");
+  if (!e) return f;
+  const int fields = std::sscanf(e, "%d:%d:%7s", &f.rank, &f.step, f.how);
+  const std::string_view how = f.how;
+  if (fields < 2 || (how != "exit" && how != "kill" && how != "hang"))
+    fail("EF_TEST_FAIL_AT='{}' (expected RANK:STEP or RANK:STEP:exit|kill|hang)", e);
+  return f;
+}
+
+void InjectedFailure::apply(int this_rank, int this_step) const {
+  if (this_rank != rank || this_step != step) return;
+  const std::string_view what = how;
+  if (what == "kill") std::raise(SIGKILL);
+  if (what == "hang")
+    while (true) std::this_thread::sleep_for(std::chrono::hours(1));
+  std::_Exit(9);
 }
 
 int launcher_world_size() {

@@ -65,6 +65,19 @@ class SoloTeam final : public IslandTeam {
   unsigned long long exchanged_messages() const override { return 0; }
 };
 
+// Tests of the failure path (docs/scale-out.md): EF_TEST_FAIL_AT=RANK:STEP[:HOW] makes that rank
+// fail as it starts that step (the shape search: a generation; a rank serving playouts,
+// backends/team_backend.hpp: its batch of games number STEP, from 0), as a crashed, killed or
+// hung rank would. HOW: exit (the default: exit status 9, without a word), kill (SIGKILL) or
+// hang (sleeps forever).
+struct InjectedFailure {
+  int rank = -1, step = -1;
+  char how[8] = "exit";
+  // Throws ef::Error for a malformed EF_TEST_FAIL_AT.
+  static InjectedFailure from_environment();
+  void apply(int this_rank, int this_step) const;
+};
+
 // The world size when this process was started by an MPI launcher (Open MPI's mpirun, MPICH's
 // mpiexec: read from the environment variables they set), else 0.
 int launcher_world_size();

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <memory>
 #include "backends/backend.hpp"
+#include "backends/team_backend.hpp"
 #include "core/bytes.hpp"
 #include "core/error.hpp"
 #include "core/memory_check.hpp"
@@ -358,6 +359,10 @@ EvolveOutcome run_loop(RunSession& session, const EloOthelloConfig& c, State sta
 namespace evolve_detail {
 
 std::unique_ptr<Backend> make_evolve_backend(const EvolveRunOptions& o) {
+  if (o.team) {
+    if (!o.devices.empty()) fail("--devices and MPI ranks both spread the games: give one of them");
+    return make_team_backend(make_backend(o.backend, o.threads), *o.team);
+  }
   if (o.devices.empty()) return make_backend(o.backend, o.threads);
   return make_multi_device_backend(o.backend, o.threads, o.devices);
 }

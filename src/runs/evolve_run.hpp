@@ -26,6 +26,7 @@
 #include "backends/backend.hpp"
 #include "core/memory_check.hpp"
 #include "core/run_dir.hpp"
+#include "ga/island_team.hpp"
 #include "runs/evolve_config.hpp"
 #include "runs/run_session.hpp"
 
@@ -36,6 +37,10 @@ struct EvolveRunOptions : RunOptions {
   // Several devices (`evolve --devices`): each generation's games split over one backend per
   // device (make_multi_device_backend), the same bits as one; empty: one backend.
   std::vector<int> devices;
+  // Under mpirun (`mpirun -np R evalforge evolve`): rank 0 runs the GA with this team, its
+  // games played on every rank (backends/team_backend.hpp); the other ranks only serve games.
+  // Null: one process.
+  IslandTeam* team = nullptr;
 };
 
 struct EvolveOutcome {
@@ -54,7 +59,8 @@ std::vector<MemoryPart> evolve_memory_estimate(const EvolveConfig& config);
 EvolveOutcome run_evolve(const EvolveConfig& config, const std::filesystem::path& dir, const EvolveRunOptions& options);
 // Shared by the evolve kinds' loops (evolve_run.cpp, runs/evolve_tictactoe.cpp).
 namespace evolve_detail {
-// The backend of a run: one, or one per device of options.devices behind one.
+// The backend of a run: one, or one per device of options.devices behind one, or with
+// options.team one per rank (rank 0's, in front of the others').
 std::unique_ptr<Backend> make_evolve_backend(const EvolveRunOptions& options);
 // The outcome of a run stopped by a signal after generation `generation` (its checkpoint
 // written), logged with the hint by the session.

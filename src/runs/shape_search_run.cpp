@@ -4,12 +4,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <optional>
-#include <thread>
 #include "core/bytes.hpp"
 #include "core/error.hpp"
 #include "core/memory_check.hpp"
@@ -251,32 +249,6 @@ void save_checkpoint(IslandTeam& team, RunDir* run, const Archipelago& a, bool e
   if (run) run->write_checkpoint(kCheckpoint, encode_checkpoint(a.generation, evaluated, num_islands, parts));
 }
 
-// Tests of the failure path (docs/scale-out.md): EF_TEST_FAIL_AT=RANK:GENERATION[:HOW] makes
-// that rank fail as it starts that generation, as a crashed, killed or hung rank would. HOW:
-// exit (the default: exit status 9, without a word), kill (SIGKILL) or hang (sleeps forever).
-struct InjectedFailure {
-  int rank = -1, generation = -1;
-  char how[8] = "exit";
-  static InjectedFailure from_environment() {
-    InjectedFailure f;
-    const char* e = std::getenv("EF_TEST_FAIL_AT");
-    if (!e) return f;
-    const int fields = std::sscanf(e, "%d:%d:%7s", &f.rank, &f.generation, f.how);
-    const std::string how = f.how;
-    if (fields < 2 || (how != "exit" && how != "kill" && how != "hang"))
-      fail("EF_TEST_FAIL_AT='{}' (expected RANK:GENERATION or RANK:GENERATION:exit|kill|hang)", e);
-    return f;
-  }
-  void apply(int this_rank, int this_generation) const {
-    if (this_rank != rank || this_generation != generation) return;
-    const std::string_view what = how;
-    if (what == "kill") std::raise(SIGKILL);
-    if (what == "hang")
-      while (true) std::this_thread::sleep_for(std::chrono::hours(1));
-    std::_Exit(9);
-  }
-};
-
 // The run loop of every process: `run` is the run directory on rank 0 (null on the others),
 // `state` this rank's islands. Each generation: evaluate and test the own islands, gather the
 // reports on rank 0 (which writes the rows and shapes), agree on stopping, advance (migration
@@ -324,7 +296,7 @@ SearchOutcome run_loop(const SearchConfig& c, RunSession* session, Checkpoint st
     }
     advance_generation(a, c.islands, team);
   }
-  const InjectedFailure failure = InjectedFailure::from_environment();
+  const ga::InjectedFailure failure = ga::InjectedFailure::from_environment();
   // Units: evaluated generations; those before this process do not count toward the rate.
   const ProgressMeter meter(static_cast<u64>(c.generations), static_cast<u64>(a.generation));
   while (true) {

@@ -1,6 +1,9 @@
 #include "games/othello/agent.hpp"
+#include <algorithm>
 #include <cmath>
+#include "core/bytes.hpp"
 #include "core/error.hpp"
+#include "engine/agent_bytes.hpp"
 
 namespace ef::play {
 
@@ -49,6 +52,60 @@ OthelloParams OthelloAgent::params(const ntuple::Evaluator* ntuple) const {
   p.features = features::evaluator_of(features);  // the family's exact scale too
   p.ntuple = ntuple;
   return p;
+}
+
+void AgentBytes<OthelloAgent>::write(ByteWriter& w, const OthelloAgent& a) {
+  w.put_string(a.name);
+  w.put(a.kind);
+  w.put<i32>(a.limits.depth);
+  w.put<i32>(a.limits.exact_empties);
+  w.put(a.limits.algorithm);
+  w.put(a.epsilon);
+  put_object(w, a.features);
+  w.put<u32>(static_cast<u32>(a.geometries.size()));
+  put_objects(w, std::span<const ntuple::Geometry>(a.geometries));
+  w.put<u32>(static_cast<u32>(a.geometry_names.size()));
+  for (const std::string& n : a.geometry_names) w.put_string(n);
+  w.put<u32>(static_cast<u32>(a.networks.size()));
+  for (const Network& n : a.networks) {
+    w.put<i32>(n.geometry);
+    w.put<u32>(static_cast<u32>(n.weights.size()));
+    w.put_array<i32>(n.weights);
+  }
+  w.put_array<int>(a.network_of_move);
+  w.put<bool>(a.probcut != nullptr);
+  if (a.probcut) put_object(w, *a.probcut);
+  w.put_string(a.probcut_file);
+}
+
+OthelloAgent AgentBytes<OthelloAgent>::read(ByteReader& r) {
+  OthelloAgent a;
+  a.name = r.get_string(kMaxAgentNameBytes, "an agent's name");
+  a.kind = r.get<OthelloEvaluator>("the evaluator");
+  a.limits.depth = r.get<i32>("the depth");
+  a.limits.exact_empties = r.get<i32>("the exact empties");
+  a.limits.algorithm = r.get<search::MidgameSearch>("the midgame search");
+  a.epsilon = r.get<double>("epsilon");
+  a.features = get_object<features::Weights>(r, "the feature weights");
+  a.geometries = get_objects<ntuple::Geometry>(r, r.get<u32>("the geometry count"), "the geometries");
+  const u32 names = r.get<u32>("the geometry name count");
+  if (names > r.remaining() / 4) r.bad(fmt::format("{} geometry names in {} bytes", names, r.remaining()));
+  a.geometry_names.resize(names);
+  for (std::string& n : a.geometry_names) n = r.get_string(kMaxAgentNameBytes, "a geometry name");
+  const u32 networks = r.get<u32>("the network count");
+  if (networks > r.remaining() / 8) r.bad(fmt::format("{} networks in {} bytes", networks, r.remaining()));
+  a.networks.resize(networks);
+  for (Network& n : a.networks) {
+    n.geometry = r.get<i32>("a network's geometry");
+    n.weights = r.get_array<i32>(r.get<u32>("a network's weight count"), "a network's weights");
+  }
+  const std::vector<int> of_move = r.get_array<int>(a.network_of_move.size(), "the network of each move");
+  std::copy(of_move.begin(), of_move.end(), a.network_of_move.begin());
+  if (r.get<bool>("the ProbCut flag"))
+    a.probcut = std::make_shared<const search::ProbCut>(get_object<search::ProbCut>(r, "the ProbCut parameters"));
+  a.probcut_file = r.get_string(kMaxAgentNameBytes, "the ProbCut file");
+  a.validate();
+  return a;
 }
 
 OthelloAgent random_agent() {

@@ -13,6 +13,11 @@
 #include "engine/play_backend.hpp"
 #include "games/othello/players.hpp"
 
+namespace ef {
+class ByteWriter;
+class ByteReader;
+}  // namespace ef
+
 namespace ef::play {
 
 struct Network {
@@ -54,6 +59,17 @@ OthelloAgent ntuple_agent_per_move(std::string name, std::vector<ntuple::Geometr
                                    std::vector<std::string> geometry_names,
                                    const std::array<int, ntuple::kMoveNumbers>& geometry_of_move,
                                    search::OthelloLimits limits);
+
+// An Othello agent as a message (engine/agent_bytes.hpp): every field, the networks' weights and
+// the ProbCut parameters included (not the pointers into them, which params() makes). Declared
+// here without core/bytes.hpp, which the CUDA compiler that includes this header cannot read.
+template <class A>
+struct AgentBytes;
+template <>
+struct AgentBytes<OthelloAgent> {
+  static void write(ByteWriter& w, const OthelloAgent& agent);
+  static OthelloAgent read(ByteReader& r);
+};
 
 template <>
 struct ResidentAgent<OthelloAgent> {
