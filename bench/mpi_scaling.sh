@@ -93,7 +93,7 @@ fi
 
 [[ $what == evolve || $what == all ]] || exit 0
 
-# evolve_config K -> an Elo GA of 32 players (992 x K games a generation), 1-ply players from
+# evolve_config K -> an Elo GA of 64 players (4,032 x K games a generation), 2-ply players from
 # random 4-ply openings, no yardstick: nothing but the round robin.
 evolve_config() {
   cat <<CONF
@@ -103,11 +103,12 @@ generations = $generations
 stall_generations = 0
 seed = 3
 [population]
-size = 32
+size = 64
 [elo]
 openings_per_pair = $1
 selection = "score"
 [play]
+depth = 2
 opening_plies = 4
 [yardstick]
 opponent = "none"
@@ -134,7 +135,7 @@ median3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }
 
 echo
 echo "# evalforge evolve (Elo GA) over MPI ranks: $(lscpu | grep 'Model name' | sed 's/  */ /g'), $(nproc) cores, $(date -u +%Y-%m-%d), load $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "# 32 players, 1-ply, $generations generations; s/generation = median of 3 interleaved repetitions"
+echo "# 64 players, 2-ply, $generations generations; s/generation = median of 3 interleaved repetitions"
 echo
 echo "| openings a pair (K) | games a generation | 1 process, 1 thread | 1 process, 2 threads | mpirun -np 1 | mpirun -np 2 (1 thread each) | np 2 / 1 process 1 thread |"
 echo "|---|---|---|---|---|---|---|"
@@ -147,5 +148,5 @@ for k in 1 4; do
     d+=("$(evolve_run "$k" 2 1 "$rep")")
   done
   ma=$(median3 "${a[@]}") mb=$(median3 "${b[@]}") mc=$(median3 "${c[@]}") md=$(median3 "${d[@]}")
-  echo "| $k | $((992 * k)) | $ma | $mb | $mc | $md | $(awk -v x="$md" -v y="$ma" 'BEGIN { printf "%.2f", x / y }') |"
+  echo "| $k | $((4032 * k)) | $ma | $mb | $mc | $md | $(awk -v x="$md" -v y="$ma" 'BEGIN { printf "%.2f", x / y }') |"
 done
