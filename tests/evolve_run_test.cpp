@@ -98,7 +98,9 @@ TEST(EvolveConfig, ShippedConfigsHoldTheBlogsSettings) {
   EXPECT_TRUE(positional.play.positional);
   for (const std::string& spec : positional.panel) {
     const play::OthelloAgent a = play::panel_agent(spec, positional.play);
-    if (spec.starts_with("chromosome:")) EXPECT_FALSE(a.features.positional) << spec;
+    if (spec.starts_with("chromosome:")) {
+      EXPECT_FALSE(a.features.positional) << spec;
+    }
   }
   // A member's genes must be of the run's family.
   EXPECT_THROW(play::feature_agent(std::vector<int>(11, 1), positional.play, "m"), Error);

@@ -101,8 +101,9 @@ TEST_F(MpiEvolve, OneTwoAndThreeRanksWriteThePlainRunsFiles) {
     // Only rank 0 wrote into the directory, and the games did go to the ranks.
     const std::string m = file_bytes(run / "metrics.csv");
     EXPECT_EQ(std::count(m.begin(), m.end(), '\n'), 1 + 6) << run;
-    if (ranks > 1)
+    if (ranks > 1) {
       EXPECT_NE(file_bytes(run / "log.txt").find(fmt::format("backend {} ranks of cpu", ranks)), std::string::npos);
+    }
   }
 }
 

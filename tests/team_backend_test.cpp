@@ -41,7 +41,9 @@ A round_trip(const A& agent) {
   ByteReader r(bytes, "a test message");
   A back = play::AgentBytes<A>::read(r);
   EXPECT_TRUE(r.at_end()) << agent.name;
-  if constexpr (std::is_same_v<A, play::OthelloAgent>) EXPECT_EQ(bytes_of(back), bytes) << agent.name;
+  if constexpr (std::is_same_v<A, play::OthelloAgent>) {
+    EXPECT_EQ(bytes_of(back), bytes) << agent.name;
+  }
   return back;
 }
 
@@ -200,7 +202,9 @@ TEST(TeamBackend, BatchesOfAnySizeOverOneToFourRanksGiveTheRecordsOfOneBackend) 
   for (int ranks : {1, 2, 3, 4}) {
     with_serving_ranks(ranks, [&](ga::IslandTeam& team) {
       auto backend = make_team_backend(make_backend("cpu", 1), team);
-      if (ranks > 1) EXPECT_NE(backend->name().find(fmt::format("{} ranks of cpu", ranks)), std::string::npos);
+      if (ranks > 1) {
+        EXPECT_NE(backend->name().find(fmt::format("{} ranks of cpu", ranks)), std::string::npos);
+      }
       for (std::size_t k = 0; k < agents.size(); ++k) EXPECT_EQ(backend->add_agent(agents[k]), static_cast<int>(k));
       // Fewer games than ranks (some ranks play none), a few, and the whole round robin.
       for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{5}, jobs.size()}) {

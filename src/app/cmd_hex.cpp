@@ -5,7 +5,9 @@
 //                match run, split by who won: the data that fixes the evaluation's sign
 #include <fmt/chrono.h>
 #include <fmt/core.h>
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <ctime>
 #include <memory>
@@ -18,6 +20,7 @@
 #include "core/run_dir.hpp"
 #include "games/hex/characteristics.hpp"
 #include "games/hex/player_spec.hpp"
+#include "games/hex/solver.hpp"
 #include "ratings/ratings.hpp"
 #include "runs/hex_match_run.hpp"
 #include "runs/hex_tune_run.hpp"
@@ -230,6 +233,38 @@ void run_hex_tune_command(const HexTuneArgs& a) {
   if (stopped) throw ExitStatus{kStoppedExitStatus};
 }
 
+struct HexSolveArgs {
+  int size = 4;
+  bool no_fill = false;
+  u64 max_nodes = 0;
+};
+
+// Every first move on the empty board, solved (games/hex/solver.hpp), drawn as the board.
+void run_hex_solve(const HexSolveArgs& a) {
+  const auto start = std::chrono::steady_clock::now();
+  const hex::OpeningTable t = hex::solve_openings(a.size, {.fill_dead = !a.no_fill, .max_nodes = a.max_nodes});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fmt::print(
+      "hex solve {0}x{0}: Black (rows 1 to {0}) moves first; W = Black wins after a first move there, "
+      "L = Black loses\n   ",
+      a.size);
+  for (int c = 0; c < a.size; ++c) fmt::print(" {}", static_cast<char>('a' + c));
+  fmt::print("\n");
+  int wins = 0;
+  for (int r = 0; r < a.size; ++r) {
+    fmt::print("{:>{}}{:>2} ", "", r, r + 1);
+    for (int c = 0; c < a.size; ++c) {
+      const auto at = std::find(t.squares.begin(), t.squares.end(), hex::square_of(c, r)) - t.squares.begin();
+      const bool win = t.black_wins[static_cast<std::size_t>(at)];
+      wins += win;
+      fmt::print(" {}", win ? 'W' : 'L');
+    }
+    fmt::print("\n");
+  }
+  fmt::print("{} winning first moves of {}; {} nodes, {:.2f} s ({})\n", wins, t.squares.size(), t.nodes, seconds,
+             a.no_fill ? "no dead-cell fill-in" : "dead cells filled at every node");
+}
+
 }  // namespace
 
 void register_hex(CLI::App& app) {
@@ -310,6 +345,12 @@ void register_hex(CLI::App& app) {
   tour->add_option("--threads", tt->threads, "Games played at once (0 = all hardware threads)")
       ->check(CLI::Range(0, 1024));
   tour->callback([tt] { run_hex_tournament(*tt); });
+  auto sv = std::make_shared<HexSolveArgs>();
+  auto* solve = hex->add_subcommand("solve", "Solve every first move on a small empty board (exact; up to 5 x 5)");
+  solve->add_option("--size", sv->size, "Board side")->check(CLI::Range(1, hex::kMaxSide))->capture_default_str();
+  solve->add_flag("--no-fill", sv->no_fill, "Do not fill dead cells (the brute-force reference)");
+  solve->add_option("--max-nodes", sv->max_nodes, "Give up after this many nodes (0 = never)")->capture_default_str();
+  solve->callback([sv] { run_hex_solve(*sv); });
   register_hex_external(*hex);
 }
 

@@ -1,0 +1,95 @@
+// Inferior cells (docs/hex.md, "Dead cells"): empty cells whose colour cannot change who wins,
+// found from a cell's six neighbours alone, EF_HD and allocation-free like the rules.
+//
+// A cell c is *dead* when, for every way of filling the other empty cells, the winner is the
+// same whether c is Black or White. Then c may be filled with either colour without changing
+// the position's value, and playing there is never better than any other move: a solver or a
+// player need not consider it (unless nothing else is left), and filling it may make more
+// cells dead.
+//
+// The test used here. Walk around c: its six neighbours in ring order, each adjacent to the
+// next. Call a neighbour *usable* by colour C when it is empty, holds a C stone, or lies off the
+// board beyond one of C's two edges (an edge acts as a C stone there; a position beyond both a
+// Black and a White edge, at the obtuse corners, counts as usable by both, which only makes the
+// test more cautious). If every neighbour usable by C lies within two consecutive ring positions,
+// c is *useless* to C: a C chain from edge to edge that passes through c enters and leaves it
+// through two neighbours that touch each other (a neighbour beyond an edge means its partner
+// touches that edge), so the chain still connects without c. Then C wins a completed board with
+// c coloured C exactly when it wins with c coloured the other way, and since a full Hex board
+// has exactly one winner, the other colour's result does not depend on c either: a cell useless
+// to either colour is dead. (The classic pattern, four consecutive neighbours of one colour, is
+// the case "useless to the other colour".) The test is sound, not complete: it misses cells dead
+// only through longer-range reasons (tests/hex_solver_test.cpp measures how many it finds
+// against a brute-force count on small boards).
+#pragma once
+#include "games/hex/game.hpp"
+
+namespace ef::hex {
+
+// The six neighbour offsets (dcol, drow) in ring order: each is adjacent to the next, and the
+// last to the first.
+constexpr int kRingCol[6] = {+1, +1, 0, -1, -1, 0};
+constexpr int kRingRow[6] = {0, -1, -1, 0, +1, +1};
+
+// Bit k set when ring neighbour k of `square` is usable by `colour` (above).
+EF_HD_INLINE unsigned usable_ring(const Board& b, int colour, int square) {
+  const int col = col_of(square), row = row_of(square), n = b.n;
+  unsigned usable = 0;
+  for (int k = 0; k < 6; ++k) {
+    const int c = col + kRingCol[k], r = row + kRingRow[k];
+    const bool beyond_black_edge = r < 0 || r >= n, beyond_white_edge = c < 0 || c >= n;
+    bool ok;
+    if (beyond_black_edge || beyond_white_edge) {
+      ok = colour == kBlack ? beyond_black_edge : beyond_white_edge;
+    } else {
+      const int sq = square_of(c, r);
+      ok = !b.stones[colour ^ 1].has(sq);
+    }
+    if (ok) usable |= 1u << k;
+  }
+  return usable;
+}
+
+// Whether the usable neighbours (a 6-bit ring mask) lie within two consecutive positions.
+EF_HD_INLINE bool within_two_consecutive(unsigned ring) {
+  for (int k = 0; k < 6; ++k) {
+    const unsigned arc = (1u << k) | (1u << ((k + 1) % 6));
+    if ((ring & ~arc) == 0) return true;
+  }
+  return false;
+}
+
+// Whether the empty cell `square` is useless to `colour` / dead (above).
+EF_HD_INLINE bool useless_to(const Board& b, int colour, int square) {
+  return within_two_consecutive(usable_ring(b, colour, square));
+}
+EF_HD_INLINE bool is_dead(const Board& b, int square) {
+  return useless_to(b, kBlack, square) || useless_to(b, kWhite, square);
+}
+
+// The empty cells the test finds dead in `b` (none once the game is over).
+EF_HD_INLINE Cells dead_cells(const Board& b) {
+  Cells dead;
+  if (b.terminal()) return dead;
+  for (Cells e = b.empty(); e.any(); e.drop_lowest()) {
+    const int sq = e.lowest();
+    if (is_dead(b, sq)) dead.set(sq);
+  }
+  return dead;
+}
+
+// Fills the dead cells with `fill_colour` (any colour keeps the value; Black by default) until
+// the test finds none: each filling may make neighbours dead. Returns the cells filled. The side to move and the ply
+// count stay as they were: filling is not a move. The winner is recomputed: when only dead cells were left, the filled
+// board has one.
+EF_HD_INLINE Cells fill_dead(Board& b, int fill_colour = kBlack) {
+  Cells filled;
+  for (Cells dead = dead_cells(b); dead.any(); dead = dead_cells(b)) {
+    b.stones[fill_colour] |= dead;
+    filled |= dead;
+    b.recompute();
+  }
+  return filled;
+}
+
+}  // namespace ef::hex

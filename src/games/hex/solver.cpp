@@ -1,0 +1,88 @@
+#include "games/hex/solver.hpp"
+#include <algorithm>
+#include <cstdlib>
+#include "core/error.hpp"
+#include "games/hex/inferior.hpp"
+
+namespace ef::hex {
+
+bool HexSolver::Key::operator==(const Key& o) const { return std::equal(w, w + 2 * kWords + 1, o.w); }
+
+std::size_t HexSolver::KeyHash::operator()(const Key& k) const {
+  u64 h = 0x9e3779b97f4a7c15ull;
+  for (u64 v : k.w) {
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h *= 0xff51afd7ed558ccdull;
+  }
+  return static_cast<std::size_t>(h ^ (h >> 33));
+}
+
+bool HexSolver::wins(const Board& b) {
+  if (b.swap_rule) fail("hex solve: positions with the swap rule are not supported");
+  return search(b);
+}
+
+namespace {
+
+// The cells of `moves` from the centre out (hex distance to the board's centre; ties by square),
+// so that the strong central moves come first.
+int order_moves(const Board& b, Cells moves, int* out) {
+  const int n = b.n;
+  int count = 0;
+  int key[kSquares];
+  for (; moves.any(); moves.drop_lowest()) {
+    const int sq = moves.lowest();
+    // Twice the distance in the rhombus from the centre (n - 1) / 2 along both axes.
+    const int dc = 2 * col_of(sq) - (n - 1), dr = 2 * row_of(sq) - (n - 1);
+    const int distance = (std::abs(dc) + std::abs(dr) + std::abs(dc + dr)) / 2;
+    int at = count++;
+    while (at > 0 && key[at - 1] > distance) {
+      key[at] = key[at - 1];
+      out[at] = out[at - 1];
+      --at;
+    }
+    key[at] = distance;
+    out[at] = sq;
+  }
+  return count;
+}
+
+}  // namespace
+
+bool HexSolver::search(Board b) {
+  ++nodes_;
+  if (options_.max_nodes && nodes_ > options_.max_nodes)
+    fail("hex solve: gave up after {} nodes (the limit); a smaller board or a later position solves",
+         options_.max_nodes);
+  if (options_.fill_dead) fill_dead(b);
+  if (b.terminal()) return b.winner == b.side;
+  Key key{};
+  for (int i = 0; i < kWords; ++i) {
+    key.w[i] = b.stones[0].w[i];
+    key.w[kWords + i] = b.stones[1].w[i];
+  }
+  key.w[2 * kWords] = b.side;
+  if (const auto it = table_.find(key); it != table_.end()) return it->second;
+  int moves[kSquares];
+  const int count = order_moves(b, b.empty(), moves);
+  bool win = false;
+  for (int i = 0; i < count && !win; ++i) win = !search(b.play(moves[i]));
+  table_.emplace(key, win);
+  return win;
+}
+
+OpeningTable solve_openings(int n, HexSolverOptions options) {
+  if (n < 1 || n > kMaxSide) fail_input("size", "{} is outside 1..{}", n, kMaxSide);
+  OpeningTable t;
+  t.n = n;
+  HexSolver solver(options);
+  const Board start = empty_board(n);
+  for (Cells c = start.empty(); c.any(); c.drop_lowest()) {
+    t.squares.push_back(c.lowest());
+    t.black_wins.push_back(!solver.wins(start.play(c.lowest())));
+  }
+  t.nodes = solver.nodes();
+  return t;
+}
+
+}  // namespace ef::hex

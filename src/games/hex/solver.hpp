@@ -1,0 +1,59 @@
+// An exact Hex solver for small boards and endgames (docs/hex.md, "Solving small boards"):
+// depth-first negamax on win/loss with a transposition table, dead-cell fill-in
+// (games/hex/inferior.hpp) at every node, and moves ordered from the centre out. Host code: its
+// table is a hash map.
+//
+// What it does not have yet (issue 31): virtual connections and the must-play region that
+// MoHex's and Wolve's solvers prune with, captured cells and dominated moves, and proof-number
+// search. It solves every opening of boards up to 4 x 4 in under a second (tests/hex_solver_test.cpp;
+// `evalforge hex solve`); 5 x 5 needs the pruning above (its table outgrows memory without it).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+#include "games/hex/game.hpp"
+
+namespace ef::hex {
+
+struct HexSolverOptions {
+  bool fill_dead = true;  // fill dead cells before each node's moves (off: the brute-force reference)
+  u64 max_nodes = 0;      // give up after this many nodes (0: never); solve() then throws ef::Error
+};
+
+class HexSolver {
+ public:
+  explicit HexSolver(HexSolverOptions options = {}) : options_(options) {}
+  // Whether the side to move in `b` wins under perfect play. Refuses (ef::Error) the swap rule
+  // and a position past the node limit.
+  bool wins(const Board& b);
+  u64 nodes() const { return nodes_; }
+  std::size_t table_size() const { return table_.size(); }
+
+ private:
+  struct Key {
+    u64 w[2 * kWords + 1];
+    bool operator==(const Key& o) const;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const;
+  };
+  bool search(Board b);
+
+  HexSolverOptions options_;
+  u64 nodes_ = 0;
+  std::unordered_map<Key, bool, KeyHash> table_;
+};
+
+// The result of every first move on the empty n x n board: entry square -> whether Black, having
+// played there, wins against perfect play. Squares not on the board stay false; `nodes` gets the
+// nodes searched.
+struct OpeningTable {
+  int n = 0;
+  std::vector<int> squares;  // the board's cells in square order
+  std::vector<bool> black_wins;
+  u64 nodes = 0;
+};
+OpeningTable solve_openings(int n, HexSolverOptions options = {});
+
+}  // namespace ef::hex
