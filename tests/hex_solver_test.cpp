@@ -1,7 +1,11 @@
 // Dead cells (games/hex/inferior.hpp) and the small-board solver (games/hex/solver.hpp), against
 // brute force: every cell the test calls dead is dead by the definition (its colour changes no
 // completion's winner), filling dead cells never changes a position's value, and the solver's
-// opening tables match a plain minimax on boards up to 4 x 4, where the first player wins.
+// opening tables match a plain minimax on boards up to 4 x 4, and the first player wins on every
+// board up to 5 x 5. Virtual connections (games/hex/vc.hpp): the bridge and the edge template on
+// hand positions, and soundness against the exact solver on random small positions: a full
+// connection between a colour's edges wins whoever moves, a semi connection wins for the colour
+// to move, and a move outside the must-play region loses.
 #include <gtest/gtest.h>
 #include <functional>
 #include <string>
@@ -10,6 +14,7 @@
 #include "core/rng.hpp"
 #include "games/hex/inferior.hpp"
 #include "games/hex/solver.hpp"
+#include "games/hex/vc.hpp"
 #include "test_support.hpp"
 
 using namespace ef;
@@ -50,6 +55,21 @@ Board random_position(int n, int stones, u64 seed, u32 index) {
     }
     if (!b.terminal()) return b;
   }
+}
+
+Board with_stones(int n, const std::vector<int>& black, const std::vector<int>& white, int side) {
+  Board b = empty_board(n);
+  for (int sq : black) b.stones[kBlack].set(sq);
+  for (int sq : white) b.stones[kWhite].set(sq);
+  b.side = static_cast<unsigned char>(side);
+  b.recompute();
+  return b;
+}
+
+Cells cells_of(const std::vector<int>& squares) {
+  Cells c;
+  for (int sq : squares) c.set(sq);
+  return c;
 }
 
 // Plain minimax on win/loss, no table, no pruning: the reference on boards up to 3 x 3.
@@ -107,7 +127,7 @@ TEST(HexDeadCells, EveryCellFoundDeadIsDeadByTheDefinition) {
 }
 
 TEST(HexDeadCells, FillingThemNeverChangesWhoWins) {
-  HexSolver plain({.fill_dead = false}), filling;
+  HexSolver plain({.fill_dead = false, .use_vcs = false}), filling({.use_vcs = false});
   int filled_positions = 0;
   for (const auto& [n, stones] : std::vector<std::pair<int, int>>{{3, 3}, {4, 5}, {4, 8}, {5, 14}}) {
     for (u32 i = 0; i < 30; ++i) {
@@ -134,7 +154,7 @@ TEST(HexSolver, OpeningTablesMatchPlainMinimaxUpToFourByFour) {
   }
   for (int n = 1; n <= 4; ++n) {
     const OpeningTable t = solve_openings(n);
-    const OpeningTable reference = solve_openings(n, {.fill_dead = false});
+    const OpeningTable reference = solve_openings(n, {.fill_dead = false, .use_vcs = false});
     EXPECT_EQ(t.black_wins, reference.black_wins) << n;
     if (n <= 3) {
       for (std::size_t k = 0; k < t.squares.size(); ++k) {
@@ -142,13 +162,13 @@ TEST(HexSolver, OpeningTablesMatchPlainMinimaxUpToFourByFour) {
       }
     }
     if (n >= 3) {
-      EXPECT_LT(t.nodes, reference.nodes) << n;  // the fill-in saves nodes
+      EXPECT_LT(t.nodes, reference.nodes) << n;  // the fill-in and the connections save nodes
     }
   }
 }
 
-TEST(HexSolver, TheFirstPlayerWinsOnEveryBoardUpToFourAndTablesAreSymmetric) {
-  for (int n = 1; n <= 4; ++n) {
+TEST(HexSolver, TheFirstPlayerWinsOnEveryBoardUpToFiveAndTablesAreSymmetric) {
+  for (int n = 1; n <= 5; ++n) {
     const OpeningTable t = solve_openings(n);
     int wins = 0;
     for (std::size_t k = 0; k < t.squares.size(); ++k) {
@@ -166,4 +186,72 @@ TEST(HexSolver, TheFirstPlayerWinsOnEveryBoardUpToFourAndTablesAreSymmetric) {
   }
   EXPECT_NE(error_of([] { solve_openings(4, {.max_nodes = 10}); }).find("gave up after 10 nodes"), std::string::npos);
   EXPECT_NE(error_of([] { solve_openings(0); }).find("size"), std::string::npos);
+}
+
+TEST(HexSolver, TheSolveCommandDrawsTheTableAndRefusesABadSize) {
+  const auto [status, out] = test::run_command(std::string(EF_EVALFORGE_BIN) + " hex solve --size 3 2>&1");
+  ASSERT_EQ(status, 0) << out;
+  EXPECT_NE(out.find(" 1  L L W"), std::string::npos) << out;  // c1, the obtuse corner, wins
+  EXPECT_NE(out.find("5 winning first moves of 9"), std::string::npos) << out;
+  const auto [bad, message] = test::run_command(std::string(EF_EVALFORGE_BIN) + " hex solve --size 14 2>&1");
+  EXPECT_NE(bad, 0);
+  EXPECT_NE(message.find("--size"), std::string::npos) << message;
+}
+
+TEST(HexVc, TheBridgeAndTheEdgeTemplateAreFullConnections) {
+  // b2 and c3 share the empty neighbours c2 and b3: a bridge, carrier exactly those two.
+  const int b2 = square_of(1, 1), c3 = square_of(2, 2), c2 = square_of(2, 1), b3 = square_of(1, 2);
+  const Board b = with_stones(5, {b2, c3}, {}, kWhite);
+  const VcGraph black(b, kBlack);
+  ASSERT_FALSE(black.full(b2, c3).empty());
+  EXPECT_TRUE(black.full(b2, c3).front() == cells_of({c2, b3}));
+  // c2 on row 2 reaches row 1 through c1 or d1: the edge template, a full connection.
+  const VcGraph edge(with_stones(5, {c2}, {}, kWhite), kBlack);
+  ASSERT_FALSE(edge.full(c2, VcGraph::kEdge0).empty());
+  EXPECT_TRUE(edge.full(c2, VcGraph::kEdge0).front() == cells_of({square_of(2, 0), square_of(3, 0)}));
+  // With White on c1, only d1 is left: a semi connection (key d1), no full one.
+  const VcGraph blocked(with_stones(5, {c2}, {square_of(2, 0)}, kBlack), kBlack);
+  EXPECT_TRUE(blocked.full(c2, VcGraph::kEdge0).empty());
+  ASSERT_FALSE(blocked.semi(c2, VcGraph::kEdge0).empty());
+  EXPECT_TRUE(blocked.semi(c2, VcGraph::kEdge0).front() == cells_of({square_of(3, 0)}));
+  // A stone of the other colour is no endpoint.
+  EXPECT_TRUE(blocked.full(square_of(2, 0), VcGraph::kEdge0).empty());
+  // On 2 x 2, b1 touches both cells of row 2: Black's edges are connected whoever moves.
+  EXPECT_TRUE(VcGraph(with_stones(2, {square_of(1, 0)}, {}, kWhite), kBlack).edges_connected());
+  EXPECT_FALSE(VcGraph(with_stones(2, {square_of(0, 0)}, {}, kWhite), kBlack).edges_connected());
+}
+
+TEST(HexVc, EdgeConnectionsAndTheMustPlayRegionAreSoundAgainstTheExactSolver) {
+  HexSolver exact({.use_vcs = false});  // dead cells filled: sound (hex_solver_test.cpp)
+  int full = 0, semi = 0, pruned = 0;
+  for (const auto& [n, stones] : std::vector<std::pair<int, int>>{{3, 1}, {3, 3}, {4, 3}, {4, 6}, {5, 10}, {5, 13}}) {
+    for (u32 i = 0; i < 40; ++i) {
+      const Board b = random_position(n, stones, 23, static_cast<u32>(n * 1000 + stones * 40) + i);
+      for (int colour : {kBlack, kWhite}) {
+        const VcGraph g(b, colour);
+        const bool colour_wins = (b.side == colour) == exact.wins(b);
+        if (g.edges_connected()) {
+          ++full;
+          EXPECT_TRUE(colour_wins) << n << " " << i << " colour " << colour;
+        }
+        if (b.side == colour && !g.semi(VcGraph::kEdge0, VcGraph::kEdge1).empty()) {
+          ++semi;
+          EXPECT_TRUE(colour_wins) << n << " " << i << " colour " << colour;
+        }
+        if (b.side != colour && !g.edges_connected() && !g.semi(VcGraph::kEdge0, VcGraph::kEdge1).empty()) {
+          // Every move of the side to move outside the must-play region loses.
+          for (Cells outside = b.empty().without(g.must_play()); outside.any(); outside.drop_lowest()) {
+            ++pruned;
+            EXPECT_TRUE(exact.wins(b.play(outside.lowest()))) << n << " " << i << " move " << outside.lowest();
+          }
+        }
+      }
+    }
+  }
+  // The positions did exercise every rule.
+  EXPECT_GT(full, 10);
+  EXPECT_GT(semi, 10);
+  EXPECT_GT(pruned, 10);
+  std::printf("edge connections checked: %d full, %d semi, %d moves outside the must-play region\n", full, semi,
+              pruned);
 }

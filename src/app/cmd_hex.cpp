@@ -236,13 +236,15 @@ void run_hex_tune_command(const HexTuneArgs& a) {
 struct HexSolveArgs {
   int size = 4;
   bool no_fill = false;
+  bool no_vcs = false;
   u64 max_nodes = 0;
 };
 
 // Every first move on the empty board, solved (games/hex/solver.hpp), drawn as the board.
 void run_hex_solve(const HexSolveArgs& a) {
   const auto start = std::chrono::steady_clock::now();
-  const hex::OpeningTable t = hex::solve_openings(a.size, {.fill_dead = !a.no_fill, .max_nodes = a.max_nodes});
+  const hex::OpeningTable t =
+      hex::solve_openings(a.size, {.fill_dead = !a.no_fill, .use_vcs = !a.no_vcs, .max_nodes = a.max_nodes});
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   fmt::print(
       "hex solve {0}x{0}: Black (rows 1 to {0}) moves first; W = Black wins after a first move there, "
@@ -262,7 +264,8 @@ void run_hex_solve(const HexSolveArgs& a) {
     fmt::print("\n");
   }
   fmt::print("{} winning first moves of {}; {} nodes, {:.2f} s ({})\n", wins, t.squares.size(), t.nodes, seconds,
-             a.no_fill ? "no dead-cell fill-in" : "dead cells filled at every node");
+             fmt::format("{}, {}", a.no_fill ? "no dead-cell fill-in" : "dead cells filled",
+                         a.no_vcs ? "no virtual connections" : "virtual connections and must-play"));
 }
 
 }  // namespace
@@ -348,7 +351,8 @@ void register_hex(CLI::App& app) {
   auto sv = std::make_shared<HexSolveArgs>();
   auto* solve = hex->add_subcommand("solve", "Solve every first move on a small empty board (exact; up to 5 x 5)");
   solve->add_option("--size", sv->size, "Board side")->check(CLI::Range(1, hex::kMaxSide))->capture_default_str();
-  solve->add_flag("--no-fill", sv->no_fill, "Do not fill dead cells (the brute-force reference)");
+  solve->add_flag("--no-fill", sv->no_fill, "Do not fill dead cells");
+  solve->add_flag("--no-vcs", sv->no_vcs, "No virtual connections (with --no-fill: the brute-force reference)");
   solve->add_option("--max-nodes", sv->max_nodes, "Give up after this many nodes (0 = never)")->capture_default_str();
   solve->callback([sv] { run_hex_solve(*sv); });
   register_hex_external(*hex);

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include "core/error.hpp"
 #include "games/hex/inferior.hpp"
+#include "games/hex/vc.hpp"
 
 namespace ef::hex {
 
@@ -61,10 +62,30 @@ bool HexSolver::search(Board b) {
     key.w[i] = b.stones[0].w[i];
     key.w[kWords + i] = b.stones[1].w[i];
   }
-  key.w[2 * kWords] = b.side;
+  key.w[2 * kWords] = b.side | u64{b.n} << 8;  // one solver may see several board sizes
   if (const auto it = table_.find(key); it != table_.end()) return it->second;
+  Cells candidates = b.empty();
+  if (options_.use_vcs) {
+    const VcGraph mine(b, b.side);
+    bool decided = false, win = false;
+    if (mine.edges_connected() || !mine.semi(VcGraph::kEdge0, VcGraph::kEdge1).empty()) {
+      decided = win = true;
+    } else {
+      const VcGraph theirs(b, b.side ^ 1);
+      if (theirs.edges_connected()) {
+        decided = true;
+      } else if (!theirs.semi(VcGraph::kEdge0, VcGraph::kEdge1).empty()) {
+        candidates = candidates & theirs.must_play();
+        decided = !candidates.any();
+      }
+    }
+    if (decided) {
+      table_.emplace(key, win);
+      return win;
+    }
+  }
   int moves[kSquares];
-  const int count = order_moves(b, b.empty(), moves);
+  const int count = order_moves(b, candidates, moves);
   bool win = false;
   for (int i = 0; i < count && !win; ++i) win = !search(b.play(moves[i]));
   table_.emplace(key, win);

@@ -1,12 +1,13 @@
 // An exact Hex solver for small boards and endgames (docs/hex.md, "Solving small boards"):
-// depth-first negamax on win/loss with a transposition table, dead-cell fill-in
-// (games/hex/inferior.hpp) at every node, and moves ordered from the centre out. Host code: its
-// table is a hash map.
-//
-// What it does not have yet (issue 31): virtual connections and the must-play region that
-// MoHex's and Wolve's solvers prune with, captured cells and dominated moves, and proof-number
-// search. It solves every opening of boards up to 4 x 4 in under a second (tests/hex_solver_test.cpp;
-// `evalforge hex solve`); 5 x 5 needs the pruning above (its table outgrows memory without it).
+// depth-first negamax on win/loss with a transposition table, moves ordered from the centre out,
+// and at every node:
+//  - dead cells filled (games/hex/inferior.hpp);
+//  - virtual connections (games/hex/vc.hpp): a side to move with a full or semi connection
+//    between its edges wins; one whose opponent has a full connection loses; otherwise, when
+//    the opponent has semi connections, only the cells common to their carriers (the must-play
+//    region) can save it, so only they are searched (none: a loss).
+// Host code: its table is a hash map. Not yet (issue 31): captured cells, dominated moves,
+// proof-number search.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -17,7 +18,9 @@
 namespace ef::hex {
 
 struct HexSolverOptions {
-  bool fill_dead = true;  // fill dead cells before each node's moves (off: the brute-force reference)
+  bool fill_dead = true;  // fill dead cells before each node's moves
+  bool use_vcs = true;    // virtual connections: won and lost positions, the must-play region
+                          // (both off: the brute-force reference)
   u64 max_nodes = 0;      // give up after this many nodes (0: never); solve() then throws ef::Error
 };
 

@@ -1,0 +1,141 @@
+#include "games/hex/vc.hpp"
+#include <algorithm>
+#include "core/error.hpp"
+
+namespace ef::hex {
+
+namespace {
+
+bool subset(const Cells& a, const Cells& b) { return !a.without(b).any(); }  // a within b
+
+}  // namespace
+
+VcGraph::VcGraph(const Board& b, int colour, VcOptions options) : empty_(b.empty()), options_(options) {
+  const int n = b.n;
+  // Nodes: the two edges, the colour's groups, the empty cells.
+  cells_ = {Cells{}, Cells{}};
+  group_ = {false, false};
+  node_of_square_.assign(kSquares, -1);
+  for (Cells left = b.stones[colour]; left.any();) {
+    Cells group = Cells::bit(left.lowest());
+    for (Cells frontier = group; frontier.any();) {
+      frontier = neighbours(frontier, b.stones[colour]).without(group);
+      group |= frontier;
+    }
+    for (Cells c = group; c.any(); c.drop_lowest())
+      node_of_square_[static_cast<std::size_t>(c.lowest())] = static_cast<int>(cells_.size());
+    cells_.push_back(group);
+    group_.push_back(true);
+    left = left.without(group);
+  }
+  for (Cells e = empty_; e.any(); e.drop_lowest()) {
+    node_of_square_[static_cast<std::size_t>(e.lowest())] = static_cast<int>(cells_.size());
+    cells_.push_back(Cells::bit(e.lowest()));
+    group_.push_back(false);
+  }
+  nodes_ = static_cast<int>(cells_.size());
+  full_.assign(static_cast<std::size_t>(nodes_) * nodes_, {});
+  semi_.assign(static_cast<std::size_t>(nodes_) * nodes_, {});
+
+  // Base: adjacent nodes, and nodes touching an edge.
+  for (int x = 2; x < nodes_; ++x) {
+    for (int e = 0; e < 2; ++e)
+      if ((cells_[x] & edge_cells(colour, e, n)).any()) add_full(e, x, Cells{});
+    const Cells near = neighbours(cells_[x], b.on_board);
+    for (int y = x + 1; y < nodes_; ++y)
+      if ((near & cells_[y]).any()) add_full(x, y, Cells{});
+  }
+  // AND (and OR inside add_semi) until a pass adds no full connection.
+  for (bool added = true; added;) {
+    added = false;
+    for (int z = 2; z < nodes_; ++z) {
+      for (int x = 0; x < nodes_; ++x) {
+        if (x == z || list(full_, x, z).empty()) continue;
+        for (int y = x + 1; y < nodes_; ++y) {
+          if (y == z || list(full_, z, y).empty()) continue;
+          // Copies: adding to (x, y) may reallocate other lists.
+          const std::vector<Cells> xz = list(full_, x, z), zy = list(full_, z, y);
+          for (const Cells& a : xz)
+            for (const Cells& c : zy) {
+              if ((a & c).any() || (a & cells_[y]).any() || (c & cells_[x]).any()) continue;
+              if (group_[z])
+                added |= add_full(x, y, a | c);
+              else
+                added |= add_semi(x, y, a | c | cells_[z]);
+            }
+        }
+      }
+    }
+  }
+}
+
+int VcGraph::node_of(int endpoint) const {
+  if (endpoint == kEdge0) return 0;
+  if (endpoint == kEdge1) return 1;
+  if (endpoint < 0 || endpoint >= kSquares) fail("hex: no endpoint {}", endpoint);
+  return node_of_square_[static_cast<std::size_t>(endpoint)];
+}
+
+std::vector<Cells>& VcGraph::list(std::vector<std::vector<Cells>>& lists, int x, int y) {
+  if (x > y) std::swap(x, y);
+  return lists[static_cast<std::size_t>(x) * nodes_ + y];
+}
+
+const std::vector<Cells>& VcGraph::between(const std::vector<std::vector<Cells>>& lists, int a, int b) const {
+  static const std::vector<Cells> none;
+  int x = node_of(a), y = node_of(b);
+  if (x < 0 || y < 0 || x == y) return none;
+  if (x > y) std::swap(x, y);
+  return lists[static_cast<std::size_t>(x) * nodes_ + y];
+}
+
+bool VcGraph::add_full(int x, int y, const Cells& carrier) {
+  std::vector<Cells>& l = list(full_, x, y);
+  for (const Cells& c : l)
+    if (subset(c, carrier)) return false;  // as small a carrier is there already
+  l.erase(std::remove_if(l.begin(), l.end(), [&](const Cells& c) { return subset(carrier, c); }), l.end());
+  if (static_cast<int>(l.size()) >= options_.max_full) return false;
+  l.push_back(carrier);
+  // Semi connections that hold a full one are of no more use.
+  std::vector<Cells>& s = list(semi_, x, y);
+  s.erase(std::remove_if(s.begin(), s.end(), [&](const Cells& c) { return subset(carrier, c); }), s.end());
+  return true;
+}
+
+bool VcGraph::add_semi(int x, int y, const Cells& carrier) {
+  for (const Cells& c : list(full_, x, y))
+    if (subset(c, carrier)) return false;
+  std::vector<Cells>& s = list(semi_, x, y);
+  for (const Cells& c : s)
+    if (subset(c, carrier)) return false;
+  s.erase(std::remove_if(s.begin(), s.end(), [&](const Cells& c) { return subset(carrier, c); }), s.end());
+  if (static_cast<int>(s.size()) >= options_.max_semi) return false;
+  // OR: with one other semi connection, two others, or all of them.
+  const std::vector<Cells> others = s;
+  s.push_back(carrier);
+  bool added = false;
+  for (std::size_t i = 0; i < others.size(); ++i) {
+    if (!(others[i] & carrier).any()) {
+      added |= add_full(x, y, others[i] | carrier);
+      continue;
+    }
+    for (std::size_t j = i + 1; j < others.size(); ++j)
+      if (!(others[i] & others[j] & carrier).any()) added |= add_full(x, y, others[i] | others[j] | carrier);
+  }
+  Cells common = carrier, all = carrier;
+  for (const Cells& c : others) {
+    common = common & c;
+    all |= c;
+  }
+  if (!common.any()) added |= add_full(x, y, all);
+  return added;
+}
+
+Cells VcGraph::must_play() const {
+  const std::vector<Cells>& s = semi(kEdge0, kEdge1);
+  Cells common = empty_;
+  for (const Cells& c : s) common = common & c;
+  return common;
+}
+
+}  // namespace ef::hex

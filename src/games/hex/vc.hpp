@@ -1,0 +1,70 @@
+// Virtual connections by H-search (Anshelevich 2002; docs/hex.md, "Virtual connections"), for
+// one colour of a Hex position. Host code: its connection lists are vectors.
+//
+// The nodes are the colour's two edges, its groups (stones connected through its own stones) and
+// the empty cells. A *full* connection between two nodes x, y with carrier C (a set of empty
+// cells, never x or y) means the colour can connect x and y even if the opponent moves first,
+// playing only inside C; a *semi* connection means it can if it moves first (the carrier
+// includes the move, the key). Built from:
+//  - base: adjacent nodes (a cell or group touching an edge is adjacent to it): full, carrier {};
+//  - AND: full (x, z) with carrier A and full (z, y) with carrier B, A and B disjoint and neither
+//    holding x or y: through a group z, full (x, y) with A + B; through an empty cell z, semi
+//    (x, y) with A + B + {z} (z must be played);
+//  - OR: semi connections (x, y) whose carriers have no cell in common (two, three, or all of
+//    them): the opponent cannot break them all with one move, so full (x, y) with their union.
+// Applied until a pass adds no full connection. Lists are kept short (a carrier that contains
+// another of the same pair is dropped; at most `max_full` / `max_semi` per pair), as Six and
+// MoHex do, so the search is not complete, only sound: every connection it reports is real
+// (tests/hex_vc_test.cpp checks the edge-to-edge ones against an exact solver).
+//
+// Edges are endpoints only, never the middle of an AND (two groups touching one edge are not
+// connected to each other by it).
+#pragma once
+#include <vector>
+#include "games/hex/game.hpp"
+
+namespace ef::hex {
+
+struct VcOptions {
+  int max_full = 8;   // carriers kept per pair of nodes
+  int max_semi = 12;  // semi carriers kept per pair
+};
+
+class VcGraph {
+ public:
+  // An endpoint: one of the colour's edges (kEdge0, kEdge1), or a square: the group holding a
+  // stone of the colour there, or the empty cell.
+  static constexpr int kEdge0 = -1, kEdge1 = -2;
+
+  VcGraph(const Board& b, int colour, VcOptions options = {});
+
+  // Full / semi carriers between two endpoints (empty when none was found; a stone of the other
+  // colour is no endpoint).
+  const std::vector<Cells>& full(int a, int b) const { return between(full_, a, b); }
+  const std::vector<Cells>& semi(int a, int b) const { return between(semi_, a, b); }
+  // The colour has connected its edges virtually: it wins even with the opponent to move.
+  bool edges_connected() const { return !full(kEdge0, kEdge1).empty(); }
+  // Where the opponent, to move, must play to stop the colour's semi connections between its
+  // edges: the cells common to all their carriers (every cell when there is none). Empty while
+  // some exist: the opponent cannot stop them all (OR would have made them full, unless the
+  // lists were cut short).
+  Cells must_play() const;
+
+ private:
+  int node_of(int endpoint) const;
+  const std::vector<Cells>& between(const std::vector<std::vector<Cells>>& lists, int a, int b) const;
+  std::vector<Cells>& list(std::vector<std::vector<Cells>>& lists, int x, int y);
+  bool add_full(int x, int y, const Cells& carrier);
+  // Both return whether a full connection was added (OR may make one from a semi).
+  bool add_semi(int x, int y, const Cells& carrier);
+
+  Cells empty_;  // the position's empty cells
+  VcOptions options_;
+  int nodes_ = 0;
+  std::vector<Cells> cells_;                     // a node's own cells (empty for the edges)
+  std::vector<bool> group_;                      // the node is a group of stones (an AND through it is full)
+  std::vector<int> node_of_square_;              // -1 for squares that are no node (the opponent's stones)
+  std::vector<std::vector<Cells>> full_, semi_;  // per pair x < y, index x * nodes + y
+};
+
+}  // namespace ef::hex
