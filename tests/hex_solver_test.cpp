@@ -13,6 +13,7 @@
 #include "core/error.hpp"
 #include "core/rng.hpp"
 #include "games/hex/inferior.hpp"
+#include "games/hex/player_spec.hpp"
 #include "games/hex/solver.hpp"
 #include "games/hex/vc.hpp"
 #include "test_support.hpp"
@@ -254,4 +255,45 @@ TEST(HexVc, EdgeConnectionsAndTheMustPlayRegionAreSoundAgainstTheExactSolver) {
   EXPECT_GT(pruned, 10);
   std::printf("edge connections checked: %d full, %d semi, %d moves outside the must-play region\n", full, semi,
               pruned);
+}
+
+TEST(HexVc, GuardedMovesKeepWonGamesAndStayInTheMustPlayRegion) {
+  // Random positions where one side has an edge connection: with the connected side to move,
+  // the guard turns any move into one that still wins; with the other side to move, into one
+  // inside the must-play region.
+  HexSolver exact({.use_vcs = false});
+  int kept = 0, defended = 0;
+  for (const auto& [n, stones] : std::vector<std::pair<int, int>>{{4, 4}, {4, 6}, {5, 10}, {5, 12}}) {
+    for (u32 i = 0; i < 60; ++i) {
+      const Board b = random_position(n, stones, 29, static_cast<u32>(n * 1000 + stones * 60) + i);
+      Board f = b;
+      fill_dead(f);
+      if (f.terminal()) continue;
+      const VcGraph mine(f, b.side), theirs(f, b.side ^ 1);
+      const bool won = mine.edges_connected() || !mine.semi(VcGraph::kEdge0, VcGraph::kEdge1).empty();
+      const bool threatened =
+          !won && !theirs.edges_connected() && !theirs.semi(VcGraph::kEdge0, VcGraph::kEdge1).empty();
+      if (!won && !threatened) continue;
+      for (Cells e = b.empty(); e.any(); e.drop_lowest()) {
+        const int m = vc_guarded_move(b, e.lowest());
+        ASSERT_TRUE(b.legal(m)) << n << " " << i;
+        if (won) {
+          ++kept;
+          EXPECT_FALSE(exact.wins(b.play(m))) << n << " " << i << " chose " << e.lowest() << " played " << m;
+        } else {
+          ++defended;
+          EXPECT_TRUE(theirs.must_play().has(m)) << n << " " << i;
+        }
+      }
+    }
+  }
+  EXPECT_GT(kept, 20);
+  EXPECT_GT(defended, 20);
+  // Specs: vc=1 for any kind, canonical only when on; a bad value is refused.
+  EXPECT_EQ(play::parse_hex_player("uct:playouts=100,vc=1").spec, "uct:playouts=100,c=0.38,expand=1,batch=1,vc=1");
+  EXPECT_TRUE(play::parse_hex_player("random:vc=1").vc);
+  EXPECT_EQ(play::parse_hex_player("random:vc=1").spec, "random:vc=1");
+  EXPECT_FALSE(play::parse_hex_player("resistance:vc=0").vc);
+  EXPECT_EQ(play::parse_hex_player("resistance:vc=0").spec, "resistance:depth=1,epsilon=0");
+  EXPECT_NE(error_of([] { play::parse_hex_player("ev:vc=2"); }).find("vc=2"), std::string::npos);
 }

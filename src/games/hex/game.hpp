@@ -229,6 +229,14 @@ EF_HD_INLINE Board empty_board(int n, bool swap_rule = false) {
   return b;
 }
 
+// Twice the hex distance of `square` from the centre of an n x n board: an order of cells from
+// the centre out (the solver's move order, VC-aware play's candidates).
+EF_HD_INLINE int centre_distance(int square, int n) {
+  const int dc = 2 * col_of(square) - (n - 1), dr = 2 * row_of(square) - (n - 1);
+  const int adc = dc < 0 ? -dc : dc, adr = dr < 0 ? -dr : dr, ads = dc + dr < 0 ? -(dc + dr) : dc + dr;
+  return (adc + adr + ads) / 2;
+}
+
 // The 180-degree rotation (col, row) -> (n-1-col, n-1-row), Hex's one symmetry that keeps each
 // colour's edges.
 EF_HD_INLINE int rotate_square(int square, int n) { return square_of(n - 1 - col_of(square), n - 1 - row_of(square)); }

@@ -7,6 +7,7 @@
 #include <vector>
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "games/hex/vc.hpp"
 
 namespace ef::play {
 
@@ -63,13 +64,22 @@ HexPlayer parse_hex_player(std::string_view spec) {
       kv.emplace_back(item.substr(0, eq), item.substr(eq + 1));
     }
   HexPlayer p;
+  // vc=0|1, for every kind: VC-aware play (hex::vc_guarded_move) on top of the player's move.
+  for (auto it = kv.begin(); it != kv.end();) {
+    if (it->first != "vc") {
+      ++it;
+      continue;
+    }
+    p.vc = integer(spec, it->first, it->second, 0, 1) == 1;
+    it = kv.erase(it);
+  }
   HexParams& a = p.agent.params;
   auto unknown = [&](std::string_view key, const char* keys) {
     fail("hex player '{}': unknown key '{}' for {} (keys: {})", spec, key, kind, keys);
   };
   if (kind == "random") {
     a.kind = HexEvaluator::kRandom;
-    for (auto [k, v] : kv) unknown(k, "none");
+    for (auto [k, v] : kv) unknown(k, "vc");
     p.spec = "random";
   } else if (kind == "ev" || kind == "resistance") {
     const bool ev = kind == "ev";
@@ -96,7 +106,8 @@ HexPlayer parse_hex_player(std::string_view spec) {
         a.betweenness.sign = integer(spec, k, v, -1, 1);
         if (a.betweenness.sign == 0) fail("hex player '{}': sign=0 (use 1 or -1)", spec);
       } else
-        unknown(k, ev ? "gamma, depth, bridges, edge_bridges, groups, sign, cp_sign, epsilon" : "depth, epsilon");
+        unknown(k,
+                ev ? "gamma, depth, bridges, edge_bridges, groups, sign, cp_sign, epsilon, vc" : "depth, epsilon, vc");
     }
     a.epsilon_ppm = static_cast<u32>(std::llround(epsilon * kEpsilonScale));
     p.spec = ev ? fmt::format("ev:gamma={},depth={},bridges={},edge_bridges={},groups={},sign={},cp_sign={},epsilon={}",
@@ -117,7 +128,7 @@ HexPlayer parse_hex_player(std::string_view spec) {
       else if (k == "batch")
         u.leaf_batch = integer(spec, k, v, 1, 65536);
       else
-        unknown(k, "playouts, c, expand, batch");
+        unknown(k, "playouts, c, expand, batch, vc");
     }
     u.validate(fmt::format("hex player '{}'", spec));
     p.spec =
@@ -125,6 +136,7 @@ HexPlayer parse_hex_player(std::string_view spec) {
   } else {
     fail("hex player '{}': unknown kind '{}' (random, ev, resistance, uct)", spec, kind);
   }
+  if (p.vc) p.spec += p.spec.find(':') == std::string::npos ? ":vc=1" : ",vc=1";  // absent when off: older specs stay
   p.agent.name = p.spec;
   if (!p.uct) p.agent.validate();
   return p;
@@ -170,6 +182,11 @@ HexTable::HexTable() = default;
 HexTable::~HexTable() = default;
 
 int HexTable::choose(const HexPlayer& player, const hex::Board& s, Rng& rng, u64& nodes) {
+  const int move = choose_own(player, s, rng, nodes);
+  return player.vc ? hex::vc_guarded_move(s, move) : move;
+}
+
+int HexTable::choose_own(const HexPlayer& player, const hex::Board& s, Rng& rng, u64& nodes) {
   if (!player.uct) return player.agent.params.choose(s, rng, nodes, PlayScratchOf<games::Hex>{});
   const int explored = exploration_move(s.moves(), false, 0, rng);
   if (explored != kSearchMove) return explored;

@@ -7,6 +7,8 @@
 //                                                                       Ev (gamma = 0) / Ev'
 //   resistance[:depth=D,epsilon=E]
 //   uct[:playouts=P,c=C,expand=K,batch=B]
+// and with any kind, vc=1: VC-aware play on top of the player's own move (games/hex/vc.hpp
+// vc_guarded_move: keep a won connection, stay in the opponent's must-play region).
 //
 // A game is play::play_game over games::Hex with these players, so it follows the playout
 // contract: game g of a match keyed by `seed` is a pure function of (players, start, seed, g),
@@ -28,7 +30,8 @@ struct HexPlayer {
   std::string spec;  // canonical: every key, in the order above
   bool uct = false;
   UctParams uct_params;
-  HexAgent agent;  // when !uct
+  HexAgent agent;   // when !uct
+  bool vc = false;  // VC-aware play (hex::vc_guarded_move) on top of the move chosen
 };
 
 // Throws ef::Error quoting the spec for an unknown kind or key, a malformed value or one out of range.
@@ -56,6 +59,8 @@ class HexTable {
   int choose(const HexPlayer& player, const hex::Board& s, Rng& rng, u64& nodes);
 
  private:
+  // The player's own move, before VC-aware play.
+  int choose_own(const HexPlayer& player, const hex::Board& s, Rng& rng, u64& nodes);
   InlinePlayouts playouts_;
   std::unique_ptr<Uct> uct_;
   UctParams uct_params_;

@@ -1,6 +1,5 @@
 #include "games/hex/solver.hpp"
 #include <algorithm>
-#include <cstdlib>
 #include "core/error.hpp"
 #include "games/hex/inferior.hpp"
 #include "games/hex/vc.hpp"
@@ -33,9 +32,7 @@ int order_moves(const Board& b, Cells moves, int* out) {
   int key[kSquares];
   for (; moves.any(); moves.drop_lowest()) {
     const int sq = moves.lowest();
-    // Twice the distance in the rhombus from the centre (n - 1) / 2 along both axes.
-    const int dc = 2 * col_of(sq) - (n - 1), dr = 2 * row_of(sq) - (n - 1);
-    const int distance = (std::abs(dc) + std::abs(dr) + std::abs(dc + dr)) / 2;
+    const int distance = centre_distance(sq, n);
     int at = count++;
     while (at > 0 && key[at - 1] > distance) {
       key[at] = key[at - 1];

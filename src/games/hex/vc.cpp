@@ -1,12 +1,24 @@
 #include "games/hex/vc.hpp"
 #include <algorithm>
 #include "core/error.hpp"
+#include "games/hex/inferior.hpp"
 
 namespace ef::hex {
 
 namespace {
 
 bool subset(const Cells& a, const Cells& b) { return !a.without(b).any(); }  // a within b
+
+// The cells of `c` from the centre out (ties by square).
+std::vector<int> centre_out(Cells c, int n) {
+  std::vector<int> out;
+  for (; c.any(); c.drop_lowest()) out.push_back(c.lowest());
+  std::stable_sort(out.begin(), out.end(), [n](int a, int b) { return centre_distance(a, n) < centre_distance(b, n); });
+  return out;
+}
+
+// The most cells a guard tries (each try is one H-search).
+constexpr int kGuardTries = 16;
 
 }  // namespace
 
@@ -136,6 +148,41 @@ Cells VcGraph::must_play() const {
   Cells common = empty_;
   for (const Cells& c : s) common = common & c;
   return common;
+}
+
+int vc_guarded_move(const Board& s, int chosen, VcOptions options) {
+  if (s.terminal() || chosen == kSwapSquare) return chosen;
+  Board f = s;
+  fill_dead(f);
+  if (f.terminal()) return chosen;  // every empty cell is dead: the winner is decided
+  const int me = f.side, them = me ^ 1;
+  const bool chosen_live = f.empty().has(chosen);
+  const VcGraph mine(f, me, options);
+  if (mine.edges_connected() || !mine.semi(VcGraph::kEdge0, VcGraph::kEdge1).empty()) {
+    auto keeps = [&](int m) { return VcGraph(f.play(m), me, options).edges_connected(); };
+    if (chosen_live && keeps(chosen)) return chosen;
+    Cells tried;
+    int tries = 0;
+    for (const auto* l : {&mine.semi(VcGraph::kEdge0, VcGraph::kEdge1), &mine.full(VcGraph::kEdge0, VcGraph::kEdge1)})
+      for (const Cells& carrier : *l)
+        for (int m : centre_out((carrier & f.empty()).without(tried), f.n)) {
+          if (tries++ >= kGuardTries) return chosen;
+          tried.set(m);
+          if (keeps(m)) return m;
+        }
+    return chosen;
+  }
+  const VcGraph theirs(f, them, options);
+  if (theirs.edges_connected() || theirs.semi(VcGraph::kEdge0, VcGraph::kEdge1).empty()) return chosen;
+  const Cells region = theirs.must_play() & f.empty();
+  if (region.has(chosen) || !region.any()) return chosen;
+  const std::vector<int> cells = centre_out(region, f.n);
+  for (int k = 0; k < static_cast<int>(cells.size()) && k < kGuardTries; ++k) {
+    const VcGraph after(f.play(cells[static_cast<std::size_t>(k)]), them, options);
+    if (!after.edges_connected() && after.semi(VcGraph::kEdge0, VcGraph::kEdge1).empty())
+      return cells[static_cast<std::size_t>(k)];
+  }
+  return cells.front();
 }
 
 }  // namespace ef::hex

@@ -67,4 +67,16 @@ class VcGraph {
   std::vector<std::vector<Cells>> full_, semi_;  // per pair x < y, index x * nodes + y
 };
 
+// VC-aware play (docs/hex.md, "Players that see connections"): the move a player about to play
+// `chosen` in `s` plays instead, by the connections of the position with its dead cells filled.
+//  - The side to move has a full or semi connection between its edges: a move after which the
+//    connection is full (`chosen` when it is one; else a cell of a carrier): the won game stays
+//    won, which weak searches often fumble.
+//  - Otherwise, when the opponent has semi connections between its edges: a move inside the
+//    must-play region (`chosen` when it is there; else the first of its cells, from the centre
+//    out, after which the opponent has no edge connection left, or the first of them), since any
+//    other move loses.
+//  - Otherwise `chosen`. The swap move and finished games are left alone. Deterministic.
+int vc_guarded_move(const Board& s, int chosen, VcOptions options = {});
+
 }  // namespace ef::hex
