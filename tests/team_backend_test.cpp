@@ -278,3 +278,22 @@ TEST(TeamBackend, AServingRanksErrorComesBackToRankZeroNamingTheRank) {
             }).find("rank 0 runs the team backend"),
             std::string::npos);
 }
+
+TEST(TeamBackend, AfterAFailureEveryLaterCallIsRefused) {
+  // A caller that caught a serving rank's error may not play on: the ranks' state is unknown
+  // (a reply of the failed batch may be unread), so the next batch is refused, not misread.
+  const std::string second = error_of([] {
+    with_serving_ranks(
+        2,
+        [](ga::IslandTeam& team) {
+          auto backend = make_team_backend(make_backend("cpu", 1), team);
+          backend->add_agent(play::swh_agent());
+          backend->add_agent(play::random_agent());
+          const std::vector<OthelloJob> jobs = othello_round_robin(2, 2);
+          EXPECT_NE(error_of([&] { play_othello(*backend, jobs); }).find("rank 1 of 2"), std::string::npos);
+          play_othello(*backend, jobs);
+        },
+        [](int) -> std::unique_ptr<Backend> { return std::make_unique<FailingBackend>(make_backend("cpu", 1), true); });
+  });
+  EXPECT_NE(second.find("failed earlier"), std::string::npos) << second;
+}

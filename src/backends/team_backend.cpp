@@ -76,10 +76,12 @@ class TeamBackend final : public Backend {
 #undef EF_TEAM_PLAYOUT_METHODS
 
  private:
-  // Any failure of the team itself leaves the serving ranks in an unknown state: no more
-  // commands, not even the stop.
+  // Any failure of the team itself, of a serving rank or of rank 0's own share leaves the
+  // serving ranks in an unknown state (a reply may be left unread): no more commands, not even
+  // the stop, and every later call is refused.
   template <class F>
   auto on_team(F&& f) {
+    if (broken_) fail("the team of {} ranks failed earlier: its games cannot go on", team_.size());
     try {
       return f();
     } catch (...) {
@@ -112,22 +114,20 @@ class TeamBackend final : public Backend {
     on_team([&] {
       team_.broadcast(header);
       team_.exchange(outgoing, {});
-    });
-    // Rank 0's share while the others play theirs.
-    const Share own = share_of(0, ranks, n);
-    local_->play(jobs.subspan(own.first, own.end - own.first), results.subspan(own.first, own.end - own.first));
-    const std::vector<std::string> replies = on_team([&] { return team_.gather(std::string()); });
-    for (int r = 1; r < ranks; ++r) {
-      const Share s = share_of(r, ranks, n);
-      ByteReader reply(replies[static_cast<std::size_t>(r)], fmt::format("the games of rank {}", r));
-      if (!reply.get<bool>("the status")) {
-        broken_ = true;  // that rank may have lost an agent: its handles no longer match
-        fail("rank {} of {}: {}", r, ranks, reply.bytes(reply.remaining(), "the error"));
+      // Rank 0's share while the others play theirs.
+      const Share own = share_of(0, ranks, n);
+      local_->play(jobs.subspan(own.first, own.end - own.first), results.subspan(own.first, own.end - own.first));
+      const std::vector<std::string> replies = team_.gather(std::string());
+      for (int r = 1; r < ranks; ++r) {
+        const Share s = share_of(r, ranks, n);
+        ByteReader reply(replies[static_cast<std::size_t>(r)], fmt::format("the games of rank {}", r));
+        if (!reply.get<bool>("the status"))
+          fail("rank {} of {}: {}", r, ranks, reply.bytes(reply.remaining(), "the error"));
+        const auto records = get_objects<play::GameRecordOf<G>>(reply, s.end - s.first, "the records");
+        reply.expect_end();
+        std::copy(records.begin(), records.end(), results.begin() + static_cast<std::ptrdiff_t>(s.first));
       }
-      const auto records = get_objects<play::GameRecordOf<G>>(reply, s.end - s.first, "the records");
-      reply.expect_end();
-      std::copy(records.begin(), records.end(), results.begin() + static_cast<std::ptrdiff_t>(s.first));
-    }
+    });
   }
 
   std::unique_ptr<Backend> local_;

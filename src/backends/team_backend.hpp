@@ -18,7 +18,9 @@
 // a batch it then sends each rank its jobs, and gathers one reply from each: [u8 ok] and the
 // records, or the rank's error message. A rank that failed on an agent reports it at the next
 // batch. Rank 0's errors end the job (the command line's MPI_Abort); a serving rank's error comes
-// back to rank 0 as an ef::Error naming the rank.
+// back to rank 0 as an ef::Error naming the rank. After any failure (a serving rank's, rank 0's
+// own share's, the team's) the serving ranks are in an unknown state (a reply may be left
+// unread), so the backend refuses every later call and does not send the stop.
 #pragma once
 #include <memory>
 #include "backends/backend.hpp"
