@@ -197,6 +197,23 @@ TEST(HexSolver, TheSolveCommandDrawsTheTableAndRefusesABadSize) {
   const auto [bad, message] = test::run_command(std::string(EF_EVALFORGE_BIN) + " hex solve --size 14 2>&1");
   EXPECT_NE(bad, 0);
   EXPECT_NE(message.find("--size"), std::string::npos) << message;
+  // A position: after Black's losing a1 on 3 x 3, White to move wins, and the winning moves are
+  // those the solver finds one by one.
+  const auto [ok, position] = test::run_command(std::string(EF_EVALFORGE_BIN) + " hex solve --size 3 --moves a1 2>&1");
+  ASSERT_EQ(ok, 0) << position;
+  EXPECT_NE(position.find("White to move wins; winning moves"), std::string::npos) << position;
+  HexSolver solver;
+  const Board after_a1 = empty_board(3).play(square_of(0, 0));
+  std::string listed;
+  for (Cells e = after_a1.empty(); e.any(); e.drop_lowest())
+    if (!solver.wins(after_a1.play(e.lowest()))) listed += " " + play::hex_cell_name(e.lowest());
+  EXPECT_NE(position.find(":" + listed + "\n"), std::string::npos) << position << " expected" << listed;
+  for (const char* moves : {"a1 a1", "z9", "a1 b1 a2 b2 a3"}) {
+    const auto [status, out] =
+        test::run_command(std::string(EF_EVALFORGE_BIN) + " hex solve --size 3 --moves '" + moves + "' 2>&1");
+    EXPECT_NE(status, 0) << moves;
+    EXPECT_NE(out.find("moves"), std::string::npos) << out;
+  }
 }
 
 TEST(HexVc, TheBridgeAndTheEdgeTemplateAreFullConnections) {

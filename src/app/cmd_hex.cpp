@@ -5,6 +5,7 @@
 //                match run, split by who won: the data that fixes the evaluation's sign
 #include <fmt/chrono.h>
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -238,10 +239,48 @@ struct HexSolveArgs {
   bool no_fill = false;
   bool no_vcs = false;
   u64 max_nodes = 0;
+  std::string moves;  // a position: these moves from the empty board (empty: every first move)
 };
+
+// The position after `moves` (cell names, space-separated) from the empty n x n board; an
+// ef::Error names the move that is unknown or illegal, or says that the game is over.
+hex::Board position_after(const std::string& moves, int n) {
+  hex::Board b = hex::empty_board(n);
+  std::istringstream in(moves);
+  int k = 0;
+  for (std::string cell; in >> cell; ++k) {
+    const int sq = play::parse_hex_cell(cell, n);
+    if (sq < 0 || sq == hex::kSwapSquare || !b.legal(sq))
+      fail_input("moves", "move {} ('{}') is not an empty cell of the {}x{} board", k + 1, cell, n, n);
+    b = b.play(sq);
+  }
+  if (b.terminal())
+    fail_input("moves", "the game is over after these moves ({} has connected)",
+               b.winner == hex::kBlack ? "Black" : "White");
+  return b;
+}
+
+// One position, solved: who wins, and every winning move of the side to move.
+void run_hex_solve_position(const HexSolveArgs& a) {
+  const hex::Board b = position_after(a.moves, a.size);
+  const auto start = std::chrono::steady_clock::now();
+  hex::HexSolver solver({.fill_dead = !a.no_fill, .use_vcs = !a.no_vcs, .max_nodes = a.max_nodes});
+  std::vector<std::string> winning;
+  for (hex::Cells e = b.empty(); e.any(); e.drop_lowest())
+    if (!solver.wins(b.play(e.lowest()))) winning.push_back(play::hex_cell_name(e.lowest()));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const char* side = b.side == hex::kBlack ? "Black" : "White";
+  if (winning.empty())
+    fmt::print("{} to move loses ({} empty cells, every move loses)", side, b.empty().count());
+  else
+    fmt::print("{} to move wins; winning moves ({} of {}): {}", side, winning.size(), b.empty().count(),
+               fmt::join(winning, " "));
+  fmt::print("\n{} nodes, {:.2f} s\n", solver.nodes(), seconds);
+}
 
 // Every first move on the empty board, solved (games/hex/solver.hpp), drawn as the board.
 void run_hex_solve(const HexSolveArgs& a) {
+  if (!a.moves.empty()) return run_hex_solve_position(a);
   const auto start = std::chrono::steady_clock::now();
   const hex::OpeningTable t =
       hex::solve_openings(a.size, {.fill_dead = !a.no_fill, .use_vcs = !a.no_vcs, .max_nodes = a.max_nodes});
@@ -349,11 +388,15 @@ void register_hex(CLI::App& app) {
       ->check(CLI::Range(0, 1024));
   tour->callback([tt] { run_hex_tournament(*tt); });
   auto sv = std::make_shared<HexSolveArgs>();
-  auto* solve = hex->add_subcommand("solve", "Solve every first move on a small empty board (exact; up to 5 x 5)");
+  auto* solve = hex->add_subcommand(
+      "solve", "Solve every first move on a small empty board, or a position (--moves) (exact; up to 5 x 5)");
   solve->add_option("--size", sv->size, "Board side")->check(CLI::Range(1, hex::kMaxSide))->capture_default_str();
   solve->add_flag("--no-fill", sv->no_fill, "Do not fill dead cells");
   solve->add_flag("--no-vcs", sv->no_vcs, "No virtual connections (with --no-fill: the brute-force reference)");
   solve->add_option("--max-nodes", sv->max_nodes, "Give up after this many nodes (0 = never)")->capture_default_str();
+  solve->add_option("--moves", sv->moves,
+                    "Solve the position after these moves from the empty board (e.g. \"c3 b2 d2\"): who wins, and "
+                    "every winning move");
   solve->callback([sv] { run_hex_solve(*sv); });
   register_hex_external(*hex);
 }
