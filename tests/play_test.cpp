@@ -19,6 +19,7 @@
 
 using namespace ef;
 using ef::test::error_of;
+using ef::test::small_ntuple_agent;
 namespace fs = std::filesystem;
 
 namespace {
@@ -28,33 +29,6 @@ namespace {
 othello::Position random_start(u32 index, int plies) {
   Rng rng(4242, Purpose::kDatagen, index);
   return othello::random_opening(rng, plies);
-}
-
-// An n-tuple agent: `networks` networks of a small two-tuple geometry (or per move when 61),
-// small nonzero pseudo-random weights (+-1 disc), network of move t = t * networks / 61.
-play::OthelloAgent small_ntuple_agent(int networks, u64 seed, search::OthelloLimits limits) {
-  play::OthelloAgent a;
-  a.name = "small-ntuple";
-  a.kind = play::OthelloEvaluator::kNtuple;
-  a.limits = limits;
-  a.geometries.push_back(
-      ntuple::make_shape("small", {{"a1", "b1", "c1", "d1", "a2", "b2"}, {"a1", "b2", "c3", "d4", "e5"}}, "test")
-          .geometry());
-  a.geometries.push_back(
-      ntuple::make_shape("corners", {{"a1", "h1", "a8", "h8"}, {"c3", "d3", "c4"}}, "test").geometry());
-  a.geometry_names = {"small", "corners"};
-  Rng rng(seed, Purpose::kPopulation, 77);
-  for (int k = 0; k < networks; ++k) {
-    play::Network n;
-    n.geometry = k % 2;
-    n.weights.resize(a.geometries[n.geometry].num_weights());
-    for (i32& w : n.weights)
-      w = static_cast<i32>(rng.below(2 * static_cast<u32>(ntuple::kOne))) - static_cast<i32>(ntuple::kOne);
-    a.networks.push_back(std::move(n));
-  }
-  for (int t = 0; t < ntuple::kMoveNumbers; ++t) a.network_of_move[t] = t * networks / ntuple::kMoveNumbers;
-  a.validate();
-  return a;
 }
 
 play::OthelloAgent features_agent(search::OthelloLimits limits, double epsilon = 0.0) {

@@ -64,26 +64,8 @@ std::vector<play::OthelloAgent> othello_agents() {
   for (std::size_t k = 0; k < genes.size(); ++k) genes[k] = k == 0 ? 20 : (k == 1 ? 45 : static_cast<int>(k * 7 % 11));
   feat.features = features::from_genes(genes, features::Material::kDiscs, "test");
   agents.push_back(feat);
-  play::OthelloAgent nt;
+  play::OthelloAgent nt = test::small_ntuple_agent(3, 9, {4, 10});  // two geometries, with names
   nt.name = "ntuple-probcut";
-  nt.kind = play::OthelloEvaluator::kNtuple;
-  nt.limits = {4, 10};
-  nt.geometries.push_back(
-      ntuple::make_shape("small", {{"a1", "b1", "c1", "d1", "a2", "b2"}, {"a1", "b2", "c3", "d4", "e5"}}, "test")
-          .geometry());
-  nt.geometries.push_back(
-      ntuple::make_shape("corners", {{"a1", "h1", "a8", "h8"}, {"c3", "d3", "c4"}}, "test").geometry());
-  nt.geometry_names = {"small", "corners"};
-  Rng rng(9, Purpose::kPopulation, 1);
-  for (int k = 0; k < 3; ++k) {
-    play::Network n;
-    n.geometry = k % 2;
-    n.weights.resize(nt.geometries[n.geometry].num_weights());
-    for (i32& w : n.weights)
-      w = static_cast<i32>(rng.below(2 * static_cast<u32>(ntuple::kOne))) - static_cast<i32>(ntuple::kOne);
-    nt.networks.push_back(std::move(n));
-  }
-  for (int t = 0; t < ntuple::kMoveNumbers; ++t) nt.network_of_move[t] = t * 3 / ntuple::kMoveNumbers;
   search::ProbCut pc;
   for (int d = 0; d <= search::kProbCutMaxDepth; ++d)
     for (int p = 0; p < search::kProbCutPhases; ++p) {

@@ -17,9 +17,12 @@
 #include <vector>
 #include "backends/team_backend.hpp"
 #include "core/error.hpp"
+#include "core/rng.hpp"
 #include "core/run_dir.hpp"
 #include "data/games.hpp"
 #include "ga/thread_team.hpp"
+#include "games/othello/agent.hpp"
+#include "games/othello/shape.hpp"
 
 namespace ef::test {
 
@@ -123,6 +126,33 @@ inline std::pair<int, std::string> run_ranks(const std::filesystem::path& scratc
       "OMPI_MCA_orte_tmpdir_base=" +
       scratch.string() + " " + env + " timeout 120 " + kMpiexec + " --oversubscribe -np " + std::to_string(ranks) +
       " " + command + " 2>&1");
+}
+
+// An n-tuple agent: `networks` networks of a small two-tuple geometry (or per move when 61),
+// small nonzero pseudo-random weights (+-1 disc), network of move t = t * networks / 61.
+inline play::OthelloAgent small_ntuple_agent(int networks, u64 seed, search::OthelloLimits limits) {
+  play::OthelloAgent a;
+  a.name = "small-ntuple";
+  a.kind = play::OthelloEvaluator::kNtuple;
+  a.limits = limits;
+  a.geometries.push_back(
+      ntuple::make_shape("small", {{"a1", "b1", "c1", "d1", "a2", "b2"}, {"a1", "b2", "c3", "d4", "e5"}}, "test")
+          .geometry());
+  a.geometries.push_back(
+      ntuple::make_shape("corners", {{"a1", "h1", "a8", "h8"}, {"c3", "d3", "c4"}}, "test").geometry());
+  a.geometry_names = {"small", "corners"};
+  Rng rng(seed, Purpose::kPopulation, 77);
+  for (int k = 0; k < networks; ++k) {
+    play::Network n;
+    n.geometry = k % 2;
+    n.weights.resize(a.geometries[n.geometry].num_weights());
+    for (i32& w : n.weights)
+      w = static_cast<i32>(rng.below(2 * static_cast<u32>(ntuple::kOne))) - static_cast<i32>(ntuple::kOne);
+    a.networks.push_back(std::move(n));
+  }
+  for (int t = 0; t < ntuple::kMoveNumbers; ++t) a.network_of_move[t] = t * networks / ntuple::kMoveNumbers;
+  a.validate();
+  return a;
 }
 
 // A whole file as bytes ("" when it cannot be read).

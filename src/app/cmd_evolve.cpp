@@ -33,14 +33,6 @@ struct EvolveArgs {
   double peer_timeout = 3600;
 };
 
-// How the user continues the run: with any rank count under a launcher.
-std::string resume_hint(const std::string& dir) {
-#if EF_HAVE_MPI
-  if (ga::launcher_world_size() > 1) return mpi_resume_command("evolve", dir);
-#endif
-  return resume_command(RunKind::kEvolve, dir);
-}
-
 // `dir` gets the run directory as soon as it is known (for the messages of a failed MPI run).
 void run(const EvolveArgs& a, ga::IslandTeam* team, std::string& dir) {
   ga::EvolveRunOptions o;
@@ -52,14 +44,14 @@ void run(const EvolveArgs& a, ga::IslandTeam* team, std::string& dir) {
   if (!a.resume.empty()) {
     if (!a.config.empty() || !a.out.empty()) fail("--resume DIR takes its config from DIR; drop --config/--out");
     dir = a.resume;
-    o.resume_hint = resume_hint(dir);
+    o.resume_hint = resume_hint(RunKind::kEvolve, dir);
     outcome = ga::resume_evolve(dir, o, a.generations);
   } else {
     if (a.config.empty()) fail("evolve: give --config FILE (e.g. configs/elo-oe_fmc.toml) or --resume DIR");
     ga::EvolveConfig c = ga::load_evolve_config(a.config);
     if (a.generations > 0) c.generations() = a.generations;
     dir = a.out.empty() ? fmt::format("runs/evolve-{:%Y%m%d-%H%M%S}", fmt::localtime(std::time(nullptr))) : a.out;
-    o.resume_hint = resume_hint(dir);
+    o.resume_hint = resume_hint(RunKind::kEvolve, dir);
     outcome = ga::run_evolve(c, dir, o);
   }
   if (outcome.interrupted) throw ExitStatus{kStoppedExitStatus};
@@ -87,7 +79,7 @@ void run_command(const EvolveArgs& a) {
     mpi::MpiTeam team(a.peer_timeout);
     EvolveArgs args = a;
     share_node(team, args.threads, args.backend);
-    run_as_rank(team, "evolve", [&](std::string& dir) {
+    run_as_rank(team, RunKind::kEvolve, [&](std::string& dir) {
       if (team.rank() == 0)
         run(args, &team, dir);
       else

@@ -36,14 +36,6 @@ struct SearchArgs {
   std::vector<int> devices;  // --devices: one in-process rank per entry
 };
 
-// How the user continues the run: with any rank count, or any --devices, or neither.
-std::string resume_command(const std::string& dir) {
-#if EF_HAVE_MPI
-  if (ga::launcher_world_size() > 1) return mpi_resume_command("search", dir);
-#endif
-  return resume_command(RunKind::kSearch, dir);
-}
-
 // `dir` gets the run directory as soon as it is known (for the messages of a failed MPI run).
 void run(const SearchArgs& a, ga::IslandTeam* team, std::string& dir) {
   ga::SearchRunOptions o;
@@ -58,7 +50,7 @@ void run(const SearchArgs& a, ga::IslandTeam* team, std::string& dir) {
     if (!a.config.empty() || !a.data.empty() || !a.out.empty())
       fail("--resume DIR takes its config and data from DIR; drop --config/--data/--out");
     dir = a.resume;
-    o.resume_hint = resume_command(dir);
+    o.resume_hint = resume_hint(RunKind::kSearch, dir);
     outcome = ga::resume_search(dir, o, a.generations);
   } else {
     if (a.config.empty()) fail("search: give --config FILE (e.g. configs/quick.toml) or --resume DIR");
@@ -70,7 +62,7 @@ void run(const SearchArgs& a, ga::IslandTeam* team, std::string& dir) {
     c.test_files = data::expand_dataset_names(c.test_files);
     if (a.generations > 0) c.generations = a.generations;
     dir = a.out.empty() ? fmt::format("runs/search-{:%Y%m%d-%H%M%S}", fmt::localtime(std::time(nullptr))) : a.out;
-    o.resume_hint = resume_command(dir);
+    o.resume_hint = resume_hint(RunKind::kSearch, dir);
     outcome = ga::run_search(c, dir, o);
   }
   if (outcome.interrupted) throw ExitStatus{kStoppedExitStatus};
@@ -109,7 +101,7 @@ void run_command(const SearchArgs& a) {
     mpi::MpiTeam team(a.peer_timeout);
     SearchArgs args = a;
     share_node(team, args.threads, args.backend);
-    run_as_rank(team, "search", [&](std::string& dir) { run(args, &team, dir); });
+    run_as_rank(team, RunKind::kSearch, [&](std::string& dir) { run(args, &team, dir); });
     return;
   }
 #endif

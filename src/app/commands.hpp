@@ -7,6 +7,8 @@
 #include <string>
 #include "core/error.hpp"
 #include "core/run_dir.hpp"
+#include "ga/island_team.hpp"
+#include "runs/run_kinds.hpp"
 
 namespace ef::app {
 
@@ -52,6 +54,15 @@ inline void set_run_options(RunOptions& o, int threads, bool accept_config_edits
   o.stop_requested = ef::stop_requested;
   o.accept_config_edits = accept_config_edits;
   install_stop_signals();
+}
+
+// How a user continues a run of `kind` (search, evolve) in `dir`: under a launcher, with any
+// rank count ("mpirun -np R evalforge evolve --resume DIR (any R)"); else as one process.
+inline std::string mpi_resume_command(RunKind kind, const std::string& dir) {
+  return "mpirun -np R " + resume_command(kind, dir) + " (any R)";
+}
+inline std::string resume_hint(RunKind kind, const std::string& dir) {
+  return ga::launcher_world_size() > 1 ? mpi_resume_command(kind, dir) : resume_command(kind, dir);
 }
 
 // A binary built without MPI started by a launcher with several ranks: every rank would write

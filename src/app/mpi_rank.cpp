@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <thread>
 #include <vector>
+#include "app/commands.hpp"
 #include "app/options.hpp"
 #include "core/error.hpp"
 
@@ -29,11 +30,7 @@ void share_node(const mpi::MpiTeam& team, int& threads, const std::string& backe
   ::setenv("CUDA_VISIBLE_DEVICES", device.c_str(), 1);
 }
 
-std::string mpi_resume_command(std::string_view command, const std::string& dir) {
-  return fmt::format("mpirun -np R evalforge {} --resume {} (any R)", command, dir);
-}
-
-void run_as_rank(mpi::MpiTeam& team, std::string_view command, const std::function<void(std::string& dir)>& body) {
+void run_as_rank(mpi::MpiTeam& team, RunKind kind, const std::function<void(std::string& dir)>& body) {
   std::string dir;
   try {
     body(dir);
@@ -49,7 +46,7 @@ void run_as_rank(mpi::MpiTeam& team, std::string_view command, const std::functi
     if (team.rank() == 0 && !dir.empty() && std::filesystem::exists(std::filesystem::path(dir) / "config.toml") &&
         !in_use)
       fmt::print(stderr, "evalforge: ending all ranks; a run directory already made keeps its last checkpoint: {}\n",
-                 "resume with: " + mpi_resume_command(command, dir));
+                 "resume with: " + mpi_resume_command(kind, dir));
     std::fflush(stderr);
     team.abort(2);
   }

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 #include "ga/mpi_team.hpp"
+#include "runs/run_kinds.hpp"
 
 namespace ef::app {
 
@@ -16,11 +17,8 @@ void share_node(const mpi::MpiTeam& team, int& threads, const std::string& backe
 
 // Runs body(dir) on this rank; `dir` gets the run directory as soon as it is known. An error on
 // any rank is printed with the rank and ends the whole job (MPI_Abort), so no rank waits for it
-// forever; rank 0 adds, where a run directory was made, how to resume it with `command`
-// ("search", "evolve"): checkpoints are atomic, so the directory holds the last one.
-void run_as_rank(mpi::MpiTeam& team, std::string_view command, const std::function<void(std::string& dir)>& body);
-
-// How the user continues a run made under a launcher: with any rank count.
-std::string mpi_resume_command(std::string_view command, const std::string& dir);
+// forever; rank 0 adds, where a run directory of `kind` was made, how to resume it
+// (mpi_resume_command): checkpoints are atomic, so the directory holds the last one.
+void run_as_rank(mpi::MpiTeam& team, RunKind kind, const std::function<void(std::string& dir)>& body);
 
 }  // namespace ef::app

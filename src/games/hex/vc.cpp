@@ -65,8 +65,10 @@ VcGraph::VcGraph(const Board& b, int colour, VcOptions options) : empty_(b.empty
         if (x == z || list(full_, x, z).empty()) continue;
         for (int y = x + 1; y < nodes_; ++y) {
           if (y == z || list(full_, z, y).empty()) continue;
-          // Copies: adding to (x, y) may reallocate other lists.
-          const std::vector<Cells> xz = list(full_, x, z), zy = list(full_, z, y);
+          // References: the adds below change only the lists of (x, y), never (x, z) or (z, y)
+          // (z is neither x nor y), and every pair's list is a vector of its own.
+          const std::vector<Cells>& xz = list(full_, x, z);
+          const std::vector<Cells>& zy = list(full_, z, y);
           for (const Cells& a : xz)
             for (const Cells& c : zy) {
               if ((a & c).any() || (a & cells_[y]).any() || (c & cells_[x]).any()) continue;
