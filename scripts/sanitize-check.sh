@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The hardening check (CI runs it after the test suite): a clang build with AddressSanitizer and
 # UndefinedBehaviorSanitizer (no recovery) of the whole test suite and of the libFuzzer targets
-# in tests/fuzz/, then the suite under the sanitizers, then every fuzz target for a bounded time
+# in tests/fuzz/, then the suite under the sanitizers, the split endgame solver's threads under
+# ThreadSanitizer (tests/threads/), then every fuzz target for a bounded time
 # from its seed corpus (tests/fuzz/corpus/<target>/; new inputs go to a scratch directory, not
 # into the repository).
 #
@@ -38,6 +39,11 @@ ninja -C "$dir"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 if ((!fuzz_only)); then
   ctest --test-dir "$dir" --output-on-failure -j"$(nproc)"
+  # The threads of one split endgame solve under ThreadSanitizer: the solver is header-only, so
+  # this one file is built alone (tests/threads/solve_parallel_tsan.cpp says what it checks).
+  clang++ -std=c++20 -O1 -g -fsanitize=thread -I src tests/threads/solve_parallel_tsan.cpp \
+    -o "$dir/solve_parallel_tsan"
+  TSAN_OPTIONS=halt_on_error=1 "$dir/solve_parallel_tsan"
 fi
 [[ -n $targets ]] || targets=$(cd "$dir/tests/fuzz" && ls fuzz_* | grep -v '\.' | sort)
 status=0

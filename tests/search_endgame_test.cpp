@@ -13,6 +13,7 @@
 #include "games/othello/endgame.hpp"
 #include "games/othello/game.hpp"
 #include "games/othello/shape.hpp"
+#include "games/othello/solve_parallel.hpp"
 #include "games/othello/squares.hpp"
 #include "games/othello/swh.hpp"
 #include "games/othello/tree_search.hpp"
@@ -403,4 +404,129 @@ TEST(EndgameOrdering, BuiltinNetworkIsReproducible) {
   EXPECT_EQ(test::file_bytes(out / "edax.efnet"),
             test::file_bytes(std::filesystem::path(EF_SOURCE_DIR) / "networks/ordering/edax.efnet"));
   EXPECT_EQ(test::file_bytes(out / "edax.toml"), test::file_bytes(builtin_ordering_file()));
+}
+
+// ---- One position on several threads (solve_parallel.hpp) -------------------------------------
+
+// Random positions of 12-24 empties: the score and the move (the lowest square of best score)
+// are the same on 1 and 2 threads, and up to 18 empties on 3 and 5 (more threads than this
+// machine's cores, which interleaves them more); with the ordering network, and where it is
+// quick without it (up to 18 empties) and with a 256-entry table (up to 20; the threads
+// overwrite each other's entries all the time); and equal to the one-thread solver without a
+// table and without ordering up to 16. Also the caller's windows (up to 20 empties): exact
+// inside, the right bound outside.
+TEST(EndgameParallel, ScoresAndMovesDoNotDependOnThreadsOrderingOrTable) {
+  ASSERT_TRUE(std::filesystem::exists(builtin_ordering_file())) << builtin_ordering_file();
+  const play::OthelloAgent builtin = play::load_agent(builtin_ordering_file().string());
+  const cpu::SolverOrdering order(builtin.ntuple_evaluator());
+  std::vector<search::endgame::HashEntry> big(std::size_t{1} << 20), tiny(std::size_t{1} << 8);
+  search::endgame::HashTable big_table{big.data(), big.size() - 1, 0};
+  search::endgame::HashTable tiny_table{tiny.data(), tiny.size() - 1, 0};
+  Rng rng(47, Purpose::kGame, 12);
+  int solved = 0;
+  for (int empties = 12; empties <= 24; empties += 2) {
+    for (int i = 0; i < (empties <= 18 ? 3 : 1); ++i) {
+      u64 P, O;
+      if (!random_endgame(rng, empties, P, O)) continue;
+      const search::SolveResult ref = search::solve_endgame(P, O, -64, 64, &big_table, &order);
+      if (empties <= 16) {
+        const search::SolveResult plain = search::solve_endgame(P, O);  // no table, no ordering
+        EXPECT_EQ(plain.score, ref.score) << empties << " empties, position " << i;
+        EXPECT_EQ(plain.best_move, ref.best_move) << empties << " empties, position " << i;
+      }
+      for (const int threads : {2, 3, 5}) {
+        if (threads != 2 && empties > 18) continue;
+        search::ParallelSolve<cpu::SolverOrdering> ordered(threads, &big_table, &order);
+        search::ParallelSolve<cpu::SolverOrdering> unordered(threads, &big_table, nullptr);
+        search::ParallelSolve<cpu::SolverOrdering> crowded(threads, &tiny_table, &order);
+        std::vector<search::SolveResult> results = {ordered.solve(P, O)};
+        if (empties <= 18) results.push_back(unordered.solve(P, O));  // slow above (no network)
+        if (empties <= 20) results.push_back(crowded.solve(P, O));    // slow above (a table of 256)
+        for (const search::SolveResult& r : results) {
+          EXPECT_EQ(r.score, ref.score) << empties << " empties, position " << i << ", " << threads << " threads";
+          EXPECT_EQ(r.best_move, ref.best_move)
+              << empties << " empties, position " << i << ", " << threads << " threads";
+          EXPECT_GT(r.nodes, 0u);
+        }
+        // Windows of the caller's: inside, exact; above the score, an upper bound (fails low);
+        // below it, a lower bound (fails high).
+        if (empties > 20) continue;
+        const int s = ref.score;
+        EXPECT_EQ(ordered.solve(P, O, s - 3, s + 3).score, s);
+        const int low = ordered.solve(P, O, s + 1, s + 9).score;
+        EXPECT_GE(low, s);
+        EXPECT_LE(low, s + 1);
+        const int high = ordered.solve(P, O, s - 9, s - 1).score;
+        EXPECT_LE(high, s);
+        EXPECT_GE(high, s - 1);
+      }
+      ++solved;
+    }
+  }
+  EXPECT_GE(solved, 15);
+}
+
+// The FFO positions the tests solve quickly, on 2 and 4 threads: the file's scores, and a move
+// the file lists with that score.
+TEST(EndgameParallel, FforumPositionsExactOnSeveralThreads) {
+  const std::filesystem::path file = std::filesystem::path(EF_SHARED_DATA_DIR) / "othello/fforum-20-39.obf";
+  if (!std::filesystem::exists(file)) GTEST_SKIP() << file << " not found";
+  const play::OthelloAgent builtin = play::load_agent(builtin_ordering_file().string());
+  const cpu::SolverOrdering order(builtin.ntuple_evaluator());
+  std::vector<search::endgame::HashEntry> entries(std::size_t{1} << 20);
+  search::endgame::HashTable table{entries.data(), entries.size() - 1, 0};
+  const std::set<int> quick = {21, 22, 23, 24, 25, 27, 29, 30, 31};
+  for (const data::ObfPosition& pos : data::read_obf(file)) {
+    const int number = static_cast<int>(pos.line) + 19;
+    if (!quick.count(number)) continue;
+    const othello::Board b = othello::Board::from_colors(pos.black, pos.white, pos.side);
+    const search::SolveResult one = search::solve_endgame(b.player, b.opponent, -64, 64, &table, &order);
+    for (const int threads : {2, 4}) {
+      search::ParallelSolve<cpu::SolverOrdering> split(threads, &table, &order);
+      const search::SolveResult r = split.solve(b.player, b.opponent);
+      EXPECT_EQ(r.score, pos.best_score()) << "FFO #" << number << ", " << threads << " threads";
+      EXPECT_EQ(r.best_move, one.best_move) << "FFO #" << number << ", " << threads << " threads";
+      bool listed = false;
+      for (const auto& [square, score] : pos.move_scores) listed |= square == r.best_move && score == r.score;
+      EXPECT_TRUE(listed) << "FFO #" << number << ": " << square_name(r.best_move);
+    }
+  }
+}
+
+// A wipe-out at the root: every winning move ties at +64, and the split search must still
+// return the lowest square among them, like the one-thread search
+// (Endgame.WipeoutTiesGoToTheLowestSquare), whichever thread finishes first. Positions where
+// several moves share the best score, found among random ones.
+TEST(EndgameParallel, TiesAtTheRootGoToTheLowestSquare) {
+  std::vector<search::endgame::HashEntry> entries(std::size_t{1} << 16);
+  search::endgame::HashTable table{entries.data(), entries.size() - 1, 0};
+  Rng rng(53, Purpose::kGame, 3);
+  int ties = 0;
+  for (int i = 0; i < 200 && ties < 6; ++i) {
+    u64 P, O;
+    if (!random_endgame(rng, 13, P, O)) continue;
+    // Moves of best score, by the one-thread solver on each child.
+    int best = -65, tied = 0;
+    for (u64 m = othello::legal_moves(P, O); m; m &= m - 1) {
+      const int sq = ctz64(m);
+      const u64 f = othello::flips(P, O, sq);
+      const int v = -search::solve_endgame(O & ~f, P | f | (u64{1} << sq), -64, 64, &table).score;
+      if (v > best) {
+        best = v;
+        tied = 1;
+      } else if (v == best) {
+        ++tied;
+      }
+    }
+    if (tied < 2) continue;
+    ++ties;
+    const search::SolveResult one = search::solve_endgame(P, O, -64, 64, &table);
+    for (int run = 0; run < 4; ++run) {
+      search::ParallelSolve<> split(3, &table, nullptr);
+      const search::SolveResult r = split.solve(P, O);
+      EXPECT_EQ(r.score, one.score) << "position " << i;
+      EXPECT_EQ(r.best_move, one.best_move) << "position " << i << ", run " << run;
+    }
+  }
+  EXPECT_GE(ties, 6);
 }

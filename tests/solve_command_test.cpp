@@ -1,5 +1,6 @@
 // `evalforge solve` end to end: scores checked against the file, identical output for any
-// thread count, skipped positions, mismatches and bad files reported with a non-zero exit.
+// thread count, threads splitting one position, skipped positions, mismatches and bad files reported with a non-zero
+// exit.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -126,9 +127,54 @@ TEST_F(SolveCommand, TablesBeyondTheMemoryLimitAreRefused) {
   const auto [status, out] = test::run_command(fmt::format(
       "EF_MEMORY_LIMIT_MB=50 '{}' solve '{}' --table-bits 22 --threads 2 2>&1", EF_EVALFORGE_BIN, file.string()));
   EXPECT_EQ(status, 2) << out;
-  EXPECT_NE(out.find("solve: needs about 201 MB of memory (transposition tables (2 threads x 101 MB)"),
+  EXPECT_NE(out.find("solve: needs about 201 MB of memory (transposition tables (2 positions at a time x 101 MB)"),
             std::string::npos)
       << out;
+}
+
+// Threads split one position's search (--threads-per-position, or by default when there are
+// fewer positions than threads): the file's scores and the same moves as one thread a
+// position; the summary says how the threads were used. Splitting without a table, or over
+// more threads than --threads, is refused naming the flags.
+TEST_F(SolveCommand, ThreadsSplitOnePosition) {
+  const fs::path one = write("one.obf", random_positions(1, 16, 1));
+  const fs::path four = write("four.obf", random_positions(4, 14, 3));
+  const std::string bin = EF_EVALFORGE_BIN;
+  const auto [s1, split] = test::run_command(fmt::format("'{}' solve '{}' --threads 2 2>&1", bin, one.string()));
+  ASSERT_EQ(s1, 0) << split;
+  EXPECT_NE(split.find("wall on 2 threads (2 a position)"), std::string::npos) << split;
+  EXPECT_EQ(split.find("BAD"), std::string::npos) << split;
+  // Four positions, 2 threads each: every line but the node counts as with one thread each.
+  const auto columns = [](const std::string& out) {  // each line up to its node count
+    std::string kept;
+    for (std::size_t at = 0; at < out.size();) {
+      const std::size_t end = out.find('\n', at);
+      const std::string line = out.substr(at, end - at);
+      kept += line.substr(0, line.rfind(' ')) + "\n";
+      at = end == std::string::npos ? out.size() : end + 1;
+    }
+    return kept.substr(0, kept.find("solved"));
+  };
+  const auto [s2, one_each] =
+      test::run_command(fmt::format("'{}' solve '{}' --threads 1 --no-timing 2>&1", bin, four.string()));
+  ASSERT_EQ(s2, 0) << one_each;
+  const auto [s3, two_each] = test::run_command(
+      fmt::format("'{}' solve '{}' --threads 2 --threads-per-position 2 --no-timing 2>&1", bin, four.string()));
+  ASSERT_EQ(s3, 0) << two_each;
+  EXPECT_EQ(columns(two_each), columns(one_each));
+  EXPECT_NE(two_each.find("solved 4 of 4 positions"), std::string::npos) << two_each;
+  EXPECT_EQ(two_each.find("BAD"), std::string::npos) << two_each;
+  const auto [s4, no_table] =
+      test::run_command(fmt::format("'{}' solve '{}' --threads-per-position 2 --table-bits 0 2>&1", bin, one.string()));
+  EXPECT_EQ(s4, 2) << no_table;
+  EXPECT_NE(no_table.find("--threads-per-position 2: threads splitting one position share its transposition "
+                          "table; --table-bits 0 leaves none"),
+            std::string::npos)
+      << no_table;
+  const auto [s5, too_many] =
+      test::run_command(fmt::format("'{}' solve '{}' --threads 2 --threads-per-position 3 2>&1", bin, one.string()));
+  EXPECT_EQ(s5, 2) << too_many;
+  EXPECT_NE(too_many.find("--threads-per-position 3 is more than --threads 2"), std::string::npos) << too_many;
 }
 
 TEST_F(SolveCommand, SkipsPositionsBeyondTheEmptiesLimit) {

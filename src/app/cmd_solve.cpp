@@ -1,11 +1,15 @@
 // evalforge solve FILE.obf: the exact score and a best move of every position of an obf file,
 // with nodes, time and nodes/s, checked against the scores the file lists.
 //
-// Positions are solved in parallel, one position per thread at a time, and printed in file
-// order once all are done: scores, moves and node counts are the same for any thread count;
-// only the time columns vary (--no-timing leaves them out, making the output byte-identical).
-// Time is given as wall seconds and as the solving thread's CPU seconds, and rates per CPU
-// second: on a loaded machine the wall-clock rate understates the solver's speed.
+// --threads T threads in all, used two ways: positions side by side (each solved by its own
+// thread, perfect scaling), and the threads of one position's search split between them
+// (solve_parallel.hpp, YBWC) -- --threads-per-position K. By default positions go side by side
+// first and the threads left over split them: 1 position on 8 threads gets all 8, 20 positions
+// on 8 threads get one each. Results are printed in file order once all are done. Scores and
+// moves never depend on T or K; node counts do not depend on T while K = 1 (--no-timing then
+// leaves only columns that are byte-identical for any T), but vary from run to run with K > 1.
+// Time is given as wall seconds and as CPU seconds (the solving threads', summed), and rates
+// per CPU second: on a loaded machine the wall-clock rate understates the solver's speed.
 //
 // Move ordering uses an n-tuple network (--ordering): by default the built-in one in
 // networks/ordering/ (docs/search.md; scripts/make-ordering-network.sh rebuilds it), any agent
@@ -32,6 +36,7 @@
 #include "data/games.hpp"
 #include "games/othello/agent_file.hpp"
 #include "games/othello/endgame.hpp"
+#include "games/othello/solve_parallel.hpp"
 #include "games/othello/squares.hpp"
 
 namespace ef::app {
@@ -41,6 +46,7 @@ namespace {
 struct SolveArgs {
   std::string file;
   int threads = 0;
+  int threads_per_position = 0;  // 0: auto
   int empties_limit = 30;
   int table_bits = 20;
   std::string ordering = "auto";
@@ -109,11 +115,28 @@ void run_solve(const SolveArgs& args) {
   const cpu::SolverOrdering* order = ordering->order ? &*ordering->order : nullptr;
   std::vector<Solved> solved(positions.size());
   std::atomic<std::size_t> next{0};
-  // Each thread owns a transposition table; every solve starts it afresh (a new stamp), so a
-  // position's node count does not depend on which thread solved it or what it solved before.
+  // Threads: `groups` side by side, each of `per_position` threads solving one position at a time.
+  const int threads = resolve_threads(args.threads);
+  int per_position = args.threads_per_position;
+  if (per_position == 0) {
+    per_position = args.table_bits == 0 ? 1 : threads / std::min<int>(threads, static_cast<int>(positions.size()));
+  } else if (per_position > 1 && args.table_bits == 0) {
+    fail(
+        "--threads-per-position {}: threads splitting one position share its transposition table; "
+        "--table-bits 0 leaves none (give --table-bits > 0, or --threads-per-position 1)",
+        per_position);
+  }
+  if (per_position > threads)
+    fail("--threads-per-position {} is more than --threads {} ({} cores here when --threads is 0)", per_position,
+         threads, resolve_threads(0));
+  const int groups = std::min<int>(threads / per_position, static_cast<int>(positions.size()));
+  // Each group owns a transposition table; every solve starts it afresh (a new stamp), so with
+  // one thread a position the node count does not depend on which group solved it or what it
+  // solved before.
   const auto worker = [&] {
     std::vector<search::endgame::HashEntry> entries(args.table_bits ? std::size_t{1} << args.table_bits : 0);
     search::endgame::HashTable table{entries.data(), entries.empty() ? 0 : entries.size() - 1, 0};
+    search::ParallelSolve<cpu::SolverOrdering> split(per_position, &table, order);
     for (std::size_t i; (i = next.fetch_add(1)) < positions.size();) {
       const data::ObfPosition& pos = positions[i];
       const othello::Board board = othello::Board::from_colors(pos.black, pos.white, pos.side);
@@ -122,24 +145,27 @@ void run_solve(const SolveArgs& args) {
       if (out.empties > args.empties_limit) continue;
       const auto t0 = std::chrono::steady_clock::now();
       const double c0 = thread_cpu_seconds();
-      out.result =
-          search::solve_endgame(board.player, board.opponent, -64, 64, entries.empty() ? nullptr : &table, order);
-      out.cpu_seconds = thread_cpu_seconds() - c0;
+      if (per_position > 1) {
+        out.result = split.solve(board.player, board.opponent);
+        out.cpu_seconds = thread_cpu_seconds() - c0 + split.helper_cpu_seconds();
+      } else {
+        out.result =
+            search::solve_endgame(board.player, board.opponent, -64, 64, entries.empty() ? nullptr : &table, order);
+        out.cpu_seconds = thread_cpu_seconds() - c0;
+      }
       out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       out.skipped = false;
     }
   };
-  const std::size_t threads =
-      std::min<std::size_t>(static_cast<std::size_t>(resolve_threads(args.threads)), positions.size());
-  // One table per thread: --table-bits 30 on 16 threads would be 412 GB.
+  // One table per group: --table-bits 30 on 16 groups would be 412 GB.
   const double table_bytes =
       args.table_bits ? std::ldexp(1.0, args.table_bits) * sizeof(search::endgame::HashEntry) : 0;
   check_memory("solve",
-               {{fmt::format("transposition tables ({} threads x {})", threads, format_bytes(table_bytes)),
-                 static_cast<double>(threads) * table_bytes}},
-               "a smaller --table-bits or fewer --threads");
+               {{fmt::format("transposition tables ({} positions at a time x {})", groups, format_bytes(table_bytes)),
+                 static_cast<double>(groups) * table_bytes}},
+               "a smaller --table-bits, or fewer --threads or more --threads-per-position");
   const auto t0 = std::chrono::steady_clock::now();
-  run_parallel(static_cast<int>(threads), worker);
+  run_parallel(groups, worker);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   if (args.no_timing)
@@ -188,9 +214,9 @@ void run_solve(const SolveArgs& args) {
   if (!args.no_timing)
     fmt::print(
         ", {:.3f} s CPU solving ({:.0f} nodes/s per CPU second), {:.3f} s solving wall ({:.0f} nodes/s), "
-        "{:.3f} s wall on {} threads",
+        "{:.3f} s wall on {} threads ({} a position)",
         cpu_seconds, per_second(static_cast<double>(nodes), cpu_seconds), solve_seconds,
-        per_second(static_cast<double>(nodes), solve_seconds), wall, threads);
+        per_second(static_cast<double>(nodes), solve_seconds), wall, groups * per_position, per_position);
   fmt::print("\n");
   if (mismatches)
     fail("{}: {} of {} solved positions disagree with the scores the file lists", args.file, mismatches, done);
@@ -207,7 +233,13 @@ void register_solve(CLI::App& app) {
                   "data fetch)")
       ->required();
   cmd->add_option("--threads", args->threads,
-                  "Positions solved in parallel (0: all cores); results do not depend on it")
+                  "Threads in all (0: all cores): positions side by side, the rest splitting each position's "
+                  "search (--threads-per-position). Scores and moves do not depend on it")
+      ->check(CLI::Range(0, 4096))
+      ->capture_default_str();
+  cmd->add_option("--threads-per-position", args->threads_per_position,
+                  "Threads that split one position's search (0: auto, --threads / the number of positions, at "
+                  "least 1). Above 1, node counts vary from run to run; scores and moves do not")
       ->check(CLI::Range(0, 4096))
       ->capture_default_str();
   cmd->add_option("--empties-limit", args->empties_limit,
@@ -215,7 +247,8 @@ void register_solve(CLI::App& app) {
       ->check(CLI::Range(0, 60))
       ->capture_default_str();
   cmd->add_option("--table-bits", args->table_bits,
-                  "Transposition table of 2^B entries (24 bytes each) per thread; 0: none. Node counts depend on it")
+                  "Transposition table of 2^B entries (24 bytes each) per position solved at a time; 0: none. Node "
+                  "counts depend on it")
       ->check(CLI::Range(0, 30))
       ->capture_default_str();
   cmd->add_option("--ordering", args->ordering,
@@ -223,7 +256,7 @@ void register_solve(CLI::App& app) {
                   "with an n-tuple network. Scores and moves do not depend on it, nodes do")
       ->capture_default_str();
   cmd->add_flag("--no-timing", args->no_timing,
-                "Leave out the time columns (output then identical for any thread count)");
+                "Leave out the time columns (output then identical for any --threads, with --threads-per-position 1)");
   cmd->callback([args] { run_solve(*args); });
 }
 

@@ -37,6 +37,8 @@
 // Parity: with an odd number of empties in a region the side that moves there first can
 // usually also move there last, which is worth more than the move ordering costs this deep.
 //
+// One solve on several threads: solve_parallel.hpp (host only), over the pieces below.
+//
 // Determinism: the score and the chosen move are exact, so they cannot depend on anything
 // else. The chosen move follows alphabeta.hpp's rule: the lowest square among the moves of
 // best score (a lower square that ties is searched with a window one wider). Node counts depend
@@ -79,14 +81,42 @@ constexpr u64 kRank1 = 0x00000000000000FFull, kRank8 = 0xFF00000000000000ull;
 
 // ---- Transposition table ---------------------------------------------------------------------
 // One entry: a position (side to move first), bounds lower <= score <= upper, the best move
-// found. 24 bytes; entries with another stamp belong to earlier solves and count as empty.
+// found. Three words: the data word packs stamp, bounds, move and empties; the key is stored as
+// P ^ data beside O, so an entry whose words come from two different writes (threads sharing a
+// table, solve_parallel.hpp) fails the key check and reads as empty instead of lending one
+// position another's bounds (the "lockless" scheme of chess engines). Entries with another stamp
+// belong to earlier solves and count as empty. All zero = empty.
 struct HashEntry {
-  u64 P = 0, O = 0;
-  u32 stamp = 0;
-  i8 lower = 0, upper = 0;
-  u8 move = 0;
-  u8 empties = 0;
+  u64 key = 0;  // P ^ data
+  u64 O = 0;
+  u64 data = 0;  // stamp << 32 | empties << 24 | move << 16 | (u8)upper << 8 | (u8)lower
 };
+static_assert(sizeof(HashEntry) == 24);
+
+// What find() returns: a copy (another thread may overwrite the slot at any time).
+struct HashHit {
+  bool found = false;
+  int lower = 0, upper = 0;
+  int move = -1;  // -1: none
+  int empties = 0;
+};
+
+// Word access: relaxed atomic on the host, where a table may be shared by threads (a plain mov
+// on x86; no fences), plain on the device, where each thread owns its table.
+EF_HD_INLINE u64 load_word(const u64& w) {
+#if defined(__CUDA_ARCH__)
+  return w;
+#else
+  return __atomic_load_n(&w, __ATOMIC_RELAXED);
+#endif
+}
+EF_HD_INLINE void store_word(u64& w, u64 v) {
+#if defined(__CUDA_ARCH__)
+  w = v;
+#else
+  __atomic_store_n(&w, v, __ATOMIC_RELAXED);
+#endif
+}
 
 // A view of caller-owned entries (a power of two of them, zero-initialised). Buckets of two:
 // the first slot keeps the entry with more empties (more work saved), the second the latest.
@@ -100,26 +130,43 @@ struct HashTable {
     h ^= h >> 31;
     return h & mask & ~u64{1};
   }
-  EF_HD_INLINE const HashEntry* find(u64 P, u64 O) const {
+  // The slot's position if it holds one of this solve, else found == false.
+  EF_HD_INLINE bool read(const HashEntry& e, u64& P, u64& O, u64& data) const {
+    const u64 key = load_word(e.key);
+    O = load_word(e.O);
+    data = load_word(e.data);
+    P = key ^ data;
+    return data != 0 && static_cast<u32>(data >> 32) == stamp;
+  }
+  EF_HD_INLINE HashHit find(u64 P, u64 O) const {
     const u64 b = bucket(P, O);
     for (u64 i = b; i <= b + 1; ++i) {
-      const HashEntry& e = entries[i];
-      if (e.stamp == stamp && e.P == P && e.O == O) return &e;
+      u64 p, o, data;
+      if (read(entries[i], p, o, data) && p == P && o == O) {
+        HashHit hit;
+        hit.found = true;
+        hit.lower = static_cast<i8>(data & 0xFF);
+        hit.upper = static_cast<i8>(data >> 8 & 0xFF);
+        const int move = static_cast<int>(data >> 16 & 0xFF);
+        hit.move = move == 255 ? -1 : move;
+        hit.empties = static_cast<int>(data >> 24 & 0xFF);
+        return hit;
+      }
     }
-    return nullptr;
+    return HashHit{};
   }
   EF_HD_INLINE void store(u64 P, u64 O, int empties, int lower, int upper, int move) {
     const u64 b = bucket(P, O);
-    const HashEntry& deep = entries[b];
-    const bool into_deep = deep.stamp != stamp || (deep.P == P && deep.O == O) || deep.empties <= empties;
-    HashEntry* slot = &entries[into_deep ? b : b + 1];
-    slot->P = P;
-    slot->O = O;
-    slot->stamp = stamp;
-    slot->lower = static_cast<i8>(lower);
-    slot->upper = static_cast<i8>(upper);
-    slot->move = static_cast<u8>(move < 0 ? 255 : move);
-    slot->empties = static_cast<u8>(empties);
+    u64 dp, dO, ddata;
+    const bool deep_live = read(entries[b], dp, dO, ddata);
+    const bool into_deep = !deep_live || (dp == P && dO == O) || static_cast<int>(ddata >> 24 & 0xFF) <= empties;
+    HashEntry& slot = entries[into_deep ? b : b + 1];
+    const u64 data = u64{stamp} << 32 | u64{static_cast<u8>(empties)} << 24 |
+                     u64{static_cast<u8>(move < 0 ? 255 : move)} << 16 | u64{static_cast<u8>(upper)} << 8 |
+                     u64{static_cast<u8>(lower)};
+    store_word(slot.key, P ^ data);
+    store_word(slot.O, O);
+    store_word(slot.data, data);
   }
   // A new solve: earlier entries stop counting. (After 2^32 solves the stamp would come round
   // to old entries: clear them then.)
@@ -388,11 +435,10 @@ EF_HD_INLINE bool order_rest(Frame<kMaxEmpties>& f, u64 moves, bool etc, const H
     const u64 flipped = othello::flips(P, O, sq);
     const u64 cp = O & ~flipped, co = P | flipped | (u64{1} << sq);
     if (etc) {
-      if (const HashEntry* child = table->find(cp, co)) {
-        if (-child->upper >= f.beta) {
-          cut = -child->upper;
-          return false;
-        }
+      const HashHit child = table->find(cp, co);
+      if (child.found && -child.upper >= f.beta) {
+        cut = -child.upper;
+        return false;
       }
     }
     const u64 replies = othello::legal_moves(cp, co);
@@ -451,10 +497,10 @@ EF_HD_INLINE bool enter(Frame<kMaxEmpties>& f, u64 P, u64 O, int alpha, int beta
   }
   int table_move = -1;
   if (table && empties >= kHashEmpties) {
-    if (const HashEntry* e = table->find(P, O)) {
-      table_move = e->move == 255 ? -1 : e->move;
+    if (const HashHit e = table->find(P, O); e.found) {
+      table_move = e.move;
       if (!root) {
-        const int lower = e->lower, upper = e->upper;
+        const int lower = e.lower, upper = e.upper;
         if (lower >= beta || upper <= alpha || lower == upper) {
           const int v = lower >= beta ? lower : upper;
           leaf_value = f.passed ? -v : v;
@@ -506,11 +552,10 @@ EF_HD_INLINE bool enter(Frame<kMaxEmpties>& f, u64 P, u64 O, int alpha, int beta
       for (u64 m = f.rest; m; m &= m - 1) {
         const int sq = ctz64(m);
         const u64 flipped = othello::flips(P, O, sq);
-        if (const HashEntry* child = table->find(O & ~flipped, P | flipped | (u64{1} << sq))) {
-          if (-child->upper >= beta) {
-            leaf_value = f.passed ? child->upper : -child->upper;
-            return false;
-          }
+        const HashHit child = table->find(O & ~flipped, P | flipped | (u64{1} << sq));
+        if (child.found && -child.upper >= beta) {
+          leaf_value = f.passed ? child.upper : -child.upper;
+          return false;
         }
       }
     }
@@ -589,14 +634,18 @@ namespace endgame {
 
 // One pass of the solver over (P, O) (empties > kSmallEmpties, window already widened): exact
 // when horizon == 0, else an ordering pass whose nodes at `horizon` empties or fewer take the
-// evaluation's value and which leaves only move hints in the table.
+// evaluation's value and which leaves only move hints in the table. `root`: (P, O) is the
+// position whose move is reported (no table or stability cut-offs there, ties to the lowest
+// square); false for a subtree of a bigger search (solve_parallel.hpp), which only needs the
+// fail-soft value.
 template <int kMaxEmpties, class Order>
-EF_HD SolveResult solve_pass(u64 P, u64 O, int alpha, int beta, HashTable* table, const Order* order, int horizon) {
+EF_HD SolveResult solve_pass(u64 P, u64 O, int alpha, int beta, HashTable* table, const Order* order, int horizon,
+                             bool root = true) {
   SolveResult result;
   result.nodes = 1;
   Frame<kMaxEmpties> stack[kMaxEmpties - endgame::kSmallEmpties];  // one frame per ply above solve_small
   int value = 0;
-  if (!endgame::enter(stack[0], P, O, alpha, beta, true, table, order, horizon, result.nodes, value)) {
+  if (!endgame::enter(stack[0], P, O, alpha, beta, root, table, order, horizon, result.nodes, value)) {
     result.score = value;
     return result;
   }
@@ -604,7 +653,7 @@ EF_HD SolveResult solve_pass(u64 P, u64 O, int alpha, int beta, HashTable* table
   bool child_returned = false;
   for (;;) {
     Frame<kMaxEmpties>& f = stack[sp];
-    const bool at_root_choice = sp == 0 && !f.passed;
+    const bool at_root_choice = root && sp == 0 && !f.passed;
     if (child_returned) {
       child_returned = false;
       const int v = -value;
@@ -688,45 +737,40 @@ EF_HD SolveResult solve_pass(u64 P, u64 O, int alpha, int beta, HashTable* table
 
 }  // namespace endgame
 
-// Solves (P to move, O) within the window (alpha, beta); the default window gives the exact
-// score. `table` (may be null) speeds up positions of ~15 empties and more; it is advanced to a
-// new stamp, so entries of earlier solves are ignored. `order` (may be null; its passes need
-// the table) is the ordering evaluation: the score and the best move do not depend on it, only
-// the node count does. kMaxEmpties bounds the empties the stack is sized for (64: any board,
-// even the unreachable ones an obf file may hold; a device caller picks less to save local
-// memory); a position with more empties than that is not searched (score 0, best_move
-// kNoMove, nodes 0).
-template <int kMaxEmpties = 64, class Order = endgame::NoOrdering>
-requires endgame::OrderingEvaluator<Order> EF_HD SolveResult solve_endgame(u64 P, u64 O, int alpha = -64, int beta = 64,
-                                                                           endgame::HashTable* table = nullptr,
-                                                                           const Order* order = nullptr) {
+namespace endgame {
+
+// The passes of one solve, as solve_endgame runs them: one thread, solve_pass.
+template <int kMaxEmpties, class Order>
+struct SerialPasses {
+  HashTable* table;
+  const Order* order;
+  EF_HD SolveResult operator()(u64 P, u64 O, int alpha, int beta, int horizon) const {
+    return solve_pass<kMaxEmpties>(P, O, alpha, beta, table, order, horizon);
+  }
+};
+
+// What solve_endgame does above kSmallEmpties, whoever runs the passes (`run_pass(P, O, alpha,
+// beta, horizon)`: SerialPasses here, the threads of solve_parallel.hpp there): ordering passes
+// when `with_passes`, then the exact pass in an aspiration window around their score, searched
+// again on the side it fails. The window is already widened; the table already advanced.
+template <class RunPass>
+EF_HD SolveResult drive_passes(u64 P, u64 O, int alpha, int beta, bool with_passes, const RunPass& run_pass) {
   const int empties = 64 - popcount64(P | O);
-  if (empties > kMaxEmpties) return SolveResult{};
-  // A window bound at +-64 is widened to +-65: scores cannot pass 64, but with beta = 64 a first
-  // move worth 64 would cut off the root, and the lowest-square rule needs its ties looked at.
-  if (beta >= 64) beta = endgame::kScoreLimit;
-  if (alpha <= -64) alpha = -endgame::kScoreLimit;
-  if (empties <= endgame::kSmallEmpties) return endgame::solve_few(P, O, alpha, beta);
-  if (table) table->next_solve();
   u64 nodes = 0;
   int lo = alpha, hi = beta;  // the exact pass's first window
-  if constexpr (Order::kEnabled) {
-    if (order && table && empties >= endgame::kPassEmpties) {
-      int estimate = 0;
-      for (int depth = endgame::kPassFirstDepth; empties - depth >= endgame::kPassMinHorizon;
-           depth += endgame::kPassStep) {
-        const SolveResult pass = endgame::solve_pass<kMaxEmpties>(P, O, -endgame::kScoreLimit, endgame::kScoreLimit,
-                                                                  table, order, empties - depth);
-        nodes += pass.nodes;
-        estimate = pass.score;
-      }
-      const int centre = estimate & ~1;  // rounded down to even
-      lo = centre - endgame::kAspirationWindow > alpha ? centre - endgame::kAspirationWindow : alpha;
-      hi = centre + endgame::kAspirationWindow < beta ? centre + endgame::kAspirationWindow : beta;
-      if (lo >= hi) {  // the estimate lies outside the caller's window
-        lo = alpha;
-        hi = beta;
-      }
+  if (with_passes && empties >= kPassEmpties) {
+    int estimate = 0;
+    for (int depth = kPassFirstDepth; empties - depth >= kPassMinHorizon; depth += kPassStep) {
+      const SolveResult pass = run_pass(P, O, -kScoreLimit, kScoreLimit, empties - depth);
+      nodes += pass.nodes;
+      estimate = pass.score;
+    }
+    const int centre = estimate & ~1;  // rounded down to even
+    lo = centre - kAspirationWindow > alpha ? centre - kAspirationWindow : alpha;
+    hi = centre + kAspirationWindow < beta ? centre + kAspirationWindow : beta;
+    if (lo >= hi) {  // the estimate lies outside the caller's window
+      lo = alpha;
+      hi = beta;
     }
   }
   // Fail-soft: a result <= lo is an upper bound on the score, one >= hi a lower bound. One
@@ -735,7 +779,7 @@ requires endgame::OrderingEvaluator<Order> EF_HD SolveResult solve_endgame(u64 P
   // the failed side by a proven bound and cannot fail on the other.
   SolveResult result;
   for (;;) {
-    result = endgame::solve_pass<kMaxEmpties>(P, O, lo, hi, table, order, 0);
+    result = run_pass(P, O, lo, hi, 0);
     nodes += result.nodes;
     if (result.score <= lo && result.score > alpha) {  // (lo > alpha then)
       hi = result.score + 1;
@@ -749,6 +793,32 @@ requires endgame::OrderingEvaluator<Order> EF_HD SolveResult solve_endgame(u64 P
   }
   result.nodes = nodes;
   return result;
+}
+
+}  // namespace endgame
+
+// Solves (P to move, O) within the window (alpha, beta); the default window gives the exact
+// score. `table` (may be null) speeds up positions of ~15 empties and more; it is advanced to a
+// new stamp, so entries of earlier solves are ignored. `order` (may be null; its passes need
+// the table) is the ordering evaluation: the score and the best move do not depend on it, only
+// the node count does. kMaxEmpties bounds the empties the stack is sized for (64: any board,
+// even the unreachable ones an obf file may hold; a device caller picks less to save local
+// memory); a position with more empties than that is not searched (score 0, best_move
+// kNoMove, nodes 0). One thread; solve_parallel.hpp splits one solve over several.
+template <int kMaxEmpties = 64, class Order = endgame::NoOrdering>
+requires endgame::OrderingEvaluator<Order> EF_HD SolveResult solve_endgame(u64 P, u64 O, int alpha = -64, int beta = 64,
+                                                                           endgame::HashTable* table = nullptr,
+                                                                           const Order* order = nullptr) {
+  const int empties = 64 - popcount64(P | O);
+  if (empties > kMaxEmpties) return SolveResult{};
+  // A window bound at +-64 is widened to +-65: scores cannot pass 64, but with beta = 64 a first
+  // move worth 64 would cut off the root, and the lowest-square rule needs its ties looked at.
+  if (beta >= 64) beta = endgame::kScoreLimit;
+  if (alpha <= -64) alpha = -endgame::kScoreLimit;
+  if (empties <= endgame::kSmallEmpties) return endgame::solve_few(P, O, alpha, beta);
+  if (table) table->next_solve();
+  return endgame::drive_passes(P, O, alpha, beta, Order::kEnabled && order && table,
+                               endgame::SerialPasses<kMaxEmpties, Order>{table, order});
 }
 
 }  // namespace ef::search
