@@ -168,6 +168,12 @@ struct HashTable {
     store_word(slot.O, O);
     store_word(slot.data, data);
   }
+  // Starts loading (P, O)'s bucket into the cache (host only; nothing on the device).
+  EF_HD_INLINE void prefetch(u64 P, u64 O) const {
+#if !defined(__CUDA_ARCH__)
+    __builtin_prefetch(&entries[bucket(P, O)]);
+#endif
+  }
   // A new solve: earlier entries stop counting. (After 2^32 solves the stamp would come round
   // to old entries: clear them then.)
   EF_HD_INLINE void next_solve() {
@@ -430,10 +436,23 @@ EF_HD_INLINE bool order_rest(Frame<kMaxEmpties>& f, u64 moves, bool etc, const H
   const u64 odd = odd_regions(~(P | O));
   const int first = f.count;
   int keys[kMaxEmpties];
-  for (; moves; moves &= moves - 1) {
-    const int sq = ctz64(moves);
+  // The children first, their table buckets fetched all at once: probing them one by one
+  // (cut-off probes here, their own probe when searched) waited for one cache miss after
+  // another, ~20% of the solver's time; fetched together, the misses overlap (-13% CPU time on
+  // FFO #20-#39, docs/search.md).
+  u64 child_p[kMaxEmpties], child_o[kMaxEmpties];
+  int n = 0;
+  for (u64 m = moves; m; m &= m - 1, ++n) {
+    const int sq = ctz64(m);
     const u64 flipped = othello::flips(P, O, sq);
-    const u64 cp = O & ~flipped, co = P | flipped | (u64{1} << sq);
+    child_p[n] = O & ~flipped;
+    child_o[n] = P | flipped | (u64{1} << sq);
+    if (table && empties - 1 >= kHashEmpties) table->prefetch(child_p[n], child_o[n]);
+  }
+  n = 0;
+  for (; moves; moves &= moves - 1, ++n) {
+    const int sq = ctz64(moves);
+    const u64 cp = child_p[n], co = child_o[n];
     if (etc) {
       const HashHit child = table->find(cp, co);
       if (child.found && -child.upper >= f.beta) {

@@ -254,7 +254,7 @@ class ParallelSolve {
     work_at(w, sp);
     idle_.fetch_add(1, std::memory_order_relaxed);
     for (;;) {
-      {
+      if (sp.helpers.load() == 0) {  // (checked again under the lock: a helper may be joining)
         std::lock_guard lock(list_mutex_);
         if (sp.helpers.load() == 0) {
           active_.erase(std::find(active_.begin(), active_.end(), &sp));
@@ -262,14 +262,7 @@ class ParallelSolve {
           break;
         }
       }
-      if (SplitPoint* other = find_work(&sp)) {
-        idle_.fetch_sub(1, std::memory_order_relaxed);
-        work_at(w, *other);
-        other->helpers.fetch_sub(1);
-        idle_.fetch_add(1, std::memory_order_relaxed);
-      } else {
-        std::this_thread::yield();
-      }
+      help_once(w, &sp);
     }
     idle_.fetch_sub(1, std::memory_order_relaxed);
     std::lock_guard lock(sp.m);
@@ -319,19 +312,24 @@ class ParallelSolve {
     return nullptr;
   }
 
+  // An idle thread's step: joins a split point with moves left (below `ancestor` when given),
+  // searches moves there until none are left, and leaves it; or yields when there is none.
+  void help_once(Worker& w, const SplitPoint* ancestor) {
+    SplitPoint* sp = find_work(ancestor);
+    if (!sp) {
+      std::this_thread::yield();
+      return;
+    }
+    idle_.fetch_sub(1, std::memory_order_relaxed);
+    work_at(w, *sp);
+    sp->helpers.fetch_sub(1);  // the last access: its owner may free it from here on
+    idle_.fetch_add(1, std::memory_order_relaxed);
+  }
+
   void helper_loop(Worker& w) {
     const double cpu0 = thread_cpu_seconds();
     idle_.fetch_add(1, std::memory_order_relaxed);
-    while (!done_.load(std::memory_order_relaxed)) {
-      if (SplitPoint* sp = find_work(nullptr)) {
-        idle_.fetch_sub(1, std::memory_order_relaxed);
-        work_at(w, *sp);
-        sp->helpers.fetch_sub(1);
-        idle_.fetch_add(1, std::memory_order_relaxed);
-      } else {
-        std::this_thread::yield();
-      }
-    }
+    while (!done_.load(std::memory_order_relaxed)) help_once(w, nullptr);
     idle_.fetch_sub(1, std::memory_order_relaxed);
     w.cpu_seconds = thread_cpu_seconds() - cpu0;
   }
