@@ -118,8 +118,13 @@ void run_solve(const SolveArgs& args) {
   // Threads: `groups` side by side, each of `per_position` threads solving one position at a time.
   const int threads = resolve_threads(args.threads);
   int per_position = args.threads_per_position;
+  // Positions the limit lets through: the ones the threads share out.
+  const int to_solve = std::max<int>(
+      1, static_cast<int>(std::count_if(positions.begin(), positions.end(), [&](const data::ObfPosition& p) {
+        return othello::Board::from_colors(p.black, p.white, p.side).empties() <= args.empties_limit;
+      })));
   if (per_position == 0) {
-    per_position = args.table_bits == 0 ? 1 : threads / std::min<int>(threads, static_cast<int>(positions.size()));
+    per_position = args.table_bits == 0 ? 1 : threads / std::min(threads, to_solve);
   } else if (per_position > 1 && args.table_bits == 0) {
     fail(
         "--threads-per-position {}: threads splitting one position share its transposition table; "
@@ -129,7 +134,7 @@ void run_solve(const SolveArgs& args) {
   if (per_position > threads)
     fail("--threads-per-position {} is more than --threads {} ({} cores here when --threads is 0)", per_position,
          threads, resolve_threads(0));
-  const int groups = std::min<int>(threads / per_position, static_cast<int>(positions.size()));
+  const int groups = std::min(threads / per_position, to_solve);
   // Each group owns a transposition table; every solve starts it afresh (a new stamp), so with
   // one thread a position the node count does not depend on which group solved it or what it
   // solved before.
@@ -238,8 +243,8 @@ void register_solve(CLI::App& app) {
       ->check(CLI::Range(0, 4096))
       ->capture_default_str();
   cmd->add_option("--threads-per-position", args->threads_per_position,
-                  "Threads that split one position's search (0: auto, --threads / the number of positions, at "
-                  "least 1). Above 1, node counts vary from run to run; scores and moves do not")
+                  "Threads that split one position's search (0: auto, --threads / the number of positions within "
+                  "--empties-limit, at least 1). Above 1, node counts vary from run to run; scores and moves do not")
       ->check(CLI::Range(0, 4096))
       ->capture_default_str();
   cmd->add_option("--empties-limit", args->empties_limit,

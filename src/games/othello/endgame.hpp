@@ -81,15 +81,17 @@ constexpr u64 kRank1 = 0x00000000000000FFull, kRank8 = 0xFF00000000000000ull;
 
 // ---- Transposition table ---------------------------------------------------------------------
 // One entry: a position (side to move first), bounds lower <= score <= upper, the best move
-// found. Three words: the data word packs stamp, bounds, move and empties; the key is stored as
-// P ^ data beside O, so an entry whose words come from two different writes (threads sharing a
-// table, solve_parallel.hpp) fails the key check and reads as empty instead of lending one
-// position another's bounds (the "lockless" scheme of chess engines). Entries with another stamp
+// found. Three words: the data word packs stamp, bounds, move and empties; the position is
+// stored as P ^ data and O ^ data, so an entry whose words come from two different writes
+// (threads sharing a table, solve_parallel.hpp) fails the key check and reads as empty instead
+// of lending one position another's bounds (the "lockless" scheme of chess engines). Both
+// words carry the data: with P alone, a read of one write's P and data and another's O (same
+// bucket, same P) would pass as the other position. Entries with another stamp
 // belong to earlier solves and count as empty. All zero = empty.
 struct HashEntry {
-  u64 key = 0;  // P ^ data
-  u64 O = 0;
-  u64 data = 0;  // stamp << 32 | empties << 24 | move << 16 | (u8)upper << 8 | (u8)lower
+  u64 key_p = 0;  // P ^ data
+  u64 key_o = 0;  // O ^ data
+  u64 data = 0;   // stamp << 32 | empties << 24 | move << 16 | (u8)upper << 8 | (u8)lower
 };
 static_assert(sizeof(HashEntry) == 24);
 
@@ -132,10 +134,10 @@ struct HashTable {
   }
   // The slot's position if it holds one of this solve, else found == false.
   EF_HD_INLINE bool read(const HashEntry& e, u64& P, u64& O, u64& data) const {
-    const u64 key = load_word(e.key);
-    O = load_word(e.O);
+    const u64 key_p = load_word(e.key_p), key_o = load_word(e.key_o);
     data = load_word(e.data);
-    P = key ^ data;
+    P = key_p ^ data;
+    O = key_o ^ data;
     return data != 0 && static_cast<u32>(data >> 32) == stamp;
   }
   EF_HD_INLINE HashHit find(u64 P, u64 O) const {
@@ -164,8 +166,8 @@ struct HashTable {
     const u64 data = u64{stamp} << 32 | u64{static_cast<u8>(empties)} << 24 |
                      u64{static_cast<u8>(move < 0 ? 255 : move)} << 16 | u64{static_cast<u8>(upper)} << 8 |
                      u64{static_cast<u8>(lower)};
-    store_word(slot.key, P ^ data);
-    store_word(slot.O, O);
+    store_word(slot.key_p, P ^ data);
+    store_word(slot.key_o, O ^ data);
     store_word(slot.data, data);
   }
   // Starts loading (P, O)'s bucket into the cache (host only; nothing on the device).

@@ -12,7 +12,8 @@
 // How: the top of the tree (nodes with kSplitEmpties empties or more) is searched by
 // ParallelSolve::node, recursively on each thread's own stack; below that, by endgame.hpp's
 // solve_pass (one thread, no split). A node that has searched its first move without a cut-off
-// and sees an idle thread publishes a SplitPoint holding its remaining moves; idle threads
+// and sees a thread that could join (a free helper, or the owner of a split point above it
+// waiting for its helpers) publishes a SplitPoint holding its remaining moves; idle threads
 // take moves from it one at a time (each searched with the split point's current window, null
 // window first as in the serial search, then a re-search), and merge the results under its
 // lock. The owner searches moves too, and when none are left it helps only at split points
@@ -61,18 +62,20 @@ class ParallelSolve {
     namespace eg = endgame;
     const int empties = 64 - popcount64(P | O);
     helper_cpu_seconds_ = 0;
+    root_visits_ = 0;
     if (threads_ == 1 || empties < split_empties_) return solve_endgame(P, O, alpha, beta, table_, order_);
     if (beta >= 64) beta = eg::kScoreLimit;
     if (alpha <= -64) alpha = -eg::kScoreLimit;
     table_->next_solve();
     workers_ = std::vector<Worker>(static_cast<std::size_t>(threads_));
     done_.store(false);
-    idle_.store(0);
+    free_.store(0);
+    open_count_.store(0);
     std::vector<std::thread> helpers;
     helpers.reserve(static_cast<std::size_t>(threads_ - 1));
-    for (int t = 1; t < threads_; ++t) helpers.emplace_back([this, t] { helper_loop(workers_[t]); });
     SolveResult result;
-    try {
+    try {  // (a thread that cannot be started throws too: the ones started are joined)
+      for (int t = 1; t < threads_; ++t) helpers.emplace_back([this, t] { helper_loop(workers_[t]); });
       result = eg::drive_passes(P, O, alpha, beta, Order::kEnabled && order_ != nullptr, RootPass{this});
     } catch (...) {
       done_.store(true);
@@ -87,7 +90,6 @@ class ParallelSolve {
       result.nodes += w.nodes;
       helper_cpu_seconds_ += w.cpu_seconds;
     }
-    root_visits_ = 0;
     return result;
   }
 
@@ -116,6 +118,7 @@ class ParallelSolve {
     std::atomic<int> next{0};  // written under m; read without it to look for work
     std::atomic<bool> cut{false};
     std::atomic<int> helpers{0};
+    std::atomic<bool> owner_waiting{false};  // its owner has no move left and waits for helpers
   };
 
   struct RootPass {
@@ -173,7 +176,7 @@ class ParallelSolve {
         }
       }
       if (f.next == f.count) break;
-      if (!first && idle_.load(std::memory_order_relaxed) > 0) {
+      if (!first && someone_can_help(within)) {
         split(w, f, horizon, root_choice, within);
         if (cut_above(within)) return 0;
         break;
@@ -249,22 +252,21 @@ class ParallelSolve {
     {
       std::lock_guard lock(list_mutex_);
       active_.push_back(&sp);
-      active_count_.fetch_add(1, std::memory_order_relaxed);
+      open_count_.fetch_add(1, std::memory_order_relaxed);  // (count >= 1)
     }
     work_at(w, sp);
-    idle_.fetch_add(1, std::memory_order_relaxed);
+    set_idle(&sp, true);
     for (;;) {
       if (sp.helpers.load() == 0) {  // (checked again under the lock: a helper may be joining)
         std::lock_guard lock(list_mutex_);
         if (sp.helpers.load() == 0) {
           active_.erase(std::find(active_.begin(), active_.end(), &sp));
-          active_count_.fetch_sub(1, std::memory_order_relaxed);
           break;
         }
       }
       help_once(w, &sp);
     }
-    idle_.fetch_sub(1, std::memory_order_relaxed);
+    set_idle(&sp, false);
     std::lock_guard lock(sp.m);
     f.best = sp.best;
     f.best_move = sp.best_move;
@@ -280,6 +282,7 @@ class ParallelSolve {
         const int i = sp.next.load(std::memory_order_relaxed);
         if (sp.cut.load(std::memory_order_relaxed) || i == sp.count) return;
         sp.next.store(i + 1, std::memory_order_relaxed);
+        if (i + 1 == sp.count) open_count_.fetch_sub(1, std::memory_order_relaxed);  // its last move
         sq = sp.moves[i];
         lo = (sp.root_choice && sp.best_move >= 0 && sq < sp.best_move) ? sp.alpha - 1 : sp.alpha;
         hi = sp.beta;
@@ -293,7 +296,11 @@ class ParallelSolve {
         sp.best = v;
         sp.best_move = sq;
         if (v > sp.alpha) sp.alpha = v;
-        if (sp.alpha >= sp.beta) sp.cut.store(true, std::memory_order_relaxed);
+        if (sp.alpha >= sp.beta) {
+          sp.cut.store(true, std::memory_order_relaxed);
+          if (sp.next.load(std::memory_order_relaxed) < sp.count)  // moves no one will take
+            open_count_.fetch_sub(1, std::memory_order_relaxed);
+        }
       }
     }
   }
@@ -301,7 +308,9 @@ class ParallelSolve {
   // A split point with moves left (below `ancestor` when given), joined: its helpers count
   // includes the caller, who leaves it with helpers.fetch_sub(1) when done.
   SplitPoint* find_work(const SplitPoint* ancestor) {
-    if (active_count_.load(std::memory_order_relaxed) == 0) return nullptr;
+    // Without the lock first: idle threads call this in a loop, and the lock is the one busy
+    // threads take to split.
+    if (open_count_.load(std::memory_order_relaxed) == 0) return nullptr;
     std::lock_guard lock(list_mutex_);
     for (SplitPoint* sp : active_) {
       if (sp->next.load(std::memory_order_relaxed) >= sp->count || cut_above(sp)) continue;
@@ -312,25 +321,45 @@ class ParallelSolve {
     return nullptr;
   }
 
-  // An idle thread's step: joins a split point with moves left (below `ancestor` when given),
-  // searches moves there until none are left, and leaves it; or yields when there is none.
-  void help_once(Worker& w, const SplitPoint* ancestor) {
-    SplitPoint* sp = find_work(ancestor);
+  // Whether a thread could join a split point made at a node under `within`: a helper with
+  // nothing to do (it joins anything), or the owner of a split point above, waiting for its
+  // helpers (it joins only below its own). An owner waiting elsewhere could not join, so a
+  // split made for it would only cost its locks.
+  bool someone_can_help(const SplitPoint* within) const {
+    if (free_.load(std::memory_order_relaxed) > 0) return true;
+    for (; within; within = within->parent)
+      if (within->owner_waiting.load(std::memory_order_relaxed)) return true;
+    return false;
+  }
+
+  // An idle thread's step: joins a split point with moves left (for the owner waiting at
+  // `waiting_at`, only below it), searches moves there until none are left, and leaves it; or
+  // yields when there is none. Free helpers pass null.
+  // (The caller is counted idle around this: free_ for a helper, waiting_at->owner_waiting
+  // for an owner; both are cleared while it works.)
+  void help_once(Worker& w, SplitPoint* waiting_at) {
+    SplitPoint* sp = find_work(waiting_at);
     if (!sp) {
       std::this_thread::yield();
       return;
     }
-    idle_.fetch_sub(1, std::memory_order_relaxed);
+    set_idle(waiting_at, false);
     work_at(w, *sp);
     sp->helpers.fetch_sub(1);  // the last access: its owner may free it from here on
-    idle_.fetch_add(1, std::memory_order_relaxed);
+    set_idle(waiting_at, true);
+  }
+  void set_idle(SplitPoint* waiting_at, bool idle) {
+    if (waiting_at)
+      waiting_at->owner_waiting.store(idle, std::memory_order_relaxed);
+    else
+      free_.fetch_add(idle ? 1 : -1, std::memory_order_relaxed);
   }
 
   void helper_loop(Worker& w) {
     const double cpu0 = thread_cpu_seconds();
-    idle_.fetch_add(1, std::memory_order_relaxed);
+    set_idle(nullptr, true);
     while (!done_.load(std::memory_order_relaxed)) help_once(w, nullptr);
-    idle_.fetch_sub(1, std::memory_order_relaxed);
+    set_idle(nullptr, false);
     w.cpu_seconds = thread_cpu_seconds() - cpu0;
   }
 
@@ -343,8 +372,8 @@ class ParallelSolve {
   double helper_cpu_seconds_ = 0;
   std::mutex list_mutex_;
   std::vector<SplitPoint*> active_;
-  std::atomic<int> active_count_{0};
-  std::atomic<int> idle_{0};
+  std::atomic<int> open_count_{0};  // split points with moves left to take, not cut off
+  std::atomic<int> free_{0};        // helpers looking for work (they join any split point)
   std::atomic<bool> done_{false};
 };
 
