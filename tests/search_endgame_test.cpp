@@ -527,6 +527,12 @@ TEST(EndgameParallel, TiesAtTheRootGoToTheLowestSquare) {
       EXPECT_EQ(r.score, one.score) << "position " << i;
       EXPECT_EQ(r.best_move, one.best_move) << "position " << i << ", run " << run;
     }
+    // Without a table the threads have nothing to share: one thread solves, the same result.
+    search::ParallelSolve<> no_table(3, nullptr, nullptr);
+    const search::SolveResult r = no_table.solve(P, O);
+    EXPECT_EQ(r.score, one.score) << "position " << i;
+    EXPECT_EQ(r.best_move, one.best_move) << "position " << i;
+    EXPECT_EQ(r.nodes, search::solve_endgame(P, O).nodes) << "position " << i;
   }
   EXPECT_GE(ties, 6);
 }

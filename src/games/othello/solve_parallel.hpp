@@ -50,7 +50,8 @@ constexpr int kSplitEmpties = 12;
 template <class Order = endgame::NoOrdering>
 class ParallelSolve {
  public:
-  // `table` is required (the threads share what they prove through it); `order` may be null.
+  // `table`: the threads share what they prove through it; without one (null) solve() runs on
+  // one thread. `order` may be null.
   // `split_empties`: the smallest nodes that may be split (a benchmark's knob).
   ParallelSolve(int threads, endgame::HashTable* table, const Order* order, int split_empties = endgame::kSplitEmpties)
       : threads_(std::max(1, threads)),
@@ -63,7 +64,7 @@ class ParallelSolve {
     const int empties = 64 - popcount64(P | O);
     helper_cpu_seconds_ = 0;
     root_visits_ = 0;
-    if (threads_ == 1 || empties < split_empties_) return solve_endgame(P, O, alpha, beta, table_, order_);
+    if (threads_ == 1 || !table_ || empties < split_empties_) return solve_endgame(P, O, alpha, beta, table_, order_);
     if (beta >= 64) beta = eg::kScoreLimit;
     if (alpha <= -64) alpha = -eg::kScoreLimit;
     table_->next_solve();
