@@ -112,9 +112,7 @@ int main(int argc, char** argv) {
         search::ParallelSolve<cpu::SolverOrdering> split(configs[c], &table, &order, split_empties);
         const auto t0 = std::chrono::steady_clock::now();
         const double c0 = thread_cpu_seconds();
-        const search::SolveResult res = configs[c] == 1
-                                            ? search::solve_endgame(b.player, b.opponent, -64, 64, &table, &order)
-                                            : split.solve(b.player, b.opponent);
+        const search::SolveResult res = split.solve(b.player, b.opponent);  // 1 thread: solve_endgame
         Run run;
         run.cpu = thread_cpu_seconds() - c0 + split.helper_cpu_seconds();
         run.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -141,7 +141,8 @@ void run_solve(const SolveArgs& args) {
   const auto worker = [&] {
     std::vector<search::endgame::HashEntry> entries(args.table_bits ? std::size_t{1} << args.table_bits : 0);
     search::endgame::HashTable table{entries.data(), entries.empty() ? 0 : entries.size() - 1, 0};
-    search::ParallelSolve<cpu::SolverOrdering> split(per_position, &table, order);
+    // One thread a position (or no table): ParallelSolve runs solve_endgame itself.
+    search::ParallelSolve<cpu::SolverOrdering> solver(per_position, entries.empty() ? nullptr : &table, order);
     for (std::size_t i; (i = next.fetch_add(1)) < positions.size();) {
       const data::ObfPosition& pos = positions[i];
       const othello::Board board = othello::Board::from_colors(pos.black, pos.white, pos.side);
@@ -150,14 +151,8 @@ void run_solve(const SolveArgs& args) {
       if (out.empties > args.empties_limit) continue;
       const auto t0 = std::chrono::steady_clock::now();
       const double c0 = thread_cpu_seconds();
-      if (per_position > 1) {
-        out.result = split.solve(board.player, board.opponent);
-        out.cpu_seconds = thread_cpu_seconds() - c0 + split.helper_cpu_seconds();
-      } else {
-        out.result =
-            search::solve_endgame(board.player, board.opponent, -64, 64, entries.empty() ? nullptr : &table, order);
-        out.cpu_seconds = thread_cpu_seconds() - c0;
-      }
+      out.result = solver.solve(board.player, board.opponent);
+      out.cpu_seconds = thread_cpu_seconds() - c0 + solver.helper_cpu_seconds();
       out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       out.skipped = false;
     }
