@@ -2,6 +2,7 @@
 // machines differ from run to run) and the median of repeated timings (these machines are noisy).
 #pragma once
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -14,6 +15,10 @@ inline std::string cpu_model() {
     if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
   return "unknown CPU";
 }
+
+// Lines reach a pipe as they are printed, so a benchmark stopped by a time limit
+// (scripts/gpu-check.sh runs each under `timeout`) keeps the figures it had printed.
+inline void print_lines_as_they_come() { std::setvbuf(stdout, nullptr, _IOLBF, 0); }
 
 inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());

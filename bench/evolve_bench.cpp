@@ -72,6 +72,7 @@ double seconds(F&& f) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  bench::print_lines_as_they_come();
   int population = 352, threads = 0, repeats = 3, depth = 1, openings = 1;
   std::string material = "flips", json_file;
   for (int i = 1; i < argc; ++i) {

@@ -23,11 +23,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include "backends/backend.hpp"
 #include "backends/cuda/cuda_backend.hpp"
+#include "bench_util.hpp"
 #include "core/error.hpp"
 #include "data/games.hpp"
 #include "data/generate.hpp"
@@ -219,7 +221,10 @@ nlohmann::json figures_json(const GameFigures& f) {
           {"nodes_per_s", f.nodes_per_s}};
 }
 
-void games_bench(const Args& a, int threads, Backend& cpu, Backend* gpu, const std::string& why, nlohmann::json& out) {
+// `save` writes the figures so far after each configuration: a run stopped by a time limit keeps
+// the configurations it finished.
+void games_bench(const Args& a, int threads, Backend& cpu, Backend* gpu, const std::string& why, nlohmann::json& out,
+                 const std::function<void()>& save) {
   const std::vector<GameConfig> configs{{"ntuple depth 1", {1, -1}, 1024, 65536},
                                         {"ntuple depth 4", {4, -1}, 32, 32768},
                                         {"ntuple depth 4, exact from 14", {4, 14}, 16, 16384}};
@@ -278,6 +283,7 @@ void games_bench(const Args& a, int threads, Backend& cpu, Backend* gpu, const s
     fmt::print("  CPU: {} games a run ({}){}\n", cpu_n, cpu.name(),
                gpu ? fmt::format("; GPU: {} games a run", gpu_n) : "");
     out["games"].push_back(j);
+    save();
   }
   if (!gpu) fmt::print("GPU games: {}\n", why);
 }
@@ -465,6 +471,7 @@ void training_bench(const Args& a, int threads, Backend& cpu_backend, Backend* g
 }
 
 int main(int argc, char** argv) try {
+  bench::print_lines_as_they_come();
   const Args a = parse(argc, argv);
   const int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   nlohmann::json out;
@@ -474,13 +481,15 @@ int main(int argc, char** argv) try {
   std::unique_ptr<Backend> gpu = gpu_ok ? make_backend("cuda", threads) : nullptr;
   if (!gpu) out["gpu_unavailable"] = why;
   if (a.run_training) training_bench(a, threads, *cpu, gpu.get(), why, out);
-  if (a.run_games) games_bench(a, threads, *cpu, gpu.get(), why, out);
-  if (!a.json.empty()) {
+  const auto save = [&] {
+    if (a.json.empty()) return;
     std::ofstream f(a.json);
     if (!f) fail("{}: cannot write", a.json);
     f << out.dump(2) << "\n";
-    fmt::print("figures written to {}\n", a.json);
-  }
+  };
+  if (a.run_games) games_bench(a, threads, *cpu, gpu.get(), why, out, save);
+  save();
+  if (!a.json.empty()) fmt::print("figures written to {}\n", a.json);
   return 0;
 } catch (const ef::Error& e) {
   fmt::print(stderr, "gpu_bench: error: {}\n", e.what());

@@ -50,6 +50,7 @@ std::vector<hex::Board> positions(int count, int plies) {
 }  // namespace
 
 int main(int argc, char** argv) try {
+  bench::print_lines_as_they_come();
   int games = 20000, threads = 0, repeats = 5;
   std::string json_file;
   for (int i = 1; i < argc; ++i) {
