@@ -74,6 +74,13 @@ constexpr int kScoreLimit = 65;       // beyond every score (|score| <= 64)
 // be taken for "no re-search" and the scout repeated forever.
 constexpr int kNoResearch = -4 * kScoreLimit;
 
+// The root's tie rule: among moves of equal value the lowest square is reported, so a move
+// below the best so far must show a tie as a gain: its window starts one lower. Elsewhere (and
+// for moves above the best) the window is the node's own.
+EF_HD_INLINE int root_tie_alpha(bool root_choice, int alpha, int best_move, int sq) {
+  return root_choice && best_move >= 0 && sq < best_move ? alpha - 1 : alpha;
+}
+
 constexpr u64 kCorners = 0x8100000000000081ull;
 constexpr u64 kXSquares = 0x0042000000004200ull;  // b2, g2, b7, g7
 constexpr u64 kFileA = 0x0101010101010101ull, kFileH = 0x8080808080808080ull;
@@ -100,7 +107,6 @@ struct HashHit {
   bool found = false;
   int lower = 0, upper = 0;
   int move = -1;  // -1: none
-  int empties = 0;
 };
 
 // Word access: relaxed atomic on the host, where a table may be shared by threads (a plain mov
@@ -151,7 +157,6 @@ struct HashTable {
         hit.upper = static_cast<i8>(data >> 8 & 0xFF);
         const int move = static_cast<int>(data >> 16 & 0xFF);
         hit.move = move == 255 ? -1 : move;
-        hit.empties = static_cast<int>(data >> 24 & 0xFF);
         return hit;
       }
     }
@@ -169,6 +174,16 @@ struct HashTable {
     store_word(slot.key_p, P ^ data);
     store_word(slot.key_o, O ^ data);
     store_word(slot.data, data);
+  }
+  // What a finished node proved: within an ordering pass (horizon > 0, not an exact value)
+  // only its best move, as a hint; else a lower bound when it failed high, an upper bound when
+  // it failed low (no better than alpha at entry), the exact score in between.
+  EF_HD_INLINE void store_result(u64 P, u64 O, int empties, int horizon, int entry_alpha, int beta, int best,
+                                 int best_move) {
+    if (horizon > 0)
+      store(P, O, empties, -64, 64, best_move);
+    else
+      store(P, O, empties, best > entry_alpha ? best : -64, best < beta ? best : 64, best_move);
   }
   // Starts loading (P, O)'s bucket into the cache (host only; nothing on the device).
   EF_HD_INLINE void prefetch(u64 P, u64 O) const {
@@ -622,7 +637,7 @@ EF_HD_INLINE SolveResult solve_few(u64 P, u64 O, int alpha, int beta) {
       const u64 flipped = othello::flips(P, O, sq);
       const u64 cp = O & ~flipped, co = P | flipped | (u64{1} << sq);
       ++result.nodes;
-      const int a = (!passed && best_move >= 0 && sq < best_move) ? alpha - 1 : alpha;
+      const int a = root_tie_alpha(!passed, alpha, best_move, sq);
       int order[kSmallEmpties];
       parity_order(~(cp | co), order);
       int v;
@@ -712,9 +727,8 @@ EF_HD SolveResult solve_pass(u64 P, u64 O, int alpha, int beta, HashTable* table
       ++result.nodes;
       // Principal variation search: the first move gets the full window, the others a null
       // window that only asks "better than alpha?" (cheap when the ordering is good), and a
-      // re-search when the answer is yes. Root tie rule: a lower square that merely equals the
-      // best so far must be seen exactly, so its window starts one lower.
-      int lo = (at_root_choice && f.best_move >= 0 && sq < f.best_move) ? f.alpha - 1 : f.alpha;
+      // re-search when the answer is yes; at the root, the tie rule's window (root_tie_alpha).
+      int lo = endgame::root_tie_alpha(at_root_choice, f.alpha, f.best_move, sq);
       int hi = f.beta;
       f.scouted = false;
       if (f.research_alpha != endgame::kNoResearch) {
@@ -739,13 +753,8 @@ EF_HD SolveResult solve_pass(u64 P, u64 O, int alpha, int beta, HashTable* table
     }
     // Node done: remember what it proved (a lower bound if it failed high, an upper bound if it
     // failed low, else the exact score), then hand its value to the parent.
-    if (table && f.empties >= endgame::kHashEmpties) {
-      if (horizon > 0)
-        table->store(f.P, f.O, f.empties, -64, 64, f.best_move);  // a move hint, no bound
-      else
-        table->store(f.P, f.O, f.empties, f.best > f.entry_alpha ? f.best : -64, f.best < f.beta ? f.best : 64,
-                     f.best_move);
-    }
+    if (table && f.empties >= endgame::kHashEmpties)
+      table->store_result(f.P, f.O, f.empties, horizon, f.entry_alpha, f.beta, f.best, f.best_move);
     value = f.passed ? -f.best : f.best;
     if (sp == 0) break;
     --sp;

@@ -183,7 +183,7 @@ class ParallelSolve {
         break;
       }
       const int sq = f.moves[f.next++];
-      const int lo = (root_choice && f.best_move >= 0 && sq < f.best_move) ? f.alpha - 1 : f.alpha;
+      const int lo = eg::root_tie_alpha(root_choice, f.alpha, f.best_move, sq);
       int v = 0;
       if (!search_move(w, f.P, f.O, sq, lo, f.beta, first, horizon, within, v)) return 0;
       first = false;
@@ -194,13 +194,8 @@ class ParallelSolve {
         if (f.alpha >= f.beta) break;
       }
     }
-    if (f.empties >= eg::kHashEmpties) {
-      if (horizon > 0)
-        table_->store(f.P, f.O, f.empties, -64, 64, f.best_move);
-      else
-        table_->store(f.P, f.O, f.empties, f.best > f.entry_alpha ? f.best : -64, f.best < f.beta ? f.best : 64,
-                      f.best_move);
-    }
+    if (f.empties >= eg::kHashEmpties)
+      table_->store_result(f.P, f.O, f.empties, horizon, f.entry_alpha, f.beta, f.best, f.best_move);
     if (best_move) *best_move = f.passed ? kPassMove : f.best_move;
     return f.passed ? -f.best : f.best;
   }
@@ -225,7 +220,7 @@ class ParallelSolve {
     int from = v - 1;
     if (sp) {
       std::lock_guard lock(sp->m);
-      const int now = (sp->root_choice && sp->best_move >= 0 && sq < sp->best_move) ? sp->alpha - 1 : sp->alpha;
+      const int now = endgame::root_tie_alpha(sp->root_choice, sp->alpha, sp->best_move, sq);
       from = std::max(from, now);
       hi = sp->beta;
     }
@@ -285,7 +280,7 @@ class ParallelSolve {
         sp.next.store(i + 1, std::memory_order_relaxed);
         if (i + 1 == sp.count) open_count_.fetch_sub(1, std::memory_order_relaxed);  // its last move
         sq = sp.moves[i];
-        lo = (sp.root_choice && sp.best_move >= 0 && sq < sp.best_move) ? sp.alpha - 1 : sp.alpha;
+        lo = endgame::root_tie_alpha(sp.root_choice, sp.alpha, sp.best_move, sq);
         hi = sp.beta;
       }
       if (cut_above(sp.parent)) return;
