@@ -14,12 +14,12 @@
 #         found (EF_LOGBOOK, or ../shared/data/othello/ beside this or the main checkout; 3.2 MB);
 #         .gpu-carry/ is git-ignored.
 #   2. with the device tool:
-#        run(command="bash scripts/gpu-check.sh", carry=[".gpu-carry"], timeout_s=480)
+#        run(command="bash scripts/gpu-check.sh", carry=[".gpu-carry"], timeout_s=500)
 #      Every step has a time limit; the required ones (build, parity tests, verify, training
 #      benchmark) come first and the summary JSON is written right after them (279 s on the
-#      H200 on 2026-12-04, 190 s of it the build); optional steps (games/s, Elo-GA and Hex
-#      benchmarks, verify on the paper config) run only while the call stays within
-#      GPU_CHECK_BUDGET seconds (default 440), so one call takes at most 8 minutes. A rerun fits
+#      H200 on 2026-12-04, 190 s of it the build); optional steps (the L2 experiment, games/s,
+#      Elo-GA and Hex benchmarks, verify on the paper config) run only while the call stays
+#      within GPU_CHECK_BUDGET seconds (default 460), so one call takes at most 8.5 minutes. A rerun fits
 #      in a 15-minute device budget: GPU_CHECK_SKIP_BUILD=1 on a machine still warm, or
 #      GPU_CHECK_BUDGET=0 (required steps only, about 5 minutes) on a fresh one. Results come
 #      back as files of $OUT.
@@ -68,7 +68,7 @@ prepare() {
   if [[ -n $book ]]; then cp -f "$book" "$carry/data/"; else echo "no logbook found (set EF_LOGBOOK=FILE): the device check will use generated games"; fi
   git check-ignore -q "$carry" || { echo "warning: $carry is not git-ignored (the device tool carries only ignored paths)"; }
   du -sh "$carry"; ls -l "$debs" "$carry/data"
-  echo 'device tool: run(command="bash scripts/gpu-check.sh", carry=[".gpu-carry"], timeout_s=480)'
+  echo 'device tool: run(command="bash scripts/gpu-check.sh", carry=[".gpu-carry"], timeout_s=500)'
 }
 
 # Unpacks the carried .deb files into $1 (dpkg -x, or ar + tar where dpkg is missing) and fixes
@@ -175,7 +175,7 @@ exec > >(tee "$log") 2>&1
 status=0
 fail() { echo "FAILED: $*"; status=1; }
 
-budget=${GPU_CHECK_BUDGET:-440}  # seconds for the whole call; optional steps start only within it
+budget=${GPU_CHECK_BUDGET:-460}  # seconds for the whole call; optional steps start only within it
 # step TIMEOUT NAME CMD...: runs CMD with a time limit; a failure or timeout marks the check failed.
 step() {
   local limit=$1 name=$2 rc
@@ -209,6 +209,7 @@ summary = {"status": "ok" if status == 0 else "failed",
            "verify": {n: {k: load(n).get(k) for k in ("identical", "training_identical", "jobs", "reference_seconds", "tested_seconds", "first_difference", "games", "tictactoe", "elo_generation")}
                       for n in ("verify-quick.json", "verify-quick-g3-b16.json", "verify-paper.json")},
            "bench": load("gpu-bench.json"),
+           "l2_experiment": load("gpu-bench-l2.json").get("l2_experiment"),
            "games_bench": load("gpu-bench-games.json"),
            "evolve_bench": load("evolve-bench.json"),
            "hex_bench": load("hex-bench.json"),
@@ -220,6 +221,8 @@ for n, v in summary["verify"].items(): print(f"{n}: identical={v.get('identical'
 print(f"CPU: {c.get('seconds_per_generation')} s/generation (extrapolated from {c.get('measured_individuals')} individuals), {c.get('training_samples_per_s')} samples/s")
 print(f"GPU: {g.get('seconds_per_generation')} s/generation, {g.get('training_samples_per_s')} samples/s, ratio {b.get('gpu_over_cpu')}")
 print(f"GPU bound: {g.get('bound_seconds_4byte')} s (4-byte) / {g.get('bound_seconds_sectors')} s (sectors) at {g.get('memory_bandwidth_bytes_per_s')} B/s")
+l2 = summary["l2_experiment"] or {}
+if l2: print(f"L2 experiment: {l2.get('chunks')} chunks of at most {l2.get('budget_mib')} MiB, {l2.get('seconds_per_generation')} s/generation, {l2.get('jobs_identical')} jobs identical")
 e = summary["evolve_bench"]
 print(f"Elo-GA generation ({e.get('games')} games): CPU {e.get('cpu_seconds')} s, GPU {e.get('gpu_seconds')} s, ratio {e.get('gpu_over_cpu')}, differing games {e.get('differing_games')}")
 for n, v in summary["verify"].items():
@@ -277,9 +280,13 @@ summary
 say "optional steps (budget ${budget}s, ${SECONDS}s used)"
 paper_data=("${data_args[@]}")
 ((${#paper_data[@]})) || paper_data=(--games 20000)
-# Self-play games/s first: on 2026-12-04 it was the one figure still missing (it did not finish
-# in 150 s; it now saves each configuration as it finishes). Then the two short benchmarks, and
-# the paper-size verify last (verify quick already compared training and games).
+# First the L2 experiment (the generation in chunks whose tables fit in L2: is the memory-bound
+# generation of 2026-12-04 faster so? about 15 s), then self-play games/s, the figure still
+# missing on 2026-12-04 (it did not finish in 150 s; it now saves each configuration as it
+# finishes). Then the two short benchmarks, and the paper-size verify last (verify quick
+# already compared training and games).
+optional 60 "gpu_bench (training, L2 experiment)" "$dir/bench/gpu_bench" "${data_args[@]}" --repeats 1 --no-games \
+  --l2-experiment --json "$out/gpu-bench-l2.json"
 optional 150 "gpu_bench (self-play games/s)" "$dir/bench/gpu_bench" --repeats 3 --games-only --json "$out/gpu-bench-games.json"
 optional 60 "evolve_bench (Elo-GA generation)" "$dir/bench/evolve_bench" --repeats 3 --json "$out/evolve-bench.json"
 optional 40 "hex_bench (Hex playouts)" "$dir/bench/hex_bench" --repeats 3 --json "$out/hex-bench.json"
