@@ -155,19 +155,29 @@ int main(int argc, char** argv) try {
   out["resistance_evals_per_s"] = res_rate;
 
   // 3. UCT: playouts per second within one move of 5,000 playouts, from the empty board and
-  // from mid-game positions; inline playouts, one thread.
+  // from mid-game positions; inline playouts, one thread; random playouts and playouts with
+  // bridge replies (uct:playout=bridge) interleaved run by run, so that their ratio is the
+  // equal-time conversion of docs/hex.md.
   play::InlinePlayouts inline_playouts;
-  play::UctParams up;
-  play::Uct uct(up, inline_playouts);
   for (const auto& [what, start] :
        {std::pair<const char*, hex::Board>{"empty board", empty}, {"30 plies in", mid[0]}}) {
-    std::vector<double> t;
+    play::UctParams random_up, bridge_up;
+    bridge_up.bridge_replies = true;
+    play::Uct random_uct(random_up, inline_playouts), bridge_uct(bridge_up, inline_playouts);
+    std::vector<double> t_random, t_bridge;
     u64 n = 0;
-    for (int k = 0; k < repeats; ++k) t.push_back(seconds_of([&] { uct.choose(start, 5, n); }));
-    const double rate = up.playouts / median(t);
+    for (int k = 0; k < repeats; ++k) {
+      t_random.push_back(seconds_of([&] { random_uct.choose(start, 5, n); }));
+      t_bridge.push_back(seconds_of([&] { bridge_uct.choose(start, 5, n); }));
+    }
+    const double rate = random_up.playouts / median(t_random), bridge_rate = bridge_up.playouts / median(t_bridge);
     fmt::print("UCT playouts per second in a move ({}): {:>10.0f} /s ({:.1f} ms a move)\n", what, rate,
-               1000 * median(t));
-    out[fmt::format("uct_playouts_per_s_{}", what[0] == 'e' ? "empty" : "mid")] = rate;
+               1000 * median(t_random));
+    fmt::print("  with bridge replies:                  {:>10.0f} /s ({:.1f} ms a move; {:.2f}x the time)\n",
+               bridge_rate, 1000 * median(t_bridge), median(t_bridge) / median(t_random));
+    const std::string key = what[0] == 'e' ? "empty" : "mid";
+    out["uct_playouts_per_s_" + key] = rate;
+    out["uct_bridge_playouts_per_s_" + key] = bridge_rate;
   }
   if (!json_file.empty()) std::ofstream(json_file) << out.dump(2) << "\n";
   return 0;

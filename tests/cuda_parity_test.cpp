@@ -648,8 +648,9 @@ TEST(CudaParityGames, TicTacToeGamesAreTheCpusGames) {
 TEST(CudaParityGames, HexGamesAreTheCpusGames) {
   REQUIRE_CUDA_DEVICE();
   auto cpu = make_backend("cpu", 2), gpu = make_backend("cuda", 2);
-  // Random play (UCT's playouts), Ev and Ev' (doubles: the device must round as the host does)
-  // with and without virtual connections, and resistance (a banded solve), some with epsilon.
+  // Random play (UCT's playouts, plain and with bridge replies), Ev and Ev' (doubles: the device
+  // must round as the host does) with and without virtual connections, and resistance (a banded
+  // solve), some with epsilon.
   std::vector<play::HexAgent> agents(5);
   agents[0] = play::hex_random_agent();
   agents[1].params.kind = play::HexEvaluator::kBetweenness;
@@ -675,6 +676,11 @@ TEST(CudaParityGames, HexGamesAreTheCpusGames) {
       }
   // Plain random playouts in bulk, as UCT hands them over.
   for (int k = 0; k < 4096; ++k) jobs.push_back({0, 0, hex::empty_board(11), 22, static_cast<u32>(k)});
+  // And UCT's playouts with bridge replies (games/hex/playout_patterns.hpp).
+  const int bridge = cpu->add_agent(play::hex_bridge_random_agent());
+  ASSERT_EQ(gpu->add_agent(play::hex_bridge_random_agent()), bridge);
+  for (int k = 0; k < 1024; ++k)
+    jobs.push_back({bridge, bridge, hex::empty_board(k % 2 ? 7 : 11), 23, static_cast<u32>(k)});
   std::vector<play::HexRecord> a(jobs.size()), b(jobs.size());
   cpu->play(jobs, a);
   gpu->play(jobs, b);

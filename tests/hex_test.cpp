@@ -2,12 +2,16 @@
 // (games/hex/uct.hpp) on forced wins checked by brute force; determinism of Hex batches and UCT
 // across backends and thread counts; the match run (runs/hex_match_run.hpp) and its resume checks.
 #include <gtest/gtest.h>
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <vector>
 #include "backends/backend.hpp"
 #include "games/hex/game.hpp"
 #include "games/hex/player_spec.hpp"
+#include "games/hex/playout_patterns.hpp"
 #include "games/hex/uct.hpp"
 #include "runs/hex_match_run.hpp"
 #include "runs/hex_tune_run.hpp"
@@ -210,6 +214,106 @@ bool wins_in_two(const Board& b, int move) {
 
 }  // namespace
 
+// Bridge replies (games/hex/playout_patterns.hpp). On 7x7, c3 (col 2, row 2) and d4 (col 3,
+// row 3) form a bridge over d3 and c4; c2's edge bridge to Black's top edge is over c1 and d1;
+// b3's to White's left edge over a3 and a4.
+TEST(HexPatterns, BridgeReplyRestoresTheOtherCarrier) {
+  const Board base = with_stones(7, {"c3", "d4", "c2"}, {"f6", "b3"}, hex::kWhite);
+  EXPECT_EQ(hex::bridge_reply(base), -1);  // no last stone
+  const std::pair<const char*, const char*> black_bridges[] = {{"d3", "c4"}, {"c4", "d3"}, {"c1", "d1"}, {"d1", "c1"}};
+  for (const auto& [intrusion, reply] : black_bridges) {
+    const Board after = base.play(sq(intrusion, 7));  // White intrudes, Black to move
+    EXPECT_EQ(hex::bridge_reply(after), sq(reply, 7)) << intrusion;
+  }
+  // White's edge bridge: Black intrudes at a3, White restores it at a4 (and the other way).
+  Board w = with_stones(7, {"c3", "d4", "c2"}, {"f6", "b3"}, hex::kBlack);
+  EXPECT_EQ(hex::bridge_reply(w.play(sq("a3", 7))), sq("a4", 7));
+  EXPECT_EQ(hex::bridge_reply(w.play(sq("a4", 7))), sq("a3", 7));
+  // No bridge broken: a stone away from the mover's pairs, or a bridge already lost.
+  EXPECT_EQ(hex::bridge_reply(base.play(sq("g1", 7))), -1);
+  const Board lost = with_stones(7, {"c3", "d4"}, {"c4", "f6"}, hex::kWhite);
+  EXPECT_EQ(hex::bridge_reply(lost.play(sq("d3", 7))), -1);
+  // The swap clears the last stone: nothing to answer.
+  const Board swapped = hex::empty_board(7, true).play(sq("d4", 7)).play(hex::kSwapSquare);
+  EXPECT_EQ(swapped.last, -1);
+  EXPECT_EQ(hex::bridge_reply(swapped), -1);
+}
+
+// Checked against the definition on random positions: whenever a reply is given it is an empty
+// cell adjacent to the last stone, and some two cells held by the mover (stones or its edge)
+// are both adjacent to the reply and to the last stone without touching each other; and
+// whenever the definition finds such a pair the rule gives a reply.
+TEST(HexPatterns, BridgeReplyAgreesWithTheDefinitionOnRandomPositions) {
+  for (int n : {4, 5, 7, 11}) {
+    // Cells (or off-board stand-ins) adjacent to square x, in (col, row) coordinates.
+    auto adjacent = [](int c1, int r1, int c2, int r2) {
+      const int dc = c2 - c1, dr = r2 - r1;
+      return (dc == 1 && dr == 0) || (dc == -1 && dr == 0) || (dc == 0 && dr == 1) || (dc == 0 && dr == -1) ||
+             (dc == 1 && dr == -1) || (dc == -1 && dr == 1);
+    };
+    int replies = 0;
+    for (u32 g = 0; g < 300; ++g) {
+      Rng rng(5, Purpose::kGame, g);
+      Board b = hex::empty_board(n);
+      const int plies = 2 + static_cast<int>(rng.below(static_cast<u32>(n * n - 2)));
+      for (int p = 0; p < plies && !b.terminal(); ++p) b = b.play(play::random_move(b.moves(), rng));
+      if (b.terminal()) continue;
+      const int mover = b.side, x = b.last;
+      const int xc = hex::col_of(x), xr = hex::row_of(x);
+      bool pair_exists = false;
+      std::vector<int> replies_by_definition;
+      for (hex::Cells e = b.empty(); e.any(); e.drop_lowest()) {
+        const int y = e.lowest(), yc = hex::col_of(y), yr = hex::row_of(y);
+        if (!adjacent(xc, xr, yc, yr)) continue;
+        // Held positions around both x and y: the board and one ring of off-board stand-ins.
+        std::vector<std::pair<int, int>> held;
+        for (int c = -1; c <= n; ++c)
+          for (int r = -1; r <= n; ++r)
+            if (adjacent(xc, xr, c, r) && adjacent(yc, yr, c, r) && hex::holds_for_bridge(b, mover, c, r))
+              held.push_back({c, r});
+        for (std::size_t i = 0; i < held.size(); ++i)
+          for (std::size_t j = i + 1; j < held.size(); ++j)
+            if (!adjacent(held[i].first, held[i].second, held[j].first, held[j].second)) {
+              pair_exists = true;
+              replies_by_definition.push_back(y);
+            }
+      }
+      const int reply = hex::bridge_reply(b);
+      EXPECT_EQ(reply >= 0, pair_exists) << "n " << n << " game " << g;
+      if (reply >= 0) {
+        ++replies;
+        EXPECT_NE(std::find(replies_by_definition.begin(), replies_by_definition.end(), reply),
+                  replies_by_definition.end())
+            << "n " << n << " game " << g;
+      }
+    }
+    EXPECT_GT(replies, 10) << "n " << n;  // the positions exercise the rule
+  }
+}
+
+TEST(HexPatterns, BridgeRandomPlayersAnswerEveryBrokenBridgeAndFinishTheirGames) {
+  const play::HexParams policy = play::hex_bridge_random_agent().params;
+  play::HexRecord record;
+  int answered = 0;
+  for (u32 g = 0; g < 200; ++g) {
+    play::play_game<games::Hex>(policy, policy, hex::empty_board(9), 7, g, record, {});
+    ASSERT_GT(record.plies, 0);
+    Board b = hex::empty_board(9);
+    for (int p = 0; p < record.plies; ++p) {
+      const int reply = hex::bridge_reply(b);
+      const int move = record.moves[p];
+      if (reply >= 0) {
+        EXPECT_EQ(move, reply) << "game " << g << " ply " << p;
+        ++answered;
+      }
+      ASSERT_TRUE(b.legal(move));
+      b = b.play(move);
+    }
+    EXPECT_TRUE(b.terminal());
+  }
+  EXPECT_GT(answered, 200);
+}
+
 TEST(HexUct, FindsTheWinInOne) {
   // 7x7, Black to move: column c is Black's but for c4; White has a wall elsewhere.
   const Board b =
@@ -251,10 +355,11 @@ TEST(HexUct, BatchedPlayoutsOnABackendChooseAsInlinePlayoutsDo) {
   auto backend = make_backend("cpu", 2);
   play::InlinePlayouts inline_playouts;
   play::BackendPlayouts batched(*backend);
-  for (int batch : {1, 16}) {
+  for (int batch : {1, 16, -16}) {  // -16: batches of 16 with bridge replies in the playouts
     play::UctParams p;
     p.playouts = 600;
-    p.leaf_batch = batch;
+    p.leaf_batch = std::abs(batch);
+    p.bridge_replies = batch < 0;
     play::Uct a(p, inline_playouts), b(p, batched);
     Rng rng(1, Purpose::kGame, static_cast<u32>(batch));
     Board s = hex::empty_board(7);
@@ -305,7 +410,15 @@ TEST(HexPlayers, SpecsParseToCanonicalFormsAndBadOnesNameTheProblem) {
   EXPECT_EQ(play::parse_hex_player(play::parse_hex_player("ev:gamma=0.5,depth=2").spec).spec,
             play::parse_hex_player("ev:gamma=0.5,depth=2").spec);
   EXPECT_EQ(play::parse_hex_player("random").agent.params.kind, play::HexEvaluator::kRandom);
+  const play::HexPlayer bridge = play::parse_hex_player("uct:playouts=100,playout=bridge");
+  EXPECT_TRUE(bridge.uct_params.bridge_replies);
+  EXPECT_EQ(bridge.spec, "uct:playouts=100,c=0.38,expand=1,batch=1,playout=bridge");
+  EXPECT_EQ(play::parse_hex_player(bridge.spec).spec, bridge.spec);
+  EXPECT_FALSE(play::parse_hex_player("uct:playout=random").uct_params.bridge_replies);
+  EXPECT_EQ(play::parse_hex_player("uct:playout=random").spec, play::parse_hex_player("uct").spec);
   const std::pair<const char*, const char*> bad[] = {{"mohex", "unknown kind 'mohex'"},
+                                                     {"uct:playout=patterns", "playout=patterns"},
+                                                     {"ev:playout=bridge", "unknown key 'playout'"},
                                                      {"uct:playouts=0", "playouts=0"},
                                                      {"ev:gamma=-1", "gamma -1"},
                                                      {"ev:depth=9", "depth=9"},

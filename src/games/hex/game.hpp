@@ -132,6 +132,7 @@ struct Board {
   signed char winner = kNobody;
   bool swap_rule = false;  // White may answer the first move with kSwapSquare
   short plies = 0;         // moves made, the swap included
+  short last = -1;         // the square of the last stone placed; -1 before any and after the swap
 
   EF_HD Cells empty() const { return on_board.without(stones[0] | stones[1]); }
   // Whether White may swap now: the rule is on and Black has made exactly the first move.
@@ -154,8 +155,10 @@ struct Board {
     b.side = static_cast<unsigned char>(side ^ 1);
     if (square == kSwapSquare) {
       b.swap_colours();
+      b.last = -1;
       return b;
     }
+    b.last = static_cast<short>(square);
     const int c = side;
     b.stones[c].set(square);
     const Cells stone = Cells::bit(square);
@@ -203,6 +206,7 @@ struct Board {
     recompute();
   }
 
+  // The position only: `last` is history, and two boards reached by different orders are equal.
   EF_HD bool operator==(const Board& o) const {
     return stones[0] == o.stones[0] && stones[1] == o.stones[1] && n == o.n && side == o.side &&
            swap_rule == o.swap_rule && plies == o.plies;

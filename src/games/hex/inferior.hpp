@@ -26,17 +26,23 @@
 
 namespace ef::hex {
 
-// The six neighbour offsets (dcol, drow) in ring order: each is adjacent to the next, and the
-// last to the first.
-constexpr int kRingCol[6] = {+1, +1, 0, -1, -1, 0};
-constexpr int kRingRow[6] = {0, -1, -1, 0, +1, +1};
+// Neighbour k of (col, row) in ring order, k = 0..5: each is adjacent to the next, and the last
+// to the first. A function rather than a table so that device code can use it too.
+EF_HD_INLINE void ring_neighbour(int col, int row, int k, int& c, int& r) {
+  // (dcol, drow) for k = 0..5: (+1, 0) (+1, -1) (0, -1) (-1, 0) (-1, +1) (0, +1).
+  const int dc = k < 2 ? 1 : k == 2 || k == 5 ? 0 : -1;
+  const int dr = k == 0 || k == 3 ? 0 : k < 3 ? -1 : 1;
+  c = col + dc;
+  r = row + dr;
+}
 
 // Bit k set when ring neighbour k of `square` is usable by `colour` (above).
 EF_HD_INLINE unsigned usable_ring(const Board& b, int colour, int square) {
   const int col = col_of(square), row = row_of(square), n = b.n;
   unsigned usable = 0;
   for (int k = 0; k < 6; ++k) {
-    const int c = col + kRingCol[k], r = row + kRingRow[k];
+    int c, r;
+    ring_neighbour(col, row, k, c, r);
     const bool beyond_black_edge = r < 0 || r >= n, beyond_white_edge = c < 0 || c >= n;
     bool ok;
     if (beyond_black_edge || beyond_white_edge) {

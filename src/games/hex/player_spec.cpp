@@ -127,12 +127,16 @@ HexPlayer parse_hex_player(std::string_view spec) {
         u.expand_after = integer(spec, k, v, 1, 1000000);
       else if (k == "batch")
         u.leaf_batch = integer(spec, k, v, 1, 65536);
-      else
-        unknown(k, "playouts, c, expand, batch, vc");
+      else if (k == "playout") {
+        if (v != "random" && v != "bridge") fail("hex player '{}': playout={} (use random or bridge)", spec, v);
+        u.bridge_replies = v == "bridge";
+      } else
+        unknown(k, "playouts, c, expand, batch, playout, vc");
     }
     u.validate(fmt::format("hex player '{}'", spec));
     p.spec =
         fmt::format("uct:playouts={},c={},expand={},batch={}", u.playouts, u.exploration, u.expand_after, u.leaf_batch);
+    if (u.bridge_replies) p.spec += ",playout=bridge";  // absent when random: older specs stay
   } else {
     fail("hex player '{}': unknown kind '{}' (random, ev, resistance, uct)", spec, kind);
   }
@@ -193,7 +197,8 @@ int HexTable::choose_own(const HexPlayer& player, const hex::Board& s, Rng& rng,
   const u64 seed = rng.next_u64();
   const UctParams& u = player.uct_params;
   if (!uct_ || u.playouts != uct_params_.playouts || u.exploration != uct_params_.exploration ||
-      u.expand_after != uct_params_.expand_after || u.leaf_batch != uct_params_.leaf_batch) {
+      u.expand_after != uct_params_.expand_after || u.leaf_batch != uct_params_.leaf_batch ||
+      u.bridge_replies != uct_params_.bridge_replies) {
     uct_ = std::make_unique<Uct>(u, playouts_);
     uct_params_ = u;
   }

@@ -6,7 +6,7 @@
 //   ev[:gamma=G,depth=D,bridges=0|1,edge_bridges=0|1,groups=0|1,sign=1|-1,cp_sign=1|-1,epsilon=E]
 //                                                                       Ev (gamma = 0) / Ev'
 //   resistance[:depth=D,epsilon=E]
-//   uct[:playouts=P,c=C,expand=K,batch=B]
+//   uct[:playouts=P,c=C,expand=K,batch=B,playout=random|bridge]     bridge: playouts restore broken bridges
 // and with any kind, vc=1: VC-aware play on top of the player's own move (games/hex/vc.hpp
 // vc_guarded_move: keep a won connection, stay in the opponent's must-play region).
 //

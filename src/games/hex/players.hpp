@@ -14,10 +14,13 @@
 #include "engine/playout.hpp"
 #include "games/hex/characteristics.hpp"
 #include "games/hex/game.hpp"
+#include "games/hex/playout_patterns.hpp"
 
 namespace ef::play {
 
-enum class HexEvaluator : u32 { kRandom = 0, kBetweenness = 1, kResistance = 2 };
+// kBridgeRandom: random moves, except that a bridge the opponent's last stone broke is restored
+// (hex::bridge_reply, games/hex/playout_patterns.hpp): UCT's bridge-aware playouts.
+enum class HexEvaluator : u32 { kRandom = 0, kBetweenness = 1, kResistance = 2, kBridgeRandom = 3 };
 
 // Alpha-beta depth limit: a ply on 11 x 11 has ~100 children, each a network evaluation.
 constexpr int kHexMaxDepth = 3;
@@ -29,6 +32,11 @@ struct HexParams {
   hex::BetweennessEvaluator betweenness;  // kBetweenness: gamma, virtual connections, sign
 
   EF_HD int choose(const hex::Board& s, Rng& rng, u64& nodes, const PlayScratchOf<games::Hex>&) const {
+    if (kind == HexEvaluator::kBridgeRandom) {
+      // The reply needs no draw; otherwise the random player's one draw of the contract.
+      const int reply = hex::bridge_reply(s);
+      return reply >= 0 ? reply : exploration_move(s.moves(), true, 0, rng);
+    }
     const int explored = exploration_move(s.moves(), kind == HexEvaluator::kRandom, epsilon_ppm, rng);
     if (explored != kSearchMove) return explored;
     search::SearchResult r;
@@ -57,6 +65,14 @@ inline HexAgent hex_random_agent() {
   HexAgent a;
   a.name = "random";
   a.params.kind = HexEvaluator::kRandom;
+  return a;
+}
+
+// Random moves with bridge replies: the playout policy of uct:playout=bridge.
+inline HexAgent hex_bridge_random_agent() {
+  HexAgent a;
+  a.name = "random+bridges";
+  a.params.kind = HexEvaluator::kBridgeRandom;
   return a;
 }
 

@@ -18,16 +18,19 @@ void UctParams::validate(const std::string& who) const {
 
 namespace {
 const HexParams kRandomParams = hex_random_agent().params;
+const HexParams kBridgeRandomParams = hex_bridge_random_agent().params;
 
 signed char winner_of(const HexRecord& r) {
   return static_cast<signed char>(r.black_score > 0 ? hex::kBlack : hex::kWhite);
 }
 }  // namespace
 
-void InlinePlayouts::run(std::span<const hex::Board> starts, u64 seed, u32 first_game, std::span<signed char> winners) {
+void InlinePlayouts::run(std::span<const hex::Board> starts, u64 seed, u32 first_game, std::span<signed char> winners,
+                         bool bridge_replies) {
+  const HexParams& policy = bridge_replies ? kBridgeRandomParams : kRandomParams;
   HexRecord record;
   for (std::size_t i = 0; i < starts.size(); ++i) {
-    play_game<games::Hex>(kRandomParams, kRandomParams, starts[i], seed, first_game + static_cast<u32>(i), record, {});
+    play_game<games::Hex>(policy, policy, starts[i], seed, first_game + static_cast<u32>(i), record, {});
     winners[i] = winner_of(record);
   }
 }
@@ -35,13 +38,15 @@ void InlinePlayouts::run(std::span<const hex::Board> starts, u64 seed, u32 first
 BackendPlayouts::BackendPlayouts(PlayBackend<games::Hex>& backend)
     : backend_(backend), random_(backend.add_agent(hex_random_agent())) {}
 
-void BackendPlayouts::run(std::span<const hex::Board> starts, u64 seed, u32 first_game,
-                          std::span<signed char> winners) {
+void BackendPlayouts::run(std::span<const hex::Board> starts, u64 seed, u32 first_game, std::span<signed char> winners,
+                          bool bridge_replies) {
+  if (bridge_replies && bridge_random_ < 0) bridge_random_ = backend_.add_agent(hex_bridge_random_agent());
+  const int policy = bridge_replies ? bridge_random_ : random_;
   jobs_.resize(starts.size());
   records_.resize(starts.size());
   for (std::size_t i = 0; i < starts.size(); ++i) {
     GameJobOf<games::Hex>& j = jobs_[i];
-    j.black = j.white = random_;
+    j.black = j.white = policy;
     j.start = starts[i];
     j.seed = seed;
     j.game = first_game + static_cast<u32>(i);
@@ -147,7 +152,7 @@ int Uct::choose(const hex::Board& root, u64 seed, u64& playouts) {
         open_index.push_back(b);
       }
     winners.assign(open.size(), hex::kNobody);
-    if (!open.empty()) playouts_.run(open, seed, next_game, winners);
+    if (!open.empty()) playouts_.run(open, seed, next_game, winners, params_.bridge_replies);
     next_game += static_cast<u32>(open.size());
     playouts += open.size();
     std::vector<int> result(batch);

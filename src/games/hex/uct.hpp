@@ -1,5 +1,6 @@
 // UCT for Hex, the seed paper's opponent (docs/method.md section 4): a tree in host memory,
-// UCB1 selection with coefficient 0.38, random playouts to the end of the game.
+// UCB1 selection with coefficient 0.38, random playouts to the end of the game (or, with
+// bridge_replies, playouts that restore broken bridges: games/hex/playout_patterns.hpp).
 //
 // The algorithm, in the variant played here (the seed gives only the UCB1 formula):
 //  - selection: from the root, the child maximising  w/n + c * sqrt(2 ln N / n)  (w wins of the
@@ -27,37 +28,43 @@
 namespace ef::play {
 
 struct UctParams {
-  int playouts = 5000;        // playouts per move
-  double exploration = 0.38;  // c of UCB1 (seed Eq. 9)
-  int expand_after = 1;       // visits a leaf needs before it is expanded
-  int leaf_batch = 1;         // leaves selected before their playouts run (virtual loss)
+  int playouts = 5000;          // playouts per move
+  double exploration = 0.38;    // c of UCB1 (seed Eq. 9)
+  int expand_after = 1;         // visits a leaf needs before it is expanded
+  int leaf_batch = 1;           // leaves selected before their playouts run (virtual loss)
+  bool bridge_replies = false;  // playouts restore broken bridges (hex_bridge_random_agent), else random
   // Throws ef::Error naming `who` for a value out of range.
   void validate(const std::string& who) const;
 };
 
-// Runs random Hex playouts: winners[i] = the colour (hex::kBlack / kWhite) that wins a game of
-// two random players from starts[i], game `first_game + i` of the stream keyed by `seed`.
+// Runs Hex playouts: winners[i] = the colour (hex::kBlack / kWhite) that wins a game of two
+// random players (with bridge replies when `bridge_replies`) from starts[i], game
+// `first_game + i` of the stream keyed by `seed`.
 class HexPlayouts {
  public:
   virtual ~HexPlayouts() = default;
-  virtual void run(std::span<const hex::Board> starts, u64 seed, u32 first_game, std::span<signed char> winners) = 0;
+  virtual void run(std::span<const hex::Board> starts, u64 seed, u32 first_game, std::span<signed char> winners,
+                   bool bridge_replies) = 0;
 };
 
 // On the calling thread, with the shared play body.
 class InlinePlayouts final : public HexPlayouts {
  public:
-  void run(std::span<const hex::Board> starts, u64 seed, u32 first_game, std::span<signed char> winners) override;
+  void run(std::span<const hex::Board> starts, u64 seed, u32 first_game, std::span<signed char> winners,
+           bool bridge_replies) override;
 };
 
 // As a batch on a backend (CPU threads or CUDA kernels): the same winners.
 class BackendPlayouts final : public HexPlayouts {
  public:
   explicit BackendPlayouts(PlayBackend<games::Hex>& backend);
-  void run(std::span<const hex::Board> starts, u64 seed, u32 first_game, std::span<signed char> winners) override;
+  void run(std::span<const hex::Board> starts, u64 seed, u32 first_game, std::span<signed char> winners,
+           bool bridge_replies) override;
 
  private:
   PlayBackend<games::Hex>& backend_;
   int random_ = -1;
+  int bridge_random_ = -1;  // added to the backend at the first playouts with bridge replies
   std::vector<GameJobOf<games::Hex>> jobs_;
   std::vector<HexRecord> records_;
 };
