@@ -229,6 +229,20 @@ TEST(HexPatterns, BridgeReplyRestoresTheOtherCarrier) {
   Board w = with_stones(7, {"c3", "d4", "c2"}, {"f6", "b3"}, hex::kBlack);
   EXPECT_EQ(hex::bridge_reply(w.play(sq("a3", 7))), sq("a4", 7));
   EXPECT_EQ(hex::bridge_reply(w.play(sq("a4", 7))), sq("a3", 7));
+  // The far edges: Black's e6 to row 7 over d7 / e7, White's f6 to column g over g5 / g6.
+  const Board far = with_stones(7, {"e6"}, {"f6"}, hex::kWhite);
+  EXPECT_EQ(hex::bridge_reply(far.play(sq("d7", 7))), sq("e7", 7));
+  EXPECT_EQ(hex::bridge_reply(far.play(sq("e7", 7))), sq("d7", 7));
+  const Board far_w = with_stones(7, {"e6"}, {"f6"}, hex::kBlack);
+  EXPECT_EQ(hex::bridge_reply(far_w.play(sq("g5", 7))), sq("g6", 7));
+  EXPECT_EQ(hex::bridge_reply(far_w.play(sq("g6", 7))), sq("g5", 7));
+  // An edge is its owner's only: White's stone on the second row has no bridge to Black's edge.
+  EXPECT_EQ(hex::bridge_reply(with_stones(7, {"a7"}, {"c2"}, hex::kBlack).play(sq("c1", 7))), -1);
+  // The last stone must be the opponent's. White's d3 next to its own c3 and d4 would "restore"
+  // c4 if the rule looked at the mover's own stone, as it would after GTP's out-of-turn play.
+  Board own = with_stones(7, {"f6"}, {"c3", "d4"}, hex::kWhite).play(sq("d3", 7));
+  own.side = hex::kWhite;  // White to move again
+  EXPECT_EQ(hex::bridge_reply(own), -1);
   // No bridge broken: a stone away from the mover's pairs, or a bridge already lost.
   EXPECT_EQ(hex::bridge_reply(base.play(sq("g1", 7))), -1);
   const Board lost = with_stones(7, {"c3", "d4"}, {"c4", "f6"}, hex::kWhite);
@@ -251,6 +265,16 @@ TEST(HexPatterns, BridgeReplyAgreesWithTheDefinitionOnRandomPositions) {
       return (dc == 1 && dr == 0) || (dc == -1 && dr == 0) || (dc == 0 && dr == 1) || (dc == 0 && dr == -1) ||
              (dc == 1 && dr == -1) || (dc == -1 && dr == 1);
     };
+    // Held by `colour` for a bridge, written from the rules rather than from the code under test:
+    // its stone, or off the board beyond one of its own edges only (Black joins the first and
+    // last rows, White the first and last columns: game.hpp's on_edge).
+    auto held_by = [n](const Board& b, int colour, int c, int r) {
+      const bool off_rows = r < 0 || r >= n, off_cols = c < 0 || c >= n;
+      if (off_rows && off_cols) return false;
+      if (off_rows) return colour == hex::kBlack;
+      if (off_cols) return colour == hex::kWhite;
+      return b.stones[colour].has(hex::square_of(c, r));
+    };
     int replies = 0;
     for (u32 g = 0; g < 300; ++g) {
       Rng rng(5, Purpose::kGame, g);
@@ -269,8 +293,7 @@ TEST(HexPatterns, BridgeReplyAgreesWithTheDefinitionOnRandomPositions) {
         std::vector<std::pair<int, int>> held;
         for (int c = -1; c <= n; ++c)
           for (int r = -1; r <= n; ++r)
-            if (adjacent(xc, xr, c, r) && adjacent(yc, yr, c, r) && hex::holds_for_bridge(b, mover, c, r))
-              held.push_back({c, r});
+            if (adjacent(xc, xr, c, r) && adjacent(yc, yr, c, r) && held_by(b, mover, c, r)) held.push_back({c, r});
         for (std::size_t i = 0; i < held.size(); ++i)
           for (std::size_t j = i + 1; j < held.size(); ++j)
             if (!adjacent(held[i].first, held[i].second, held[j].first, held[j].second)) {
@@ -312,6 +335,27 @@ TEST(HexPatterns, BridgeRandomPlayersAnswerEveryBrokenBridgeAndFinishTheirGames)
     EXPECT_TRUE(b.terminal());
   }
   EXPECT_GT(answered, 200);
+}
+
+// The flag reaches the playouts and the players: the same starts and stream give other winners
+// with bridge replies, and a table that plays both kinds of UCT builds each its own tree.
+TEST(HexPatterns, BridgeRepliesChangeThePlayoutsAndTheGames) {
+  play::InlinePlayouts playouts;
+  std::vector<Board> starts(64, hex::empty_board(11));
+  std::vector<signed char> plain(starts.size()), bridged(starts.size());
+  playouts.run(starts, 9, 0, plain, false);
+  playouts.run(starts, 9, 0, bridged, true);
+  EXPECT_NE(plain, bridged);
+  const play::HexPlayer random_uct = play::parse_hex_player("uct:playouts=60");
+  const play::HexPlayer bridge_uct = play::parse_hex_player("uct:playouts=60,playout=bridge");
+  play::HexTable table;
+  int differ = 0;
+  for (u32 g = 0; g < 4; ++g) {
+    const play::HexRecord mixed = table.play(bridge_uct, random_uct, hex::empty_board(7), 3, g);
+    const play::HexRecord same = table.play(bridge_uct, bridge_uct, hex::empty_board(7), 3, g);
+    differ += play::hex_move_list(mixed) != play::hex_move_list(same);
+  }
+  EXPECT_GT(differ, 0);  // White's playouts differ, so its moves do
 }
 
 TEST(HexUct, FindsTheWinInOne) {

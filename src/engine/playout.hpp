@@ -15,7 +15,10 @@
 //  - exploration_move() is the rule every player follows before it searches: a position with
 //    one legal move is answered with it and nothing is drawn; a random player draws one
 //    random_move(moves) (one below(count) draw); a player with epsilon_ppm > 0 draws below(10^6) and plays a random
-//    legal move (a second draw) when it is below epsilon_ppm;
+//    legal move (a second draw) when it is below epsilon_ppm; a playout policy may answer a
+//    pattern of the position without a draw and draw as a random player otherwise (Hex's
+//    bridge replies, games/hex/playout_patterns.hpp: the pattern is a function of the board,
+//    which carries its last stone);
 //  - the searched move is a pure function of (position, limits, evaluator): alpha-beta returns
 //    the lowest square among the best (engine/alphabeta.hpp), whatever scratch it is given.
 //    Node counts may depend on the scratch (transposition tables), so they are reported but are

@@ -283,6 +283,7 @@ struct Hex {
     State r = s;
     r.stones[0] = hex::rotate(s.stones[0], s.n);
     r.stones[1] = hex::rotate(s.stones[1], s.n);
+    r.last = static_cast<short>(s.last < 0 ? -1 : hex::rotate_square(s.last, s.n));
     r.recompute();
     return r;
   }

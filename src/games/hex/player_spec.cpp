@@ -136,7 +136,9 @@ HexPlayer parse_hex_player(std::string_view spec) {
     u.validate(fmt::format("hex player '{}'", spec));
     p.spec =
         fmt::format("uct:playouts={},c={},expand={},batch={}", u.playouts, u.exploration, u.expand_after, u.leaf_batch);
-    if (u.bridge_replies) p.spec += ",playout=bridge";  // absent when random: older specs stay
+    // Absent when random, so that the specs of runs made before the key existed stay as they
+    // were; random must therefore stay the default, or those runs would change what they play.
+    if (u.bridge_replies) p.spec += ",playout=bridge";
   } else {
     fail("hex player '{}': unknown kind '{}' (random, ev, resistance, uct)", spec, kind);
   }

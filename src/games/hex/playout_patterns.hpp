@@ -27,12 +27,13 @@ EF_HD_INLINE bool holds_for_bridge(const Board& b, int colour, int col, int row)
 }
 
 // The carrier that restores a bridge the opponent's last stone x broke, or -1 (no last stone,
-// the swap was the last move, or no bridge was broken). Around x, ring neighbours k and k + 2
+// the swap was the last move, the last stone is the mover's own, as after GTP's out-of-turn
+// `play`, or no bridge was broken). Around x, ring neighbours k and k + 2
 // held by the player to move (stones or its edge) with neighbour k + 1 empty between them:
 // those two are not adjacent, x and k + 1 are their only common neighbours, so x was one
 // carrier of their bridge and k + 1 is the other. The first such k in ring order.
 EF_HD_INLINE int bridge_reply(const Board& b) {
-  if (b.last < 0 || b.terminal()) return -1;
+  if (b.last < 0 || b.terminal() || !b.stones[b.side ^ 1].has(b.last)) return -1;
   const int mover = b.side, n = b.n, col = col_of(b.last), row = row_of(b.last);
   bool held[6];
   int cell[6];
