@@ -19,10 +19,10 @@
 #      benchmark) come first and the summary JSON is written right after them (279 s on the
 #      H200 on 2026-12-04, 190 s of it the build); optional steps (the L2 experiment, games/s,
 #      Elo-GA and Hex benchmarks, verify on the paper config) run only while the call stays
-#      within GPU_CHECK_BUDGET seconds (default 460), so one call takes at most 8.5 minutes. A rerun fits
-#      in a 15-minute device budget: GPU_CHECK_SKIP_BUILD=1 on a machine still warm, or
-#      GPU_CHECK_BUDGET=0 (required steps only, about 5 minutes) on a fresh one. Results come
-#      back as files of $OUT.
+#      within GPU_CHECK_BUDGET seconds (default 460), so one call takes at most 8.5 minutes.
+#      A rerun fits in a 15-minute device budget: GPU_CHECK_SKIP_BUILD=1 on a machine still
+#      warm, or GPU_CHECK_BUDGET=0 (required steps only, about 5 minutes) on a fresh one.
+#      Results come back as files of $OUT.
 #
 #   GPU_CHECK_SKIP_BUILD=1 reuses an existing build (GPU_CHECK_BUILD_DIR, default build-gpu),
 #   e.g. for a second call on a machine that is still warm.
