@@ -7,6 +7,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include "app/commands.hpp"
+#include "app/options.hpp"
 #include "backends/backend.hpp"
 #include "core/error.hpp"
 #include "games/othello/agent_file.hpp"
@@ -90,7 +91,7 @@ void register_league(CLI::App& app) {
       ->check(CLI::Range(1, play::kMaxDepth));
   cmd->add_option("--seed", a->seed, "Seed of the random moves");
   cmd->add_option("--threads", a->threads, "CPU worker threads (0 = all)")->check(CLI::Range(0, 1024));
-  cmd->add_option("--backend", a->backend, "cpu, cuda or auto");
+  cmd->add_option("--backend", a->backend, kPlayBackendHelp);
   cmd->add_flag("--json", a->json, "Print the result as JSON");
   cmd->callback([a] { run_league(*a); });
 }

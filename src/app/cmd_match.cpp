@@ -192,9 +192,7 @@ void register_match(CLI::App& app) {
   add_accept_config_edits(*cmd, cmd->add_option("--resume", a->resume, "Continue the match in this directory"),
                           a->accept_config_edits);
   cmd->add_option("--threads", a->threads, "CPU worker threads (0 = all)")->check(CLI::Range(0, 1024));
-  cmd->add_option("--backend", a->backend,
-                  "cpu (default), cuda or auto; the games are the same on both, and deep-search games "
-                  "in batches of a few thousand ran 8-50x faster on 16 CPU threads than on an H200 (docs/cuda.md)");
+  cmd->add_option("--backend", a->backend, kPlayBackendHelp);
   auto* ext = cmd->add_option_group("external engine", "Play an agent against a GTP engine run as a child process");
   ext->add_option("--opponent-cmd", a->opponent_cmd, "Engine command line (run by /bin/sh -c), speaking GTP");
   ext->add_option("--agent", a->agent, "Our agent: file (.toml) or built-in (swh, random)");

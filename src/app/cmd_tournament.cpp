@@ -64,9 +64,7 @@ void register_tournament(CLI::App& app) {
                           cmd->add_option("--resume", a->resume,
                                           "Play the rest of the tournament in this directory (or redo its standings)"),
                           a->accept_config_edits);
-  cmd->add_option("--backend", a->backend,
-                  "cpu (default), cuda or auto; the games are the same on both, and deep-search games "
-                  "in batches of a few thousand ran 8-50x faster on 16 CPU threads than on an H200 (docs/cuda.md)");
+  cmd->add_option("--backend", a->backend, kPlayBackendHelp);
   cmd->add_option("--threads", a->threads, "CPU worker threads (0 = all)")->check(CLI::Range(0, 1024));
   cmd->add_option("--chunk", a->chunk,
                   "Games per backend batch: games.csv is appended and Ctrl-C is honoured "
