@@ -60,11 +60,16 @@ VcGraph::VcGraph(const Board& b, int colour, VcOptions options) : empty_(b.empty
   // AND (and OR inside add_semi) until a pass adds no full connection.
   for (bool added = true; added;) {
     added = false;
+    std::vector<int> linked;  // the nodes with a full connection to z, ascending
     for (int z = 2; z < nodes_; ++z) {
-      for (int x = 0; x < nodes_; ++x) {
-        if (x == z || list(full_, x, z).empty()) continue;
-        for (int y = x + 1; y < nodes_; ++y) {
-          if (y == z || list(full_, z, y).empty()) continue;
+      // Adds below change only pairs (x, y) with neither being z, so z's links stay as listed.
+      linked.clear();
+      for (int x = 0; x < nodes_; ++x)
+        if (x != z && !list(full_, x, z).empty()) linked.push_back(x);
+      for (std::size_t i = 0; i < linked.size(); ++i) {
+        const int x = linked[i];
+        for (std::size_t j = i + 1; j < linked.size(); ++j) {
+          const int y = linked[j];
           // References: the adds below change only the lists of (x, y), never (x, z) or (z, y)
           // (z is neither x nor y), and every pair's list is a vector of its own.
           const std::vector<Cells>& xz = list(full_, x, z);
@@ -125,7 +130,10 @@ bool VcGraph::add_semi(int x, int y, const Cells& carrier) {
   s.erase(std::remove_if(s.begin(), s.end(), [&](const Cells& c) { return subset(carrier, c); }), s.end());
   if (static_cast<int>(s.size()) >= options_.max_semi) return false;
   // OR: with one other semi connection, two others, or all of them.
-  const std::vector<Cells> others = s;
+  // A snapshot (add_full below may drop entries of s); a member, so that its storage is reused.
+  // add_full never calls add_semi, so nothing else writes it meanwhile.
+  std::vector<Cells>& others = or_scratch_;
+  others.assign(s.begin(), s.end());
   s.push_back(carrier);
   bool added = false;
   for (std::size_t i = 0; i < others.size(); ++i) {

@@ -65,6 +65,7 @@ class VcGraph {
   std::vector<bool> group_;                      // the node is a group of stones (an AND through it is full)
   std::vector<int> node_of_square_;              // -1 for squares that are no node (the opponent's stones)
   std::vector<std::vector<Cells>> full_, semi_;  // per pair x < y, index x * nodes + y
+  std::vector<Cells> or_scratch_;                // add_semi's snapshot of a pair's semi carriers
 };
 
 // VC-aware play (docs/hex.md, "Players that see connections"): the move a player about to play
