@@ -5,7 +5,9 @@
 // board up to 5 x 5. Virtual connections (games/hex/vc.hpp): the bridge and the edge template on
 // hand positions, and soundness against the exact solver on random small positions: a full
 // connection between a colour's edges wins whoever moves, a semi connection wins for the colour
-// to move, and a move outside the must-play region loses.
+// to move, and a move outside the must-play region loses. The VC alpha-beta player
+// (games/hex/vc_search.hpp): every value it calls proven is the solver's, every proven win it
+// plays wins, and searched to the end of the game it plays perfectly.
 #include <gtest/gtest.h>
 #include <functional>
 #include <string>
@@ -16,6 +18,7 @@
 #include "games/hex/player_spec.hpp"
 #include "games/hex/solver.hpp"
 #include "games/hex/vc.hpp"
+#include "games/hex/vc_search.hpp"
 #include "test_support.hpp"
 
 using namespace ef;
@@ -23,6 +26,14 @@ using namespace ef::hex;
 using ef::test::error_of;
 
 namespace {
+
+VcSearchParams vc_search(int depth, int width, VcLeaf leaf = VcLeaf::kResistance) {
+  VcSearchParams p;
+  p.depth = depth;
+  p.width = width;
+  p.leaf = leaf;
+  return p;
+}
 
 // The winner of `b` with every empty cell filled as the bits of `fill` say (bit k: the k-th empty
 // cell in square order is White).
@@ -313,4 +324,90 @@ TEST(HexVc, GuardedMovesKeepWonGamesAndStayInTheMustPlayRegion) {
   EXPECT_FALSE(play::parse_hex_player("resistance:vc=0").vc);
   EXPECT_EQ(play::parse_hex_player("resistance:vc=0").spec, "resistance:depth=1,epsilon=0");
   EXPECT_NE(error_of([] { play::parse_hex_player("ev:vc=2"); }).find("vc=2"), std::string::npos);
+}
+
+TEST(HexVcSearch, ProvenValuesAreTheSolversAndProvenWinsArePlayed) {
+  HexSolver exact({.use_vcs = false});
+  int wins = 0, losses = 0, open = 0;
+  // Random positions small enough for the exact solver (fewer stones on 5 x 5 take it minutes) are
+  // nearly all proven by the connections; a few are left to the evaluation.
+  for (const auto& [n, stones] : std::vector<std::pair<int, int>>{{4, 2}, {4, 5}, {5, 11}, {5, 13}, {6, 20}}) {
+    for (u32 i = 0; i < 30; ++i) {
+      const Board b = random_position(n, stones, 31, static_cast<u32>(n * 1000 + stones * 40) + i);
+      for (const VcLeaf leaf : {VcLeaf::kResistance, VcLeaf::kEv}) {
+        const VcSearchResult r = VcAlphaBeta(vc_search(2, 6, leaf)).choose(b);
+        ASSERT_TRUE(b.legal(r.move)) << n << " " << i;
+        ASSERT_NE(r.move, kSwapSquare);
+        const bool won = exact.wins(b);
+        if (r.proven > 0) {
+          ++wins;
+          EXPECT_TRUE(won) << n << " " << i;
+          EXPECT_FALSE(exact.wins(b.play(r.move))) << n << " " << i << " move " << r.move;
+        } else if (r.proven < 0) {
+          ++losses;
+          EXPECT_FALSE(won) << n << " " << i;
+        } else {
+          ++open;
+        }
+        EXPECT_GT(r.nodes, 0u);
+      }
+    }
+  }
+  // The positions exercised both proofs and plain evaluations.
+  EXPECT_GT(wins, 40);
+  EXPECT_GT(losses, 10);
+  EXPECT_GT(open, 0);
+  std::printf("VC alpha-beta: %d proven wins, %d proven losses, %d evaluated\n", wins, losses, open);
+}
+
+TEST(HexVcSearch, SearchedToTheEndOfTheGameItPlaysPerfectly) {
+  // With at most `depth` empty cells and every move searched, each line ends on the board, so the
+  // search is an exact minimax: its value is the solver's and a won position gets a winning move.
+  HexSolver exact({.use_vcs = false});
+  int won = 0, lost = 0;
+  for (const auto& [n, stones] : std::vector<std::pair<int, int>>{{3, 5}, {3, 6}, {4, 12}, {4, 13}}) {
+    for (u32 i = 0; i < 30; ++i) {
+      const Board b = random_position(n, stones, 37, static_cast<u32>(n * 1000 + stones * 30) + i);
+      ASSERT_LE(b.empty().count(), kMaxVcDepth);
+      const VcSearchResult r = VcAlphaBeta(vc_search(kMaxVcDepth, n * n)).choose(b);
+      const bool wins = exact.wins(b);
+      EXPECT_EQ(r.proven, wins ? 1 : -1) << n << " " << i;
+      if (wins) {
+        ++won;
+        EXPECT_FALSE(exact.wins(b.play(r.move))) << n << " " << i << " move " << r.move;
+      } else {
+        ++lost;
+      }
+    }
+  }
+  EXPECT_GT(won, 10);
+  EXPECT_GT(lost, 10);
+}
+
+TEST(HexVcSearch, SpecsParseToCanonicalFormsAndBadOnesNameTheProblem) {
+  const play::HexPlayer p = play::parse_hex_player("vcab");
+  EXPECT_EQ(p.kind, play::HexPlayer::Kind::kVcSearch);
+  EXPECT_EQ(p.spec, "vcab:depth=2,width=10,eval=resistance");
+  const play::HexPlayer ev = play::parse_hex_player("vcab:eval=ev,gamma=0.25,depth=3,width=7");
+  EXPECT_EQ(ev.spec, "vcab:depth=3,width=7,eval=ev,gamma=0.25");
+  EXPECT_EQ(ev.vc_search.leaf, VcLeaf::kEv);
+  EXPECT_EQ(play::parse_hex_player(ev.spec).spec, ev.spec);
+  EXPECT_EQ(play::parse_hex_player("vcab:vc=1").spec, "vcab:depth=2,width=10,eval=resistance,vc=1");
+  const std::pair<const char*, const char*> bad[] = {
+      {"vcab:depth=5", "depth=5"},           {"vcab:width=0", "width=0"},
+      {"vcab:eval=uct", "eval=uct"},         {"vcab:gamma=0.1", "gamma needs eval=ev"},
+      {"vcab:eval=ev,gamma=-1", "gamma -1"}, {"vcab:playouts=10", "unknown key 'playouts'"}};
+  for (const auto& case_ : bad) {
+    const char* spec = case_.first;  // plain variables: clang < 16 cannot capture structured bindings
+    const char* message = case_.second;
+    const std::string e = error_of([&] { play::parse_hex_player(spec); });
+    EXPECT_NE(e.find(message), std::string::npos) << spec << ": " << e;
+  }
+  // A game is a pure function of the players and the seed: two plays of one game agree.
+  play::HexTable table;
+  const play::HexPlayer resistance = play::parse_hex_player("resistance");
+  const play::HexRecord a = table.play(p, resistance, empty_board(6), 5, 0);
+  const play::HexRecord b = table.play(p, resistance, empty_board(6), 5, 0);
+  EXPECT_EQ(play::hex_move_list(a), play::hex_move_list(b));
+  EXPECT_NE(a.black_score, 0);
 }

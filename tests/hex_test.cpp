@@ -562,6 +562,46 @@ TEST(HexTune, AStoppedRunResumesToTheSameGenerations) {
   EXPECT_NE(e.find("population.bin"), std::string::npos) << e;
 }
 
+TEST(HexRoundRobin, OpeningsArePlayedOnceWithEachColourAndResultsDoNotDependOnThreads) {
+  const std::vector<play::HexPlayer> players = {play::parse_hex_player("resistance"), play::parse_hex_player("ev"),
+                                                play::parse_hex_player("uct:playouts=50")};
+  const hex::Board start = hex::empty_board(5);
+  std::vector<play::HexClock> clocks;
+  const auto one = play::hex_round_robin(players, 6, start, 3, 1, 2, &clocks);
+  const auto two = play::hex_round_robin(players, 6, start, 3, 2, 2);
+  ASSERT_EQ(one.size(), 18u);
+  for (std::size_t g = 0; g < one.size(); ++g) {
+    EXPECT_EQ(one[g].first, two[g].first);
+    EXPECT_EQ(one[g].second, two[g].second);
+    EXPECT_EQ(one[g].score, two[g].score) << g;
+  }
+  // The contract of the header, game by game: game k of pair (i, j) starts from opening k / 2,
+  // i is Black in even games.
+  play::HexTable table;
+  std::size_t u = 0;
+  for (int i = 0; i < 3; ++i)
+    for (int j = i + 1; j < 3; ++j)
+      for (int k = 0; k < 6; ++k, ++u) {
+        const hex::Board opening = play::hex_random_opening(start, 2, 3, static_cast<u32>(k / 2));
+        EXPECT_EQ(opening.plies, 2);
+        EXPECT_EQ((opening.stones[0] | opening.stones[1]).count(), 2);
+        const int black = k % 2 == 0 ? i : j, white = k % 2 == 0 ? j : i;
+        const u32 game = static_cast<u32>(i) << 20 | static_cast<u32>(j) << 10 | static_cast<u32>(k);
+        const play::HexRecord r = table.play(players[black], players[white], opening, 3, game);
+        EXPECT_EQ(one[u].first, black);
+        EXPECT_EQ(one[u].score, r.black_score > 0 ? 1.0 : 0.0) << i << " " << j << " " << k;
+      }
+  // The deterministic pair (resistance, ev) meets in three openings, not just two games.
+  EXPECT_NE(play::hex_move_list(table.play(players[0], players[1], play::hex_random_opening(start, 2, 3, 0), 3, 0)),
+            play::hex_move_list(table.play(players[0], players[1], play::hex_random_opening(start, 2, 3, 1), 3, 0)));
+  // Every player moved and was timed.
+  ASSERT_EQ(clocks.size(), 3u);
+  for (const auto& c : clocks) {
+    EXPECT_GT(c.moves, 0u);
+    EXPECT_GE(c.seconds, 0.0);
+  }
+}
+
 TEST(HexCommands, TournamentRatesTheStrongerPlayerHigherAndBadSpecsExit2) {
   const std::string bin = EF_EVALFORGE_BIN;
   const auto [rc, out] =
@@ -578,4 +618,8 @@ TEST(HexCommands, TournamentRatesTheStrongerPlayerHigherAndBadSpecsExit2) {
   EXPECT_EQ(rc2, 2) << out2;
   EXPECT_NE(out2.find("unknown kind 'mohex'"), std::string::npos) << out2;
   EXPECT_FALSE(std::filesystem::exists("/tmp/ef_hex_bad_spec/config.toml"));
+  const auto [rc3, out3] = test::run_command(
+      bin + " hex tournament --player random --player resistance --games 5 --opening-plies 2 --size 5 2>&1");
+  EXPECT_EQ(rc3, 2) << out3;
+  EXPECT_NE(out3.find("--games 5 is odd"), std::string::npos) << out3;
 }

@@ -178,6 +178,7 @@ struct HexTournamentArgs {
   int games = 20;  // per pair
   int size = 11;
   bool swap = false;
+  int opening_plies = 0;
   u64 seed = 1;
   int threads = 0;
 };
@@ -190,16 +191,22 @@ void run_hex_tournament(const HexTournamentArgs& a) {
   const int n = static_cast<int>(players.size());
   if (n < 2) fail("hex tournament: give at least two --player specs");
   if (n > 64) fail("hex tournament: {} players (at most 64)", n);
-  const std::vector<ratings::GameResult> results =
-      play::hex_round_robin(players, a.games, hex::empty_board(a.size, a.swap), a.seed, a.threads);
+  if (a.opening_plies > 0 && a.games % 2)
+    fail("hex tournament: --games {} is odd; with --opening-plies each opening is played once with each colour",
+         a.games);
+  std::vector<play::HexClock> clocks;
+  const std::vector<ratings::GameResult> results = play::hex_round_robin(
+      players, a.games, hex::empty_board(a.size, a.swap), a.seed, a.threads, a.opening_plies, &clocks);
   std::vector<int> wins(static_cast<std::size_t>(n) * n, 0);
   for (const auto& g : results) {
     const int winner = g.score > 0.5 ? g.first : g.second, loser = g.score > 0.5 ? g.second : g.first;
     ++wins[static_cast<std::size_t>(winner) * n + loser];
   }
   const auto fit = ratings::fit_bradley_terry(results, n);
-  fmt::print("Hex round robin on {}x{}{}, {} games a pair (row player's wins)\n", a.size, a.size,
-             a.swap ? " with swap" : "", a.games);
+  fmt::print("Hex round robin on {}x{}{}, {} games a pair{} (row player's wins; ms: thinking time per move)\n", a.size,
+             a.size, a.swap ? " with swap" : "", a.games,
+             a.opening_plies > 0 ? fmt::format(" from {} openings of {} random plies", a.games / 2, a.opening_plies)
+                                 : std::string());
   std::size_t width = 0;
   for (const auto& p : players) width = std::max(width, p.spec.size());
   for (int i = 0; i < n; ++i) {
@@ -210,7 +217,9 @@ void run_hex_tournament(const HexTournamentArgs& a) {
       else
         fmt::print(" {:>4}", wins[static_cast<std::size_t>(i) * n + j]);
     }
-    fmt::print("   Elo {:+7.1f} +- {:.1f}\n", fit.ratings[i], fit.margins95[i]);
+    const play::HexClock& c = clocks[static_cast<std::size_t>(i)];
+    fmt::print("   Elo {:+7.1f} +- {:.1f}   {:.1f} ms\n", fit.ratings[i], fit.margins95[i],
+               c.moves ? 1e3 * c.seconds / static_cast<double>(c.moves) : 0.0);
   }
 }
 
@@ -320,7 +329,8 @@ void register_hex(CLI::App& app) {
       ->add_option("--a", m->config.a,
                    "Player A: random | ev[:gamma=G,depth=D,bridges=0|1,edge_bridges=0|1,groups=0|1,sign=1|-1,"
                    "cp_sign=1|-1,epsilon=E] | "
-                   "resistance[:depth=D] | uct[:playouts=P,c=C,expand=K,batch=B,playout=random|bridge]; any with vc=1")
+                   "resistance[:depth=D] | uct[:playouts=P,c=C,expand=K,batch=B,playout=random|bridge] | "
+                   "vcab[:depth=D,width=W,eval=resistance|ev,gamma=G]; any with vc=1")
       ->capture_default_str();
   match->add_option("--b", m->config.b, "Player B (as --a)")->capture_default_str();
   match->add_option("--games", m->config.games, "Games")->check(CLI::Range(1, 1 << 24))->capture_default_str();
@@ -383,6 +393,10 @@ void register_hex(CLI::App& app) {
       ->capture_default_str();
   tour->add_option("--size", tt->size, "Board side")->check(CLI::Range(1, hex::kMaxSide))->capture_default_str();
   tour->add_flag("--swap", tt->swap, "Play with the swap (pie) rule");
+  tour->add_option("--opening-plies", tt->opening_plies,
+                   "Random moves before the players take over; games 2k and 2k+1 of every pair share opening k")
+      ->check(CLI::Range(0, 20))
+      ->capture_default_str();
   tour->add_option("--seed", tt->seed, "Seed of the games' random streams")->capture_default_str();
   tour->add_option("--threads", tt->threads, "Games played at once (0 = all hardware threads)")
       ->check(CLI::Range(0, 1024));

@@ -73,7 +73,8 @@ void register_hex_external(CLI::App& hex) {
   auto* cmd = hex.add_subcommand("external",
                                  "Our player against an external Hex GTP engine (colours alternating, "
                                  "ours Black in even games; forfeits for misbehaving engines)");
-  cmd->add_option("--a", a->a, "Our player: random | ev[:...] | resistance[:depth=D] | uct[:playouts=P,...]")
+  cmd->add_option("--a", a->a,
+                  "Our player: random | ev[:...] | resistance[:depth=D] | uct[:playouts=P,...] | vcab[:depth=D,...]")
       ->capture_default_str();
   cmd->add_option("--opponent-cmd", a->options.command, "Engine command line (run by /bin/sh -c), speaking Hex GTP")
       ->required();

@@ -42,7 +42,7 @@ HexTunePlayers validate_hex_tune_config(const HexTuneConfig& c, const std::strin
   if (c.size < 1 || c.size > hex::kMaxSide) fail("{}: size {} is outside 1..{}", who, c.size, hex::kMaxSide);
   HexTunePlayers players{play::parse_hex_player(c.opponent), play::parse_hex_player(c.player)};
   const play::HexPlayer& tuned = players.player;
-  if (tuned.uct || tuned.agent.params.kind != play::HexEvaluator::kBetweenness)
+  if (tuned.kind != play::HexPlayer::Kind::kAgent || tuned.agent.params.kind != play::HexEvaluator::kBetweenness)
     fail("{}: player '{}' is not an ev player (gamma is what is tuned)", who, c.player);
   return players;
 }

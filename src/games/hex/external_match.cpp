@@ -25,7 +25,7 @@ void play_hex_external_match(const HexPlayer& player, const HexExternalOptions& 
   validate_external_engine_options(eo);
   if (options.size < 1 || options.size > hex::kMaxSide)
     fail("hex external match: board size {} is outside 1..{}", options.size, hex::kMaxSide);
-  if (!player.uct) player.agent.validate();
+  if (player.kind == HexPlayer::Kind::kAgent) player.agent.validate();
 
   HexTable table;
   ExternalEngine engine(std::move(eo));

@@ -1,6 +1,7 @@
-// A GTP engine that plays Hex with a HexPlayer (games/hex/player_spec.hpp: uct, ev, resistance, random), in
-// the conventions of the MoHex/benzene engines, so that HexGui, gogui-twogtp-style controllers
-// and evalforge's own external matches can play our players (docs/hex-gtp.md).
+// A GTP engine that plays Hex with a HexPlayer (games/hex/player_spec.hpp: uct, vcab, ev,
+// resistance, random), in the conventions of the MoHex/benzene engines, so that HexGui,
+// gogui-twogtp-style controllers and evalforge's own external matches can play our players
+// (docs/hex-gtp.md).
 //
 // Commands: protocol_version, name, version, known_command, list_commands, boardsize N [N]
 // (square boards 1..13), clear_board, play COLOUR CELL, genmove COLOUR, undo, showboard,

@@ -1,8 +1,10 @@
 #include "games/hex/player_spec.hpp"
 #include <fmt/core.h>
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <vector>
 #include "core/error.hpp"
@@ -116,7 +118,7 @@ HexPlayer parse_hex_player(std::string_view spec) {
                               a.betweenness.sign, a.betweenness.c_prime_sign, epsilon)
                 : fmt::format("resistance:depth={},epsilon={}", a.depth, epsilon);
   } else if (kind == "uct") {
-    p.uct = true;
+    p.kind = HexPlayer::Kind::kUct;
     UctParams& u = p.uct_params;
     for (auto [k, v] : kv) {
       if (k == "playouts")
@@ -139,12 +141,33 @@ HexPlayer parse_hex_player(std::string_view spec) {
     // Absent when random, so that the specs of runs made before the key existed stay as they
     // were; random must therefore stay the default, or those runs would change what they play.
     if (u.bridge_replies) p.spec += ",playout=bridge";
+  } else if (kind == "vcab") {
+    p.kind = HexPlayer::Kind::kVcSearch;
+    hex::VcSearchParams& w = p.vc_search;
+    for (auto [k, v] : kv) {
+      if (k == "depth")
+        w.depth = integer(spec, k, v, 1, hex::kMaxVcDepth);
+      else if (k == "width")
+        w.width = integer(spec, k, v, 1, hex::kMaxSide * hex::kMaxSide);
+      else if (k == "eval") {
+        if (v != "resistance" && v != "ev") fail("hex player '{}': eval={} (use resistance or ev)", spec, v);
+        w.leaf = v == "ev" ? hex::VcLeaf::kEv : hex::VcLeaf::kResistance;
+      } else if (k == "gamma")
+        w.ev.gamma = number(spec, k, v);
+      else
+        unknown(k, "depth, width, eval, gamma, vc");
+    }
+    if (w.leaf != hex::VcLeaf::kEv && w.ev.gamma != 0) fail("hex player '{}': gamma needs eval=ev", spec);
+    w.validate(fmt::format("hex player '{}'", spec));
+    p.spec = fmt::format("vcab:depth={},width={},eval={}", w.depth, w.width,
+                         w.leaf == hex::VcLeaf::kEv ? "ev" : "resistance");
+    if (w.leaf == hex::VcLeaf::kEv) p.spec += fmt::format(",gamma={}", w.ev.gamma);
   } else {
-    fail("hex player '{}': unknown kind '{}' (random, ev, resistance, uct)", spec, kind);
+    fail("hex player '{}': unknown kind '{}' (random, ev, resistance, uct, vcab)", spec, kind);
   }
   if (p.vc) p.spec += p.spec.find(':') == std::string::npos ? ":vc=1" : ",vc=1";  // absent when off: older specs stay
   p.agent.name = p.spec;
-  if (!p.uct) p.agent.validate();
+  if (p.kind == HexPlayer::Kind::kAgent) p.agent.validate();
   return p;
 }
 
@@ -180,7 +203,7 @@ std::string hex_move_list(const HexRecord& r) {
 MemoryPart hex_tree_memory(const std::vector<const HexPlayer*>& players, int n, int threads) {
   double tree = 0;
   for (const HexPlayer* p : players)
-    if (p->uct) tree = std::max(tree, Uct::tree_bytes(p->uct_params, n * n));
+    if (p->kind == HexPlayer::Kind::kUct) tree = std::max(tree, Uct::tree_bytes(p->uct_params, n * n));
   return {fmt::format("UCT trees ({} threads x {})", threads, format_bytes(tree)), threads * tree};
 }
 
@@ -193,7 +216,13 @@ int HexTable::choose(const HexPlayer& player, const hex::Board& s, Rng& rng, u64
 }
 
 int HexTable::choose_own(const HexPlayer& player, const hex::Board& s, Rng& rng, u64& nodes) {
-  if (!player.uct) return player.agent.params.choose(s, rng, nodes, PlayScratchOf<games::Hex>{});
+  if (player.kind == HexPlayer::Kind::kAgent)
+    return player.agent.params.choose(s, rng, nodes, PlayScratchOf<games::Hex>{});
+  if (player.kind == HexPlayer::Kind::kVcSearch) {
+    const hex::VcSearchResult r = hex::VcAlphaBeta(player.vc_search).choose(s);
+    nodes += r.nodes;
+    return r.move;
+  }
   const int explored = exploration_move(s.moves(), false, 0, rng);
   if (explored != kSearchMove) return explored;
   const u64 seed = rng.next_u64();
@@ -208,14 +237,21 @@ int HexTable::choose_own(const HexPlayer& player, const hex::Board& s, Rng& rng,
 }
 
 HexRecord HexTable::play(const HexPlayer& black, const HexPlayer& white, const hex::Board& start, u64 seed, u32 game) {
-  // A player of play_game's interface that routes each move to its HexPlayer through this table.
+  // A player of play_game's interface that routes each move to its HexPlayer through this table,
+  // timing it on the colour's clock.
   struct Seat {
     HexTable* table;
     const HexPlayer* player;
     int choose(const hex::Board& s, Rng& rng, u64& nodes, const PlayScratchOf<games::Hex>&) const {
-      return table->choose(*player, s, rng, nodes);
+      const auto t0 = std::chrono::steady_clock::now();
+      const int move = table->choose(*player, s, rng, nodes);
+      HexClock& c = table->clock_[s.side];
+      c.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      ++c.moves;
+      return move;
     }
   };
+  clock_[0] = clock_[1] = HexClock{};
   // play_game takes one player type for both sides; each seat carries its player.
   struct Either {
     Seat seat[2];
@@ -229,8 +265,21 @@ HexRecord HexTable::play(const HexPlayer& black, const HexPlayer& white, const h
   return r;
 }
 
+hex::Board hex_random_opening(const hex::Board& start, int plies, u64 seed, u32 index) {
+  Rng rng(seed, Purpose::kOpening, index);
+  hex::Board b = start;
+  for (int k = 0; k < plies && !b.terminal(); ++k) {
+    const hex::Cells cells = b.empty();
+    const hex::Board next = b.play(cells.nth(rng.below(static_cast<u32>(cells.count()))));
+    if (next.terminal()) break;
+    b = next;
+  }
+  return b;
+}
+
 std::vector<ratings::GameResult> hex_round_robin(std::span<const HexPlayer> players, int games, const hex::Board& start,
-                                                 u64 seed, int threads) {
+                                                 u64 seed, int threads, int opening_plies,
+                                                 std::vector<HexClock>* clocks) {
   const int n = static_cast<int>(players.size());
   if (n > 64) fail("hex round robin: {} players (at most 64)", n);
   struct Unit {
@@ -241,6 +290,7 @@ std::vector<ratings::GameResult> hex_round_robin(std::span<const HexPlayer> play
     for (int j = i + 1; j < n; ++j)
       for (int k = 0; k < games; ++k) units.push_back({i, j, k});
   std::vector<ratings::GameResult> results(units.size());
+  std::vector<std::array<HexClock, 2>> unit_clocks(units.size());  // [Black, White] of each game
   std::atomic<std::size_t> next{0};
   run_parallel(std::min<int>(resolve_threads(threads), static_cast<int>(units.size())), [&] {
     HexTable table;
@@ -248,10 +298,20 @@ std::vector<ratings::GameResult> hex_round_robin(std::span<const HexPlayer> play
       const Unit& x = units[u];
       const int black = x.k % 2 == 0 ? x.i : x.j, white = x.k % 2 == 0 ? x.j : x.i;
       const u32 game = static_cast<u32>(x.i) << 20 | static_cast<u32>(x.j) << 10 | static_cast<u32>(x.k);
-      const HexRecord r = table.play(players[black], players[white], start, seed, game);
+      const hex::Board from =
+          opening_plies > 0 ? hex_random_opening(start, opening_plies, seed, static_cast<u32>(x.k / 2)) : start;
+      const HexRecord r = table.play(players[black], players[white], from, seed, game);
       results[u] = {black, white, r.black_score > 0 ? 1.0 : 0.0};
+      unit_clocks[u] = {table.clock(hex::kBlack), table.clock(hex::kWhite)};
     }
   });
+  if (clocks) {
+    clocks->assign(static_cast<std::size_t>(n), HexClock{});
+    for (std::size_t u = 0; u < units.size(); ++u) {
+      (*clocks)[static_cast<std::size_t>(results[u].first)].add(unit_clocks[u][0]);
+      (*clocks)[static_cast<std::size_t>(results[u].second)].add(unit_clocks[u][1]);
+    }
+  }
   return results;
 }
 

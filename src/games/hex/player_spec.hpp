@@ -1,12 +1,13 @@
 // Hex players on the host and the games they play: a player is a backend agent (a network-
-// characteristics or resistance evaluator under alpha-beta, or random: games/hex/players.hpp) or
-// UCT (games/hex/uct.hpp), named by a spec string:
+// characteristics or resistance evaluator under alpha-beta, or random: games/hex/players.hpp),
+// UCT (games/hex/uct.hpp) or the VC alpha-beta (games/hex/vc_search.hpp), named by a spec string:
 //
 //   random
 //   ev[:gamma=G,depth=D,bridges=0|1,edge_bridges=0|1,groups=0|1,sign=1|-1,cp_sign=1|-1,epsilon=E]
 //                                                                       Ev (gamma = 0) / Ev'
 //   resistance[:depth=D,epsilon=E]
 //   uct[:playouts=P,c=C,expand=K,batch=B,playout=random|bridge]     bridge: playouts restore broken bridges
+//   vcab[:depth=D,width=W,eval=resistance|ev,gamma=G]                alpha-beta over virtual connections
 // and with any kind, vc=1: VC-aware play on top of the player's own move (games/hex/vc.hpp
 // vc_guarded_move: keep a won connection, stay in the opponent's must-play region).
 //
@@ -22,16 +23,20 @@
 #include "core/memory_check.hpp"
 #include "games/hex/players.hpp"
 #include "games/hex/uct.hpp"
+#include "games/hex/vc_search.hpp"
 #include "ratings/ratings.hpp"
 
 namespace ef::play {
 
 struct HexPlayer {
+  // kAgent plays on a backend (games/hex/players.hpp); the others are host players.
+  enum class Kind { kAgent, kUct, kVcSearch };
   std::string spec;  // canonical: every key, in the order above
-  bool uct = false;
-  UctParams uct_params;
-  HexAgent agent;   // when !uct
-  bool vc = false;  // VC-aware play (hex::vc_guarded_move) on top of the move chosen
+  Kind kind = Kind::kAgent;
+  UctParams uct_params;           // kUct
+  hex::VcSearchParams vc_search;  // kVcSearch
+  HexAgent agent;                 // kAgent
+  bool vc = false;                // VC-aware play (hex::vc_guarded_move) on top of the move chosen
 };
 
 // Throws ef::Error quoting the spec for an unknown kind or key, a malformed value or one out of range.
@@ -48,6 +53,16 @@ std::string hex_move_list(const HexRecord& r);
 // each, reused for both sides): a memory estimate part (core/memory_check.hpp).
 MemoryPart hex_tree_memory(const std::vector<const HexPlayer*>& players, int n, int threads);
 
+// A player's thinking time (wall clock over its moves): reported beside results, never part of one.
+struct HexClock {
+  double seconds = 0;
+  u64 moves = 0;
+  void add(const HexClock& o) {
+    seconds += o.seconds;
+    moves += o.moves;
+  }
+};
+
 // Plays games on one thread, keeping a UCT tree between calls.
 class HexTable {
  public:
@@ -55,6 +70,8 @@ class HexTable {
   ~HexTable();
   // Game `game` of the stream `seed`: `black` moves first from `start`.
   HexRecord play(const HexPlayer& black, const HexPlayer& white, const hex::Board& start, u64 seed, u32 game);
+  // The thinking time of each colour in the last game play() played.
+  const HexClock& clock(int colour) const { return clock_[colour]; }
   // One move for the side to move in `s` (a game still on), drawing from `rng` as a game does.
   int choose(const HexPlayer& player, const hex::Board& s, Rng& rng, u64& nodes);
 
@@ -64,14 +81,24 @@ class HexTable {
   InlinePlayouts playouts_;
   std::unique_ptr<Uct> uct_;
   UctParams uct_params_;
+  HexClock clock_[2];
 };
+
+// A random opening: `plies` uniformly random moves (cells, never the swap) from `start`, drawn from
+// the stream (seed, Purpose::kOpening, index); a move that would end the game is not played, so
+// the opening stops one short of it.
+hex::Board hex_random_opening(const hex::Board& start, int plies, u64 seed, u32 index);
 
 // A round robin of host players (at most 64): every pair (i, j), i < j, plays `games` games
 // from `start`, colours alternating (i is Black in even games); game k of pair (i, j) is game
 // i * 2^20 + j * 2^10 + k of the stream keyed by `seed`, so results do not depend on `threads`
-// (0 = all). Each game as a rating input: first = Black, score 1 when Black won (Hex has no
-// draws), in the order (i, j, k).
+// (0 = all). With opening_plies > 0, games 2o and 2o + 1 of every pair start from the same
+// random opening o (hex_random_opening(start, opening_plies, seed, o)), one with each colour:
+// deterministic players then meet in as many distinct games as there are openings. Each game as
+// a rating input: first = Black, score 1 when Black won (Hex has no draws), in the order
+// (i, j, k). `clocks`, when given, gets each player's thinking time over the whole round robin.
 std::vector<ratings::GameResult> hex_round_robin(std::span<const HexPlayer> players, int games, const hex::Board& start,
-                                                 u64 seed, int threads);
+                                                 u64 seed, int threads, int opening_plies = 0,
+                                                 std::vector<HexClock>* clocks = nullptr);
 
 }  // namespace ef::play

@@ -1,0 +1,163 @@
+#include "games/hex/vc_search.hpp"
+#include <algorithm>
+#include <cmath>
+#include "core/error.hpp"
+#include "games/hex/inferior.hpp"
+
+namespace ef::hex {
+
+namespace {
+
+constexpr i32 kBound = kVcWin + 1;  // outside every value: the full window
+
+// A win `ply` plies below the root; the loser's value is its negation.
+i32 won_at(int ply) { return kVcWin - ply; }
+bool is_proven(i32 v) { return v > kClamp || v < -kClamp; }
+int proven_sign(i32 v) { return v > kClamp ? 1 : (v < -kClamp ? -1 : 0); }
+
+}  // namespace
+
+void VcSearchParams::validate(const std::string& who) const {
+  if (depth < 1 || depth > kMaxVcDepth) fail("{}: depth {} is outside 1..{}", who, depth, kMaxVcDepth);
+  if (width < 1 || width > kMaxSide * kMaxSide) fail("{}: width {} is outside 1..{}", who, width, kMaxSide * kMaxSide);
+  if (!std::isfinite(ev.gamma) || ev.gamma < 0 || ev.gamma > 1e6)
+    fail("{}: gamma {} is outside 0..10^6", who, ev.gamma);
+  if (vc.max_full < 1 || vc.max_semi < 1) fail("{}: connection lists need room for one carrier", who);
+}
+
+bool VcAlphaBeta::Key::operator==(const Key& o) const {
+  return std::equal(std::begin(w), std::end(w), std::begin(o.w));
+}
+
+std::size_t VcAlphaBeta::KeyHash::operator()(const Key& k) const {
+  u64 h = 0x9E3779B97F4A7C15ull;
+  for (u64 x : k.w) {
+    h ^= x + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    h *= 0xBF58476D1CE4E5B9ull;
+  }
+  return static_cast<std::size_t>(h ^ (h >> 31));
+}
+
+VcAlphaBeta::VcAlphaBeta(VcSearchParams params) : params_(params) {}
+
+const VcAlphaBeta::Verdict& VcAlphaBeta::verdict(const Board& f) {
+  Key key{};
+  for (int i = 0; i < kWords; ++i) {
+    key.w[i] = f.stones[0].w[i];
+    key.w[kWords + i] = f.stones[1].w[i];
+  }
+  key.w[2 * kWords] = u64{f.side} | u64{f.n} << 8;
+  if (const auto it = verdicts_.find(key); it != verdicts_.end()) return it->second;
+  Verdict v;
+  const int me = f.side;
+  ++searches_;
+  const VcGraph mine(f, me, params_.vc);
+  if (mine.edges_connected() || !mine.semi(VcGraph::kEdge0, VcGraph::kEdge1).empty()) {
+    v.proven = 1;
+  } else {
+    ++searches_;
+    const VcGraph theirs(f, me ^ 1, params_.vc);
+    if (theirs.edges_connected()) {
+      v.proven = -1;
+    } else {
+      v.moves = f.empty();
+      // Any move outside the region lets the opponent play a key that survives it.
+      if (!theirs.semi(VcGraph::kEdge0, VcGraph::kEdge1).empty()) v.moves = theirs.must_play() & f.empty();
+      if (!v.moves.any()) v.proven = -1;
+    }
+  }
+  // unordered_map keeps references to its elements valid across later insertions.
+  return verdicts_.emplace(key, v).first->second;
+}
+
+i32 VcAlphaBeta::leaf(const Board& b) const {
+  return params_.leaf == VcLeaf::kEv ? params_.ev.eval(b) : ResistanceEvaluator{}.eval(b);
+}
+
+std::vector<VcAlphaBeta::Scored> VcAlphaBeta::ordered(const Board& f, const Cells& moves, int ply) {
+  std::vector<Scored> out;
+  for (Cells m = moves; m.any(); m.drop_lowest()) {
+    const int sq = m.lowest();
+    const Board child = f.play(sq);
+    ++nodes_;
+    out.push_back({sq, child.terminal() ? won_at(ply + 1) : -leaf(child)});
+  }
+  // Stable: equal values keep the square order.
+  std::stable_sort(out.begin(), out.end(), [](const Scored& a, const Scored& b) { return a.value > b.value; });
+  return out;
+}
+
+i32 VcAlphaBeta::search(const Board& b, int depth, i32 alpha, i32 beta, int ply) {
+  ++nodes_;
+  if (b.terminal()) return -won_at(ply);  // the opponent's last move connected
+  Board f = b;
+  fill_dead(f);
+  // Only dead cells were left, or the connections decide: a proof, one ply later than a win on
+  // the board.
+  if (f.terminal()) return f.winner == f.side ? won_at(ply + 1) : -won_at(ply + 1);
+  const Verdict v = verdict(f);
+  if (v.proven) return v.proven > 0 ? won_at(ply + 1) : -won_at(ply + 1);
+  const std::vector<Scored> moves = ordered(f, v.moves, ply);
+  if (depth == 1) return moves.front().value;
+  i32 best = -kBound;
+  const std::size_t width = std::min(moves.size(), static_cast<std::size_t>(params_.width));
+  for (std::size_t k = 0; k < width && best < beta; ++k) {
+    const Scored& m = moves[k];
+    // A child that ends the game was scored exactly by ordered().
+    const i32 value = m.value == won_at(ply + 1)
+                          ? m.value
+                          : -search(f.play(m.move), depth - 1, -beta, -std::max(alpha, best), ply + 1);
+    best = std::max(best, value);
+  }
+  return best;
+}
+
+VcSearchResult VcAlphaBeta::choose(const Board& s) {
+  if (s.terminal()) fail("hex VC alpha-beta: the game is over");
+  nodes_ = searches_ = 0;
+  verdicts_.clear();
+  VcSearchResult r;
+  Board f = s;
+  fill_dead(f);
+  if (f.terminal()) {  // every empty cell is dead: the winner is decided, any move will do
+    r.move = s.empty().lowest();
+    r.value = f.winner == f.side ? won_at(1) : -won_at(1);
+    r.proven = proven_sign(r.value);
+    return r;
+  }
+  const Verdict v = verdict(f);
+  // A proven node still gets a move: the best by the evaluation among every empty cell.
+  std::vector<Scored> order = ordered(f, v.proven ? f.empty() : v.moves, 0);
+  r.move = order.front().move;
+  r.value = order.front().value;
+  if (v.proven > 0) {
+    r.move = vc_guarded_move(s, r.move, params_.vc);  // a move after which the connection is full
+    r.value = won_at(1);
+  } else if (v.proven < 0) {
+    r.value = -won_at(1);
+  } else if (params_.depth >= 2 && !is_proven(r.value)) {
+    order.resize(std::min(order.size(), static_cast<std::size_t>(params_.width)));
+    for (int d = 2; d <= params_.depth; ++d) {
+      i32 alpha = -kBound;
+      int best = order.front().move;
+      for (Scored& m : order) {
+        m.value = -search(f.play(m.move), d - 1, -kBound, -alpha, 1);
+        if (m.value > alpha) {
+          alpha = m.value;
+          best = m.move;
+        }
+      }
+      r.move = best;
+      r.value = alpha;
+      if (is_proven(alpha)) break;  // won or lost whatever the depth
+      // The next pass searches this pass's best first (the others' values are upper bounds).
+      std::stable_sort(order.begin(), order.end(), [](const Scored& a, const Scored& b) { return a.value > b.value; });
+    }
+  }
+  r.proven = proven_sign(r.value);
+  r.nodes = nodes_;
+  r.searches = searches_;
+  return r;
+}
+
+}  // namespace ef::hex

@@ -1,0 +1,93 @@
+// A Wolve-style alpha-beta player over virtual connections (docs/hex.md, "The VC alpha-beta
+// player"; Wolve is the alpha-beta program of the benzene suite beside MoHex). Host code: its
+// connection lists are vectors and its verdicts sit in a hash map.
+//
+// Negamax alpha-beta to a fixed depth, from the side to move's view. At every node above the
+// leaves, on the position with its dead cells filled (games/hex/inferior.hpp):
+//  - the connections of both colours (games/hex/vc.hpp H-search) decide it when they can: the
+//    side to move wins with a full or semi connection between its edges, loses against the
+//    opponent's full one, and otherwise, when the opponent has semi connections, may only play
+//    in their must-play region (none left: a loss);
+//  - every candidate move is scored by the leaf evaluation of the position after it
+//    (resistance, or the seed paper's Ev / Ev'), and only the best `width` are searched deeper,
+//    best first. A node one ply above the leaves takes the best of those scores directly, so the
+//    leaves are every candidate's child and no H-search runs on them.
+// The root deepens iteratively (depth 1, 2, .. depth), each pass searching the root's moves in
+// the order of the last pass's values; the connection verdicts of a move's search are kept in a
+// table, so a later pass does not repeat an H-search. A proven win is played as
+// hex::vc_guarded_move plays it (a move after which the connection is full). The swap move is
+// never chosen.
+//
+// Values: the evaluators' (|v| <= hex::kClamp) or proven: kVcWin - ply for a win found `ply`
+// plies down (a connection proof counts one ply more than a win on the board, so a connected
+// game ends sooner), the negation for a loss. The move is a pure function of (position,
+// parameters): no random draws.
+#pragma once
+#include <string>
+#include <unordered_map>
+#include <vector>
+#include "games/hex/characteristics.hpp"
+#include "games/hex/vc.hpp"
+
+namespace ef::hex {
+
+enum class VcLeaf { kResistance, kEv };
+
+constexpr int kMaxVcDepth = 4;
+constexpr i32 kVcWin = i32{1} << 30;  // above every evaluator value (kClamp = 2^29)
+
+struct VcSearchParams {
+  int depth = 2;                      // plies, 1..kMaxVcDepth
+  int width = 10;                     // moves searched deeper per node, 1..kMaxSide^2
+  VcLeaf leaf = VcLeaf::kResistance;  // the evaluation of the leaves and of the move order
+  BetweennessEvaluator ev;            // kEv's evaluator (gamma, networks)
+  VcOptions vc;                       // H-search's list caps
+  // Throws ef::Error naming `who` for a value out of range.
+  void validate(const std::string& who) const;
+};
+
+struct VcSearchResult {
+  int move = -1;
+  i32 value = 0;     // for the side to move
+  int proven = 0;    // +1: a win proven by connections or by the board, -1: a proven loss, 0: an evaluation
+  u64 nodes = 0;     // positions searched or evaluated
+  u64 searches = 0;  // H-searches run (one colour each)
+};
+
+class VcAlphaBeta {
+ public:
+  explicit VcAlphaBeta(VcSearchParams params = {});
+  // The move for the side to move of `s`, a game still on.
+  VcSearchResult choose(const Board& s);
+
+ private:
+  // What the connections say about a position (dead cells filled), from the side to move's view.
+  struct Verdict {
+    int proven = 0;  // +1 / -1 as VcSearchResult::proven; 0: open
+    Cells moves;     // open: the moves worth searching (the must-play region, or every empty cell)
+  };
+  struct Key {
+    u64 w[2 * kWords + 1];
+    bool operator==(const Key& o) const;
+  };
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const;
+  };
+  struct Scored {
+    int move;
+    i32 value;
+  };
+
+  const Verdict& verdict(const Board& f);
+  i32 leaf(const Board& b) const;
+  // The candidate moves of an open node `f` scored by their children's leaf values, best first
+  // (ties: the lower square).
+  std::vector<Scored> ordered(const Board& f, const Cells& moves, int ply);
+  i32 search(const Board& b, int depth, i32 alpha, i32 beta, int ply);
+
+  VcSearchParams params_;
+  u64 nodes_ = 0, searches_ = 0;
+  std::unordered_map<Key, Verdict, KeyHash> verdicts_;
+};
+
+}  // namespace ef::hex
