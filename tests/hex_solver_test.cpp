@@ -9,6 +9,7 @@
 // (games/hex/vc_search.hpp): every value it calls proven is the solver's, every proven win it
 // plays wins, and searched to the end of the game it plays perfectly.
 #include <gtest/gtest.h>
+#include <array>
 #include <functional>
 #include <string>
 #include <vector>
@@ -82,6 +83,39 @@ Cells cells_of(const std::vector<int>& squares) {
   Cells c;
   for (int sq : squares) c.set(sq);
   return c;
+}
+
+// The VC alpha-beta's value by plain minimax over the tree vc_search.hpp defines: the same
+// verdicts (dead cells filled, both colours' connections), the same move order and width, the
+// same proven values, but every searched move searched with a full window and no table.
+i32 vc_minimax(const Board& b, int depth, int width, int ply) {
+  const i32 win = kVcWin;
+  if (b.terminal()) return -(win - ply);
+  Board f = b;
+  fill_dead(f);
+  if (f.terminal()) return f.winner == f.side ? win - ply - 1 : -(win - ply - 1);
+  const VcGraph mine(f, f.side);
+  if (mine.edges_connected() || !mine.semi(VcGraph::kEdge0, VcGraph::kEdge1).empty()) return win - ply - 1;
+  const VcGraph theirs(f, f.side ^ 1);
+  if (theirs.edges_connected()) return -(win - ply - 1);
+  Cells moves = f.empty();
+  if (!theirs.semi(VcGraph::kEdge0, VcGraph::kEdge1).empty()) moves = theirs.must_play() & f.empty();
+  if (!moves.any()) return -(win - ply - 1);
+  std::vector<std::pair<i32, int>> scored;  // (value, move), moves in square order
+  for (Cells m = moves; m.any(); m.drop_lowest()) {
+    const Board child = f.play(m.lowest());
+    scored.push_back({child.terminal() ? win - ply - 1 : -ResistanceEvaluator{}.eval(child), m.lowest()});
+  }
+  std::stable_sort(scored.begin(), scored.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+  if (depth == 1) return scored.front().first;
+  i32 best = -win - 1;
+  const int searched = std::min(width, static_cast<int>(scored.size()));
+  for (int k = 0; k < searched; ++k) {
+    const auto [value, move] = scored[static_cast<std::size_t>(k)];
+    best = std::max(best, value == win - ply - 1 ? value : -vc_minimax(f.play(move), depth - 1, width, ply + 1));
+  }
+  if (searched < static_cast<int>(scored.size()) && best < -kClamp) best = -kClamp;  // cut: nothing proven
+  return best;
 }
 
 // Plain minimax on win/loss, no table, no pruning: the reference on boards up to 3 x 3.
@@ -327,15 +361,21 @@ TEST(HexVc, GuardedMovesKeepWonGamesAndStayInTheMustPlayRegion) {
 }
 
 TEST(HexVcSearch, ProvenValuesAreTheSolversAndProvenWinsArePlayed) {
-  HexSolver exact({.use_vcs = false});
+  // Positions small enough for plain minimax (dead cells filled, no connections) are nearly all
+  // proven at the root already; open 5 x 5 positions with few stones get the solver with
+  // connections, whose own tables are checked against plain minimax above and against strategy
+  // stealing (its connections are the same H-search, but not the cuts of the search under test).
+  HexSolver plain({.use_vcs = false}), with_vcs;
   int wins = 0, losses = 0, open = 0;
-  // Random positions small enough for the exact solver (fewer stones on 5 x 5 take it minutes) are
-  // nearly all proven by the connections; a few are left to the evaluation.
-  for (const auto& [n, stones] : std::vector<std::pair<int, int>>{{4, 2}, {4, 5}, {5, 11}, {5, 13}, {6, 20}}) {
+  for (const auto& [n, stones] :
+       std::vector<std::pair<int, int>>{{4, 2}, {4, 5}, {5, 11}, {5, 13}, {6, 20}, {5, 2}, {5, 4}, {5, 6}}) {
+    HexSolver& exact = n == 5 && stones < 10 ? with_vcs : plain;
     for (u32 i = 0; i < 30; ++i) {
       const Board b = random_position(n, stones, 31, static_cast<u32>(n * 1000 + stones * 40) + i);
-      for (const VcLeaf leaf : {VcLeaf::kResistance, VcLeaf::kEv}) {
-        const VcSearchResult r = VcAlphaBeta(vc_search(2, 6, leaf)).choose(b);
+      // Depth 3 with width 1 or 2 cuts most nodes: a loss there must not be called proven.
+      for (const VcSearchParams& p :
+           {vc_search(2, 6), vc_search(2, 6, VcLeaf::kEv), vc_search(3, 2), vc_search(3, 1)}) {
+        const VcSearchResult r = VcAlphaBeta(p).choose(b);
         ASSERT_TRUE(b.legal(r.move)) << n << " " << i;
         ASSERT_NE(r.move, kSwapSquare);
         const bool won = exact.wins(b);
@@ -356,8 +396,32 @@ TEST(HexVcSearch, ProvenValuesAreTheSolversAndProvenWinsArePlayed) {
   // The positions exercised both proofs and plain evaluations.
   EXPECT_GT(wins, 40);
   EXPECT_GT(losses, 10);
-  EXPECT_GT(open, 0);
+  EXPECT_GT(open, 20);
   std::printf("VC alpha-beta: %d proven wins, %d proven losses, %d evaluated\n", wins, losses, open);
+}
+
+TEST(HexVcSearch, AlphaBetaGivesThePlainMinimaxValueOfTheSameTree) {
+  // Cutoffs, the root's iterative deepening and the verdict table change the work, not the value:
+  // the root value is the minimax value of the tree, and the move played has that value.
+  int searched = 0;
+  for (const auto& [n, stones, depth, width] : std::vector<std::array<int, 4>>{
+           {6, 4, 3, 4}, {7, 6, 3, 4}, {7, 8, 4, 3}, {9, 10, 3, 5}, {8, 6, 3, 1}, {9, 8, 4, 1}}) {
+    for (u32 i = 0; i < 12; ++i) {
+      const Board b = random_position(n, stones, 41, static_cast<u32>(n * 1000 + stones * 12) + i);
+      const VcSearchResult r = VcAlphaBeta(vc_search(depth, width)).choose(b);
+      EXPECT_EQ(r.value, vc_minimax(b, depth, width, 0)) << n << " " << i;
+      Board f = b;
+      fill_dead(f);
+      if (r.proven > 0 || f.terminal()) continue;  // a won root plays vc_guarded_move's move
+      if (r.searches > 2) ++searched;              // the root was open and its moves were searched
+      // The move's own value: its child's, negated, one ply down (a cut root whose moves all
+      // lose reports -kClamp, hence the floor on both sides).
+      const Board after = f.play(r.move);
+      const i32 own = after.terminal() ? kVcWin - 1 : -vc_minimax(after, depth - 1, width, 1);
+      EXPECT_EQ(std::max(own, -kClamp), std::max(r.value, -kClamp)) << n << " " << i << " move " << r.move;
+    }
+  }
+  EXPECT_GT(searched, 20);
 }
 
 TEST(HexVcSearch, SearchedToTheEndOfTheGameItPlaysPerfectly) {
@@ -403,11 +467,18 @@ TEST(HexVcSearch, SpecsParseToCanonicalFormsAndBadOnesNameTheProblem) {
     const std::string e = error_of([&] { play::parse_hex_player(spec); });
     EXPECT_NE(e.find(message), std::string::npos) << spec << ": " << e;
   }
-  // A game is a pure function of the players and the seed: two plays of one game agree.
+  // Under the swap rule, vcab as White never swaps, and every move of its games is legal.
   play::HexTable table;
   const play::HexPlayer resistance = play::parse_hex_player("resistance");
-  const play::HexRecord a = table.play(p, resistance, empty_board(6), 5, 0);
-  const play::HexRecord b = table.play(p, resistance, empty_board(6), 5, 0);
-  EXPECT_EQ(play::hex_move_list(a), play::hex_move_list(b));
-  EXPECT_NE(a.black_score, 0);
+  for (u64 seed : {5, 6}) {
+    const play::HexRecord r = table.play(resistance, p, empty_board(6, true), seed, 0);
+    ASSERT_GE(r.plies, 2);
+    EXPECT_NE(r.moves[1], kSwapSquare);
+    Board b = empty_board(6, true);
+    for (int k = 0; k < r.plies; ++k) {
+      ASSERT_TRUE(b.legal(r.moves[k])) << k;
+      b = b.play(r.moves[k]);
+    }
+    EXPECT_TRUE(b.terminal());
+  }
 }

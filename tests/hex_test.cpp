@@ -578,6 +578,7 @@ TEST(HexRoundRobin, OpeningsArePlayedOnceWithEachColourAndResultsDoNotDependOnTh
   // The contract of the header, game by game: game k of pair (i, j) starts from opening k / 2,
   // i is Black in even games.
   play::HexTable table;
+  std::vector<u64> moves(3, 0);  // each player's moves in the replays
   std::size_t u = 0;
   for (int i = 0; i < 3; ++i)
     for (int j = i + 1; j < 3; ++j)
@@ -585,21 +586,25 @@ TEST(HexRoundRobin, OpeningsArePlayedOnceWithEachColourAndResultsDoNotDependOnTh
         const hex::Board opening = play::hex_random_opening(start, 2, 3, static_cast<u32>(k / 2));
         EXPECT_EQ(opening.plies, 2);
         EXPECT_EQ((opening.stones[0] | opening.stones[1]).count(), 2);
+        EXPECT_EQ(opening.stones[0].count(), 1);  // one stone each: Black to move again
         const int black = k % 2 == 0 ? i : j, white = k % 2 == 0 ? j : i;
         const u32 game = static_cast<u32>(i) << 20 | static_cast<u32>(j) << 10 | static_cast<u32>(k);
         const play::HexRecord r = table.play(players[black], players[white], opening, 3, game);
         EXPECT_EQ(one[u].first, black);
         EXPECT_EQ(one[u].score, r.black_score > 0 ? 1.0 : 0.0) << i << " " << j << " " << k;
+        moves[static_cast<std::size_t>(black)] += static_cast<u64>((r.plies + 1) / 2);  // Black moves first
+        moves[static_cast<std::size_t>(white)] += static_cast<u64>(r.plies / 2);
       }
-  // The deterministic pair (resistance, ev) meets in three openings, not just two games.
-  EXPECT_NE(play::hex_move_list(table.play(players[0], players[1], play::hex_random_opening(start, 2, 3, 0), 3, 0)),
-            play::hex_move_list(table.play(players[0], players[1], play::hex_random_opening(start, 2, 3, 1), 3, 0)));
-  // Every player moved and was timed.
+  // Three openings, not one: deterministic players get distinct games.
+  EXPECT_NE(play::hex_random_opening(start, 2, 3, 0).stones[0], play::hex_random_opening(start, 2, 3, 1).stones[0]);
+  // Each player's clock counted its own moves (the opening's are nobody's), and some time.
   ASSERT_EQ(clocks.size(), 3u);
-  for (const auto& c : clocks) {
-    EXPECT_GT(c.moves, 0u);
-    EXPECT_GE(c.seconds, 0.0);
+  for (std::size_t p = 0; p < 3; ++p) {
+    EXPECT_EQ(clocks[p].moves, moves[p]) << p;
+    EXPECT_GT(clocks[p].seconds, 0.0) << p;
   }
+  // An odd number of games cannot give each opening both colours.
+  EXPECT_NE(error_of([&] { play::hex_round_robin(players, 5, start, 3, 1, 2); }).find("odd"), std::string::npos);
 }
 
 TEST(HexCommands, TournamentRatesTheStrongerPlayerHigherAndBadSpecsExit2) {

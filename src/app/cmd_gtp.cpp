@@ -2,7 +2,7 @@
 // agent as a GTP engine on stdin and stdout, for GTP match programs and GUIs (and
 // `match --opponent-cmd`). Without a time limit the agent searches to its fixed depth.
 // evalforge gtp --game hex --agent SPEC [--size N] [--swap] [--seed N]: the same for Hex, with a
-// Hex player spec (uct, ev, resistance, random: games/hex/player_spec.hpp; docs/hex-gtp.md), for Hex
+// Hex player spec (uct, vcab, ev, resistance, random: games/hex/player_spec.hpp; docs/hex-gtp.md), for Hex
 // GUIs and controllers (and `hex external`).
 // evalforge gtp --game tictactoe --agent FILE|perfect|random|static [--seed N]: the same for
 // Tic-Tac-Toe, with a Tic-Tac-Toe agent file (games/tictactoe/agent_file.hpp; docs/tictactoe.md,
@@ -78,7 +78,8 @@ void register_gtp(CLI::App& app) {
   cmd->add_option(
          "--agent", args->agent,
          "Othello: agent file (.toml), or a built-in: swh, random. Hex: a player spec, e.g. uct:playouts=1000, "
-         "ev, resistance:depth=1, random. Tic-Tac-Toe: agent file (.toml), or a built-in: perfect, random, static")
+         "vcab:depth=3, ev, resistance:depth=1, random. Tic-Tac-Toe: agent file (.toml), or a built-in: perfect, "
+         "random, static")
       ->required();
   auto* size = cmd->add_option("--size", args->size, "Hex: the board side at the start (boardsize changes it)")
                    ->check(CLI::Range(1, 13))

@@ -282,6 +282,9 @@ std::vector<ratings::GameResult> hex_round_robin(std::span<const HexPlayer> play
                                                  std::vector<HexClock>* clocks) {
   const int n = static_cast<int>(players.size());
   if (n > 64) fail("hex round robin: {} players (at most 64)", n);
+  if (opening_plies < 0) fail("hex round robin: {} opening plies", opening_plies);
+  if (opening_plies > 0 && games % 2)
+    fail("hex round robin: {} games a pair is odd; with random openings each is played once with each colour", games);
   struct Unit {
     int i, j, k;
   };

@@ -97,6 +97,7 @@ hex::Board hex_random_opening(const hex::Board& start, int plies, u64 seed, u32 
 // deterministic players then meet in as many distinct games as there are openings. Each game as
 // a rating input: first = Black, score 1 when Black won (Hex has no draws), in the order
 // (i, j, k). `clocks`, when given, gets each player's thinking time over the whole round robin.
+// Throws ef::Error for more than 64 players, or for an odd `games` with openings.
 std::vector<ratings::GameResult> hex_round_robin(std::span<const HexPlayer> players, int games, const hex::Board& start,
                                                  u64 seed, int threads, int opening_plies = 0,
                                                  std::vector<HexClock>* clocks = nullptr);

@@ -13,6 +13,10 @@ constexpr i32 kBound = kVcWin + 1;  // outside every value: the full window
 // A win `ply` plies below the root; the loser's value is its negation.
 i32 won_at(int ply) { return kVcWin - ply; }
 bool is_proven(i32 v) { return v > kClamp || v < -kClamp; }
+// The value of a node whose moves were cut to the width: every searched move losing proves
+// nothing about the others, so a loss becomes the lowest evaluation instead. (A monotone map of
+// the searched value, so alpha-beta's bounds stay bounds.)
+i32 unproven_loss(i32 v) { return v < -kClamp ? -kClamp : v; }
 int proven_sign(i32 v) { return v > kClamp ? 1 : (v < -kClamp ? -1 : 0); }
 
 }  // namespace
@@ -101,7 +105,8 @@ i32 VcAlphaBeta::search(const Board& b, int depth, i32 alpha, i32 beta, int ply)
   if (depth == 1) return moves.front().value;
   i32 best = -kBound;
   const std::size_t width = std::min(moves.size(), static_cast<std::size_t>(params_.width));
-  for (std::size_t k = 0; k < width && best < beta; ++k) {
+  // Stop at a cutoff, or at a win on the board (no value is higher).
+  for (std::size_t k = 0; k < width && best < beta && best < won_at(ply + 1); ++k) {
     const Scored& m = moves[k];
     // A child that ends the game was scored exactly by ordered().
     const i32 value = m.value == won_at(ply + 1)
@@ -109,7 +114,7 @@ i32 VcAlphaBeta::search(const Board& b, int depth, i32 alpha, i32 beta, int ply)
                           : -search(f.play(m.move), depth - 1, -beta, -std::max(alpha, best), ply + 1);
     best = std::max(best, value);
   }
-  return best;
+  return width < moves.size() ? unproven_loss(best) : best;
 }
 
 VcSearchResult VcAlphaBeta::choose(const Board& s) {
@@ -136,6 +141,7 @@ VcSearchResult VcAlphaBeta::choose(const Board& s) {
   } else if (v.proven < 0) {
     r.value = -won_at(1);
   } else if (params_.depth >= 2 && !is_proven(r.value)) {
+    const bool cut = order.size() > static_cast<std::size_t>(params_.width);
     order.resize(std::min(order.size(), static_cast<std::size_t>(params_.width)));
     for (int d = 2; d <= params_.depth; ++d) {
       i32 alpha = -kBound;
@@ -148,8 +154,8 @@ VcSearchResult VcAlphaBeta::choose(const Board& s) {
         }
       }
       r.move = best;
-      r.value = alpha;
-      if (is_proven(alpha)) break;  // won or lost whatever the depth
+      r.value = cut ? unproven_loss(alpha) : alpha;
+      if (is_proven(r.value)) break;  // won or lost whatever the depth
       // The next pass searches this pass's best first (the others' values are upper bounds).
       std::stable_sort(order.begin(), order.end(), [](const Scored& a, const Scored& b) { return a.value > b.value; });
     }

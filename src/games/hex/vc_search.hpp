@@ -20,8 +20,9 @@
 //
 // Values: the evaluators' (|v| <= hex::kClamp) or proven: kVcWin - ply for a win found `ply`
 // plies down (a connection proof counts one ply more than a win on the board, so a connected
-// game ends sooner), the negation for a loss. The move is a pure function of (position,
-// parameters): no random draws.
+// game ends sooner), the negation for a loss. A node whose moves were cut to the width and all
+// lose gets -kClamp, not a proven loss: the moves beyond the width were not searched. The move is a pure function of
+// (position, parameters): no random draws.
 #pragma once
 #include <string>
 #include <unordered_map>
