@@ -360,6 +360,49 @@ TEST(HexVc, GuardedMovesKeepWonGamesAndStayInTheMustPlayRegion) {
   EXPECT_NE(error_of([] { play::parse_hex_player("ev:vc=2"); }).find("vc=2"), std::string::npos);
 }
 
+TEST(HexVc, PrunedUctKeepsWonGamesDefendsAndNeverPlaysADeadCell) {
+  // uct:prune=vc on random small positions: a side with an edge connection plays a move that still
+  // wins (exact solver: plain minimax, or with connections on open 5 x 5 positions, as below;
+  // none on the larger boards), a threatened side plays in the must-play region, and no move is
+  // a cell the filling found dead.
+  HexSolver plain({.use_vcs = false}), with_vcs;
+  const play::HexPlayer pruned = play::parse_hex_player("uct:playouts=40,prune=vc");
+  play::HexTable table;
+  int kept = 0, defended = 0, open = 0;
+  for (const auto& [n, stones] :
+       std::vector<std::pair<int, int>>{{4, 4}, {4, 6}, {5, 10}, {5, 4}, {5, 6}, {6, 4}, {6, 8}, {7, 6}, {7, 10}}) {
+    HexSolver* exact = n == 4 || (n == 5 && stones >= 10) ? &plain : (n == 5 ? &with_vcs : nullptr);
+    for (u32 i = 0; i < 30; ++i) {
+      const Board b = random_position(n, stones, 43, static_cast<u32>(n * 1000 + stones * 40) + i);
+      Board f = b;
+      const Cells dead = fill_dead(f);
+      if (f.terminal()) continue;
+      const VcGraph mine(f, b.side), theirs(f, b.side ^ 1);
+      const bool won = mine.edges_connected() || !mine.semi(VcGraph::kEdge0, VcGraph::kEdge1).empty();
+      const bool lost = !won && theirs.edges_connected();
+      const bool threatened = !won && !lost && !theirs.semi(VcGraph::kEdge0, VcGraph::kEdge1).empty();
+      Rng rng(7, Purpose::kGame, i);
+      u64 nodes = 0;
+      const int m = table.choose(pruned, b, rng, nodes);
+      ASSERT_TRUE(b.legal(m)) << n << " " << i;
+      if (won) {
+        ++kept;
+        if (exact) EXPECT_FALSE(exact->wins(b.play(m))) << n << " " << i << " played " << m;
+      } else if (threatened) {
+        ++defended;
+        EXPECT_TRUE(theirs.must_play().has(m)) << n << " " << i;
+      } else if (!lost) {
+        ++open;
+        EXPECT_FALSE(dead.has(m)) << n << " " << i;
+      }
+    }
+  }
+  EXPECT_GT(kept, 20);
+  EXPECT_GT(defended, 5);
+  EXPECT_GT(open, 5);
+  std::printf("pruned UCT: %d won positions kept, %d defended, %d open\n", kept, defended, open);
+}
+
 TEST(HexVcSearch, ProvenValuesAreTheSolversAndProvenWinsArePlayed) {
   // Positions small enough for plain minimax (dead cells filled, no connections) are nearly all
   // proven at the root already; open 5 x 5 positions with few stones get the solver with

@@ -395,6 +395,31 @@ TEST(HexUct, FindsAForcedWinInTwo) {
   EXPECT_TRUE(wins_in_two(b, m)) << play::hex_cell_name(m) << " (" << winning << " winning moves)";
 }
 
+TEST(HexUct, RootMovesRestrictTheRootAndNoneLegalMeansAll) {
+  const Board b = with_stones(7, {"c1", "c2", "c3", "b6", "b7"}, {"e3", "e4", "e5", "d6", "a5", "f2"}, hex::kBlack);
+  play::InlinePlayouts playouts;
+  play::UctParams p;
+  p.playouts = 300;
+  play::Uct uct(p, playouts);
+  u64 done = 0;
+  hex::Cells root;
+  for (const char* c : {"c4", "b5", "g7"}) root.set(sq(c, 7));
+  root.set(sq("c1", 7));  // a stone: not a legal move, left out
+  const int m = uct.choose(b, 5, done, &root);
+  EXPECT_TRUE(root.has(m));
+  const auto visits = uct.root_visits();
+  ASSERT_EQ(visits.size(), 3u);
+  int total = 0;
+  for (const auto& [square, n] : visits) {
+    EXPECT_TRUE(root.has(square) && b.legal(square)) << square;
+    total += n;
+  }
+  EXPECT_EQ(total, 300);
+  const hex::Cells stones_only = hex::Cells::bit(sq("c1", 7));
+  uct.choose(b, 5, done, &stones_only);
+  EXPECT_EQ(static_cast<int>(uct.root_visits().size()), b.moves().count());
+}
+
 TEST(HexUct, BatchedPlayoutsOnABackendChooseAsInlinePlayoutsDo) {
   auto backend = make_backend("cpu", 2);
   play::InlinePlayouts inline_playouts;
@@ -460,8 +485,15 @@ TEST(HexPlayers, SpecsParseToCanonicalFormsAndBadOnesNameTheProblem) {
   EXPECT_EQ(play::parse_hex_player(bridge.spec).spec, bridge.spec);
   EXPECT_FALSE(play::parse_hex_player("uct:playout=random").uct_params.bridge_replies);
   EXPECT_EQ(play::parse_hex_player("uct:playout=random").spec, play::parse_hex_player("uct").spec);
+  const play::HexPlayer pruned = play::parse_hex_player("uct:playouts=100,playout=bridge,prune=vc");
+  EXPECT_TRUE(pruned.vc_prune);
+  EXPECT_EQ(pruned.spec, "uct:playouts=100,c=0.38,expand=1,batch=1,playout=bridge,prune=vc");
+  EXPECT_EQ(play::parse_hex_player(pruned.spec).spec, pruned.spec);
+  EXPECT_EQ(play::parse_hex_player("uct:prune=none").spec, play::parse_hex_player("uct").spec);
   const std::pair<const char*, const char*> bad[] = {{"mohex", "unknown kind 'mohex'"},
                                                      {"uct:playout=patterns", "playout=patterns"},
+                                                     {"uct:prune=all", "prune=all"},
+                                                     {"resistance:prune=vc", "unknown key 'prune'"},
                                                      {"ev:playout=bridge", "unknown key 'playout'"},
                                                      {"uct:playouts=0", "playouts=0"},
                                                      {"ev:gamma=-1", "gamma -1"},

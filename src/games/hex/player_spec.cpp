@@ -9,6 +9,7 @@
 #include <vector>
 #include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "games/hex/inferior.hpp"
 #include "games/hex/vc.hpp"
 
 namespace ef::play {
@@ -132,8 +133,11 @@ HexPlayer parse_hex_player(std::string_view spec) {
       else if (k == "playout") {
         if (v != "random" && v != "bridge") fail("hex player '{}': playout={} (use random or bridge)", spec, v);
         u.bridge_replies = v == "bridge";
+      } else if (k == "prune") {
+        if (v != "none" && v != "vc") fail("hex player '{}': prune={} (use none or vc)", spec, v);
+        p.vc_prune = v == "vc";
       } else
-        unknown(k, "playouts, c, expand, batch, playout, vc");
+        unknown(k, "playouts, c, expand, batch, playout, prune, vc");
     }
     u.validate(fmt::format("hex player '{}'", spec));
     p.spec =
@@ -141,6 +145,7 @@ HexPlayer parse_hex_player(std::string_view spec) {
     // Absent when random, so that the specs of runs made before the key existed stay as they
     // were; random must therefore stay the default, or those runs would change what they play.
     if (u.bridge_replies) p.spec += ",playout=bridge";
+    if (p.vc_prune) p.spec += ",prune=vc";  // likewise absent when off
   } else if (kind == "vcab") {
     p.kind = HexPlayer::Kind::kVcSearch;
     hex::VcSearchParams& w = p.vc_search;
@@ -232,6 +237,19 @@ int HexTable::choose_own(const HexPlayer& player, const hex::Board& s, Rng& rng,
       u.bridge_replies != uct_params_.bridge_replies) {
     uct_ = std::make_unique<Uct>(u, playouts_);
     uct_params_ = u;
+  }
+  if (player.vc_prune) {
+    hex::Board f = s;
+    hex::fill_dead(f);
+    if (!f.terminal()) {
+      const hex::VcVerdict v = hex::vc_verdict(f);
+      if (v.proven > 0) return hex::vc_guarded_move(s, f.empty().lowest());
+      if (v.proven == 0) {
+        hex::Cells root = v.moves;
+        if (s.swap_available()) root.set(hex::kSwapSquare);  // the connections say nothing about it
+        return uct_->choose(s, seed, nodes, &root);
+      }
+    }
   }
   return uct_->choose(s, seed, nodes);
 }

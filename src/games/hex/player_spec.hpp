@@ -6,7 +6,8 @@
 //   ev[:gamma=G,depth=D,bridges=0|1,edge_bridges=0|1,groups=0|1,sign=1|-1,cp_sign=1|-1,epsilon=E]
 //                                                                       Ev (gamma = 0) / Ev'
 //   resistance[:depth=D,epsilon=E]
-//   uct[:playouts=P,c=C,expand=K,batch=B,playout=random|bridge]     bridge: playouts restore broken bridges
+//   uct[:playouts=P,c=C,expand=K,batch=B,playout=random|bridge,prune=none|vc]
+//                                       bridge: playouts restore broken bridges; vc: VC-pruned root
 //   vcab[:depth=D,width=W,eval=resistance|ev,gamma=G]                alpha-beta over virtual connections
 // and with any kind, vc=1: VC-aware play on top of the player's own move (games/hex/vc.hpp
 // vc_guarded_move: keep a won connection, stay in the opponent's must-play region).
@@ -37,6 +38,10 @@ struct HexPlayer {
   hex::VcSearchParams vc_search;  // kVcSearch
   HexAgent agent;                 // kAgent
   bool vc = false;                // VC-aware play (hex::vc_guarded_move) on top of the move chosen
+  // kUct, prune=vc: before the search, the connections of the position with its dead cells
+  // filled (hex::vc_verdict) decide a won game (played as vc_guarded_move plays it) and restrict
+  // the root to the live cells, or to the opponent's must-play region when it has one.
+  bool vc_prune = false;
 };
 
 // Throws ef::Error quoting the spec for an unknown kind or key, a malformed value or one out of range.

@@ -82,13 +82,13 @@ double Uct::tree_bytes(const UctParams& params, int cells) {
   return nodes * sizeof(Node);
 }
 
-void Uct::expand(int node, const hex::Board& s) {
+void Uct::expand(int node, const hex::Board& s, const hex::Cells& moves) {
   // Node numbers are ints: refuse a tree that would outgrow them (~10^7 playouts on 13x13).
   if (nodes_.size() + games::Hex::kMaxMoves > static_cast<std::size_t>(std::numeric_limits<int>::max()))
     fail("uct: the search tree outgrew {} nodes; use fewer playouts per move", nodes_.size());
   const int first = static_cast<int>(nodes_.size());
   int count = 0;
-  for (hex::Cells m = s.moves(); m.any(); m.drop_lowest()) {
+  for (hex::Cells m = moves; m.any(); m.drop_lowest()) {
     Node child;
     child.parent = node;
     child.move = static_cast<short>(m.lowest());
@@ -108,11 +108,12 @@ void Uct::backup(int leaf, int winner) {
   }
 }
 
-int Uct::choose(const hex::Board& root, u64 seed, u64& playouts) {
+int Uct::choose(const hex::Board& root, u64 seed, u64& playouts, const hex::Cells* root_moves) {
   if (root.terminal()) fail("uct: the game is over");
   nodes_.clear();
   nodes_.push_back(Node{});
-  expand(0, root);
+  const hex::Cells restricted = root_moves ? *root_moves & root.moves() : hex::Cells{};
+  expand(0, root, restricted.any() ? restricted : root.moves());
   std::vector<int> leaves;
   std::vector<hex::Board> starts;
   std::vector<signed char> winners;
@@ -129,7 +130,7 @@ int Uct::choose(const hex::Board& root, u64 seed, u64& playouts) {
         if (k.winner >= 0) break;
         if (k.children == 0) {
           if (n != 0 && k.visits + k.pending < params_.expand_after) break;
-          expand(n, s);
+          expand(n, s, s.moves());
           // (expand may have moved nodes_: no reference into it survives this point)
         }
         n = select_child(nodes_[n]);

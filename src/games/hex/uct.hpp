@@ -72,8 +72,10 @@ class BackendPlayouts final : public HexPlayouts {
 class Uct {
  public:
   Uct(const UctParams& params, HexPlayouts& playouts);
-  // The move UCT chooses in `s` (a game still on). `playouts` counts the playouts run.
-  int choose(const hex::Board& s, u64 seed, u64& playouts);
+  // The move UCT chooses in `s` (a game still on). `playouts` counts the playouts run. With
+  // `root_moves`, the root's children are only those of its legal moves (the others are known to
+  // be no better: VC pruning, games/hex/player_spec.cpp); none of them legal means all moves.
+  int choose(const hex::Board& s, u64 seed, u64& playouts, const hex::Cells* root_moves = nullptr);
   // Visits of the root's children after the last choose(), by square (for tests and analysis).
   std::vector<std::pair<int, int>> root_visits() const;
   // Bytes a tree of `params` can reach for one move on a board of `cells` cells: every
@@ -94,7 +96,7 @@ class Uct {
     double wins = 0;  // playouts won by `mover`
   };
   int select_child(const Node& n) const;
-  void expand(int node, const hex::Board& s);
+  void expand(int node, const hex::Board& s, const hex::Cells& moves);
   void backup(int leaf, int winner);
 
   UctParams params_;

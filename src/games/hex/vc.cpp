@@ -160,6 +160,28 @@ Cells VcGraph::must_play() const {
   return common;
 }
 
+VcVerdict vc_verdict(const Board& f, VcOptions options) {
+  VcVerdict v;
+  const int me = f.side;
+  ++v.searches;
+  const VcGraph mine(f, me, options);
+  if (mine.edges_connected() || !mine.semi(VcGraph::kEdge0, VcGraph::kEdge1).empty()) {
+    v.proven = 1;
+    return v;
+  }
+  ++v.searches;
+  const VcGraph theirs(f, me ^ 1, options);
+  if (theirs.edges_connected()) {
+    v.proven = -1;
+    return v;
+  }
+  v.moves = f.empty();
+  // Any move outside the region lets the opponent play a key that survives it.
+  if (!theirs.semi(VcGraph::kEdge0, VcGraph::kEdge1).empty()) v.moves = theirs.must_play() & f.empty();
+  if (!v.moves.any()) v.proven = -1;
+  return v;
+}
+
 int vc_guarded_move(const Board& s, int chosen, VcOptions options) {
   if (s.terminal() || chosen == kSwapSquare) return chosen;
   Board f = s;

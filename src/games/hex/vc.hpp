@@ -68,6 +68,19 @@ class VcGraph {
   std::vector<Cells> or_scratch_;                // add_semi's snapshot of a pair's semi carriers
 };
 
+// What the connections of both colours say about a position `filled` (its dead cells filled,
+// the game still on), from the side to move's view: proven = +1 when the side to move has a full
+// or semi connection between its edges (it wins), -1 when the opponent has a full one or semi
+// ones whose must-play region is empty (it loses); otherwise 0, and `moves` holds the moves
+// worth playing: the opponent's must-play region when it has semi connections, else every empty
+// cell. `searches` counts the H-searches run (one or two).
+struct VcVerdict {
+  int proven = 0;
+  Cells moves;
+  int searches = 0;
+};
+VcVerdict vc_verdict(const Board& filled, VcOptions options = {});
+
 // VC-aware play (docs/hex.md, "Players that see connections"): the move a player about to play
 // `chosen` in `s` plays instead, by the connections of the position with its dead cells filled.
 //  - The side to move has a full or semi connection between its edges: a move after which the

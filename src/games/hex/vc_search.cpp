@@ -52,24 +52,8 @@ const VcAlphaBeta::Verdict& VcAlphaBeta::verdict(const Board& f) {
   }
   key.w[2 * kWords] = u64{f.side} | u64{f.n} << 8;
   if (const auto it = verdicts_.find(key); it != verdicts_.end()) return it->second;
-  Verdict v;
-  const int me = f.side;
-  ++searches_;
-  const VcGraph mine(f, me, params_.vc);
-  if (mine.edges_connected() || !mine.semi(VcGraph::kEdge0, VcGraph::kEdge1).empty()) {
-    v.proven = 1;
-  } else {
-    ++searches_;
-    const VcGraph theirs(f, me ^ 1, params_.vc);
-    if (theirs.edges_connected()) {
-      v.proven = -1;
-    } else {
-      v.moves = f.empty();
-      // Any move outside the region lets the opponent play a key that survives it.
-      if (!theirs.semi(VcGraph::kEdge0, VcGraph::kEdge1).empty()) v.moves = theirs.must_play() & f.empty();
-      if (!v.moves.any()) v.proven = -1;
-    }
-  }
+  const VcVerdict v = vc_verdict(f, params_.vc);
+  searches_ += static_cast<u64>(v.searches);
   // unordered_map keeps references to its elements valid across later insertions.
   return verdicts_.emplace(key, v).first->second;
 }

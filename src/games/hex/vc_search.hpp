@@ -62,11 +62,7 @@ class VcAlphaBeta {
   VcSearchResult choose(const Board& s);
 
  private:
-  // What the connections say about a position (dead cells filled), from the side to move's view.
-  struct Verdict {
-    int proven = 0;  // +1 / -1 as VcSearchResult::proven; 0: open
-    Cells moves;     // open: the moves worth searching (the must-play region, or every empty cell)
-  };
+  using Verdict = VcVerdict;  // vc.hpp: what the connections say about a position
   struct Key {
     u64 w[2 * kWords + 1];
     bool operator==(const Key& o) const;
