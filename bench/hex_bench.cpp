@@ -1,8 +1,9 @@
 // Hex speeds (docs/hex.md): random playouts per second on 11 x 11 (one thread with the shared
 // play body; a batch on the CPU backend on all threads; the same batch on the CUDA backend when
 // a device is present, with the records compared game by game), network-characteristics and
-// resistance evaluations per second, and UCT playouts per second within a move. Each figure is
-// the median of --repeats runs, printed with the CPU model.
+// resistance evaluations per second, UCT playouts per second within a move, and the time of an
+// H-search and of a VC alpha-beta move. Each figure is the median of --repeats runs, printed
+// with the CPU model.
 //
 // Usage: hex_bench [--games N] [--threads T] [--repeats R] [--json FILE]
 #include <fmt/core.h>
@@ -20,6 +21,8 @@
 #include "games/hex/characteristics.hpp"
 #include "games/hex/player_spec.hpp"
 #include "games/hex/uct.hpp"
+#include "games/hex/vc.hpp"
+#include "games/hex/vc_search.hpp"
 
 using namespace ef;
 
@@ -178,6 +181,52 @@ int main(int argc, char** argv) try {
     const std::string key = what[0] == 'e' ? "empty" : "mid";
     out["uct_playouts_per_s_" + key] = rate;
     out["uct_bridge_playouts_per_s_" + key] = bridge_rate;
+  }
+  // 4. Virtual connections: one H-search (one colour) on the mid-game positions, and a move of
+  // the VC alpha-beta (vcab) at depths 1-3 from ten of them beside a move of UCT with bridge
+  // replies and 5,000 playouts from the same ten, interleaved run by run: the ratio converts
+  // vcab's time into UCT playouts for the equal-time comparisons of docs/hex.md.
+  {
+    std::vector<double> t_vc;
+    std::size_t sink = 0;
+    for (int k = 0; k < repeats; ++k)
+      t_vc.push_back(seconds_of([&] {
+        for (const auto& b : mid)
+          sink += hex::VcGraph(b, b.side).full(hex::VcGraph::kEdge0, hex::VcGraph::kEdge1).size();
+      }));
+    if (sink == 42) fmt::print(" ");
+    const double vc_ms = 1000 * median(t_vc) / static_cast<double>(mid.size());
+    fmt::print("H-search, one colour, 30 plies in, one thread: {:.2f} ms\n", vc_ms);
+    out["hsearch_ms"] = vc_ms;
+    const std::vector<hex::Board> ten(mid.begin(), mid.begin() + 10);
+    play::UctParams bridge_up;
+    bridge_up.bridge_replies = true;
+    play::Uct bridge_uct(bridge_up, inline_playouts);
+    std::vector<double> t_uct, t_vcab[3];
+    u64 n = 0;
+    for (int k = 0; k < repeats; ++k) {
+      t_uct.push_back(seconds_of([&] {
+        for (const auto& b : ten) bridge_uct.choose(b, 5, n);
+      }));
+      for (int d = 1; d <= 3; ++d) {
+        hex::VcSearchParams p;
+        p.depth = d;
+        t_vcab[d - 1].push_back(seconds_of([&] {
+          for (const auto& b : ten) n += hex::VcAlphaBeta(p).choose(b).nodes;
+        }));
+      }
+    }
+    const double uct_ms = 100 * median(t_uct);  // per move: 1000 ms / 10 positions
+    fmt::print("UCT 5,000 playouts with bridge replies, 30 plies in: {:.1f} ms a move\n", uct_ms);
+    for (int d = 1; d <= 3; ++d) {
+      const double ms = 100 * median(t_vcab[d - 1]);
+      fmt::print(
+          "vcab:depth={},width=10, 30 plies in: {:>7.1f} ms a move ({:.2f}x UCT 5,000 with bridges: "
+          "{:.0f} playouts at equal time)\n",
+          d, ms, ms / uct_ms, 5000 * ms / uct_ms);
+      out[fmt::format("vcab_depth{}_ms", d)] = ms;
+    }
+    out["uct_bridge_5000_ms"] = uct_ms;
   }
   if (!json_file.empty()) std::ofstream(json_file) << out.dump(2) << "\n";
   return 0;
