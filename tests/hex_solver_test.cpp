@@ -88,7 +88,9 @@ Cells cells_of(const std::vector<int>& squares) {
 // The VC alpha-beta's value by plain minimax over the tree vc_search.hpp defines: the same
 // verdicts (dead cells filled, both colours' connections), the same move order and width, the
 // same proven values, but every searched move searched with a full window and no table.
-i32 vc_minimax(const Board& b, int depth, int width, int ply) {
+// `clamp` off: a node cut to its width whose searched moves all lose keeps its proven loss (the
+// rule vc_search.hpp rejects), to find positions where the rule matters.
+i32 vc_minimax(const Board& b, int depth, int width, int ply, bool clamp = true) {
   const i32 win = kVcWin;
   if (b.terminal()) return -(win - ply);
   Board f = b;
@@ -112,9 +114,9 @@ i32 vc_minimax(const Board& b, int depth, int width, int ply) {
   const int searched = std::min(width, static_cast<int>(scored.size()));
   for (int k = 0; k < searched; ++k) {
     const auto [value, move] = scored[static_cast<std::size_t>(k)];
-    best = std::max(best, value == win - ply - 1 ? value : -vc_minimax(f.play(move), depth - 1, width, ply + 1));
+    best = std::max(best, value == win - ply - 1 ? value : -vc_minimax(f.play(move), depth - 1, width, ply + 1, clamp));
   }
-  if (searched < static_cast<int>(scored.size()) && best < -kClamp) best = -kClamp;  // cut: nothing proven
+  if (clamp && searched < static_cast<int>(scored.size()) && best < -kClamp) best = -kClamp;  // cut: nothing proven
   return best;
 }
 
@@ -446,13 +448,15 @@ TEST(HexVcSearch, ProvenValuesAreTheSolversAndProvenWinsArePlayed) {
 TEST(HexVcSearch, AlphaBetaGivesThePlainMinimaxValueOfTheSameTree) {
   // Cutoffs, the root's iterative deepening and the verdict table change the work, not the value:
   // the root value is the minimax value of the tree, and the move played has that value.
-  int searched = 0;
+  int searched = 0, cut_losses = 0;
   for (const auto& [n, stones, depth, width] : std::vector<std::array<int, 4>>{
-           {6, 4, 3, 4}, {7, 6, 3, 4}, {7, 8, 4, 3}, {9, 10, 3, 5}, {8, 6, 3, 1}, {9, 8, 4, 1}}) {
+           {6, 4, 3, 4}, {7, 6, 3, 4}, {7, 8, 4, 3}, {9, 10, 3, 5}, {8, 6, 3, 1}, {9, 8, 4, 1}, {6, 6, 4, 1}}) {
     for (u32 i = 0; i < 12; ++i) {
       const Board b = random_position(n, stones, 41, static_cast<u32>(n * 1000 + stones * 12) + i);
       const VcSearchResult r = VcAlphaBeta(vc_search(depth, width)).choose(b);
-      EXPECT_EQ(r.value, vc_minimax(b, depth, width, 0)) << n << " " << i;
+      const i32 value = vc_minimax(b, depth, width, 0);
+      EXPECT_EQ(r.value, value) << n << " " << i;
+      if (value != vc_minimax(b, depth, width, 0, false)) ++cut_losses;
       Board f = b;
       fill_dead(f);
       if (r.proven > 0 || f.terminal()) continue;  // a won root plays vc_guarded_move's move
@@ -465,6 +469,7 @@ TEST(HexVcSearch, AlphaBetaGivesThePlainMinimaxValueOfTheSameTree) {
     }
   }
   EXPECT_GT(searched, 20);
+  EXPECT_GT(cut_losses, 0);  // some trees had a cut node whose searched moves all lost
 }
 
 TEST(HexVcSearch, SearchedToTheEndOfTheGameItPlaysPerfectly) {
