@@ -6,17 +6,6 @@
 
 namespace ef::hex {
 
-bool HexSolver::Key::operator==(const Key& o) const { return std::equal(w, w + 2 * kWords + 1, o.w); }
-
-std::size_t HexSolver::KeyHash::operator()(const Key& k) const {
-  u64 h = 0x9e3779b97f4a7c15ull;
-  for (u64 v : k.w) {
-    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    h *= 0xff51afd7ed558ccdull;
-  }
-  return static_cast<std::size_t>(h ^ (h >> 33));
-}
-
 bool HexSolver::wins(const Board& b) {
   if (b.swap_rule) fail("hex solve: positions with the swap rule are not supported");
   return search(b);
@@ -54,12 +43,7 @@ bool HexSolver::search(Board b) {
          options_.max_nodes);
   if (options_.fill_dead) fill_dead(b);
   if (b.terminal()) return b.winner == b.side;
-  Key key{};
-  for (int i = 0; i < kWords; ++i) {
-    key.w[i] = b.stones[0].w[i];
-    key.w[kWords + i] = b.stones[1].w[i];
-  }
-  key.w[2 * kWords] = b.side | u64{b.n} << 8;  // one solver may see several board sizes
+  const PositionKey key = PositionKey::of(b);
   if (const auto it = table_.find(key); it != table_.end()) return it->second;
   Cells candidates = b.empty();
   if (options_.use_vcs) {

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 #include "games/hex/game.hpp"
+#include "games/hex/position_key.hpp"
 
 namespace ef::hex {
 
@@ -34,18 +35,11 @@ class HexSolver {
   std::size_t table_size() const { return table_.size(); }
 
  private:
-  struct Key {
-    u64 w[2 * kWords + 1];
-    bool operator==(const Key& o) const;
-  };
-  struct KeyHash {
-    std::size_t operator()(const Key& k) const;
-  };
   bool search(Board b);
 
   HexSolverOptions options_;
   u64 nodes_ = 0;
-  std::unordered_map<Key, bool, KeyHash> table_;
+  std::unordered_map<PositionKey, bool, PositionKeyHash> table_;
 };
 
 // The result of every first move on the empty n x n board: entry square -> whether Black, having

@@ -29,28 +29,10 @@ void VcSearchParams::validate(const std::string& who) const {
   if (vc.max_full < 1 || vc.max_semi < 1) fail("{}: connection lists need room for one carrier", who);
 }
 
-bool VcAlphaBeta::Key::operator==(const Key& o) const {
-  return std::equal(std::begin(w), std::end(w), std::begin(o.w));
-}
-
-std::size_t VcAlphaBeta::KeyHash::operator()(const Key& k) const {
-  u64 h = 0x9E3779B97F4A7C15ull;
-  for (u64 x : k.w) {
-    h ^= x + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
-    h *= 0xBF58476D1CE4E5B9ull;
-  }
-  return static_cast<std::size_t>(h ^ (h >> 31));
-}
-
 VcAlphaBeta::VcAlphaBeta(VcSearchParams params) : params_(params) {}
 
 const VcAlphaBeta::Verdict& VcAlphaBeta::verdict(const Board& f) {
-  Key key{};
-  for (int i = 0; i < kWords; ++i) {
-    key.w[i] = f.stones[0].w[i];
-    key.w[kWords + i] = f.stones[1].w[i];
-  }
-  key.w[2 * kWords] = u64{f.side} | u64{f.n} << 8;
+  const PositionKey key = PositionKey::of(f);
   if (const auto it = verdicts_.find(key); it != verdicts_.end()) return it->second;
   const VcVerdict v = vc_verdict(f, params_.vc);
   searches_ += static_cast<u64>(v.searches);

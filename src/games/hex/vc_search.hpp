@@ -28,6 +28,7 @@
 #include <unordered_map>
 #include <vector>
 #include "games/hex/characteristics.hpp"
+#include "games/hex/position_key.hpp"
 #include "games/hex/vc.hpp"
 
 namespace ef::hex {
@@ -63,13 +64,6 @@ class VcAlphaBeta {
 
  private:
   using Verdict = VcVerdict;  // vc.hpp: what the connections say about a position
-  struct Key {
-    u64 w[2 * kWords + 1];
-    bool operator==(const Key& o) const;
-  };
-  struct KeyHash {
-    std::size_t operator()(const Key& k) const;
-  };
   struct Scored {
     int move;
     i32 value;
@@ -84,7 +78,7 @@ class VcAlphaBeta {
 
   VcSearchParams params_;
   u64 nodes_ = 0, searches_ = 0;
-  std::unordered_map<Key, Verdict, KeyHash> verdicts_;
+  std::unordered_map<PositionKey, Verdict, PositionKeyHash> verdicts_;
 };
 
 }  // namespace ef::hex
