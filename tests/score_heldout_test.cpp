@@ -1,5 +1,5 @@
 // score on held-out test games (--test-data, a search's [data] test_files), the overlap between
-// test and fitness positions, --exclude-seen; and by-phase agents from a search's shapes
+// test and fitness positions, --exclude-seen; training windows (--window); and by-phase agents from a search's shapes
 // (score --phases). Expected values are recomputed here by replaying the games with the rules
 // engine and plain std::set / std::map bookkeeping, never taken from the code under test.
 #include <fmt/format.h>
@@ -277,6 +277,80 @@ TEST(ScoreHeldOut, BaselinesAreThoseOfTheTestSetAndTrainingIgnoresIt) {
   }
 }
 
+// ---- training windows (ScoreOptions::window, score --window) ---------------------------------------
+
+TEST(ScoreWindow, FitnessIsTheNeighbouringMovesOfTheSameParityAndTestStaysAtTheMove) {
+  const GameSets& g = game_sets();
+  ScoreOptions o;
+  o.split = data::SplitBy::kGame;
+  o.positions.duplicates = data::Duplicates::kKeep;  // every game's board counts once per move
+  o.test_fraction = 0.25;
+  ScoreOptions plain = o;
+  const auto [fitness_games, test_games] =
+      data::split_games(g.train.size(), o.test_fraction, o.seed, data::kFitnessTestStream);
+  ASSERT_FALSE(test_games.empty());
+  for (const auto& [move, window] : std::vector<std::pair<int, int>>{{12, 2}, {3, 3}, {59, 1}, {58, 2}}) {
+    o.window = window;
+    const MoveSplit w = score_positions_at_move(g.train, move, o);
+    const MoveSplit p = score_positions_at_move(g.train, move, plain);
+    // Fitness: the board of every fitness game at every move of the window (h-2w, ..., h+2w)
+    // within 1..60, with the game's score, replayed here square by square.
+    std::multiset<std::pair<BoardKey, double>> expected, got;
+    for (const auto id : fitness_games)
+      for (int k = move - 2 * window; k <= move + 2 * window; k += 2)  // the moves of the same parity
+        if (k >= 1 && k <= 60)
+          if (const auto b = board_at(g.train[id], k)) expected.insert({*b, static_cast<double>(g.train[id].score)});
+    for (std::size_t i = 0; i < w.split.first.size(); ++i)
+      got.insert({{w.split.first.black[i], w.split.first.white[i]}, w.split.first.label[i]});
+    EXPECT_EQ(got, expected) << "move " << move << " window " << window;
+    EXPECT_GT(w.split.first.size(), p.split.first.size()) << "move " << move;
+    // Test: unchanged by the window, the test games' boards at the move itself.
+    ASSERT_EQ(w.split.second.size(), p.split.second.size()) << "move " << move;
+    EXPECT_EQ(w.split.second.black, p.split.second.black);
+    EXPECT_EQ(w.split.second.white, p.split.second.white);
+    std::multiset<BoardKey> test_boards, got_test;
+    for (const auto id : test_games)
+      if (const auto b = board_at(g.train[id], move)) test_boards.insert(*b);
+    for (std::size_t i = 0; i < w.split.second.size(); ++i)
+      got_test.insert({w.split.second.black[i], w.split.second.white[i]});
+    EXPECT_EQ(got_test, test_boards) << "move " << move;
+  }
+}
+
+TEST(ScoreWindow, HeldOutFitnessIsEveryMoveOfTheWindowMergedWithinEachMove) {
+  const GameSets& g = game_sets();
+  ScoreOptions o = held_out_options(g.test);
+  o.window = 1;
+  const int move = 20;
+  const MoveSplit m = score_positions_at_move(g.train, move, o);
+  std::size_t distinct = 0;
+  std::multiset<std::pair<BoardKey, double>> expected, got;
+  for (const int k : {move - 2, move, move + 2})
+    for (const auto& [b, labels] : labels_at(g.train, k)) {
+      double sum = 0;
+      for (int l : labels) sum += l;
+      expected.insert({b, sum / static_cast<double>(labels.size())});
+      ++distinct;
+    }
+  ASSERT_EQ(m.split.first.size(), distinct);
+  for (std::size_t i = 0; i < m.split.first.size(); ++i)
+    got.insert({{m.split.first.black[i], m.split.first.white[i]}, m.split.first.label[i]});
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(m.split.second.size(), labels_at(g.test, move).size());
+}
+
+TEST(ScoreWindow, SplitByPositionIsRefusedAndNamesTheWindow) {
+  const GameSets& g = game_sets();
+  ScoreOptions o;  // split by position
+  o.window = 2;
+  const std::string message = test::error_of([&] { score_positions_at_move(g.train, 12, o); });
+  EXPECT_NE(message.find("window"), std::string::npos) << message;
+  EXPECT_NE(message.find("split by game"), std::string::npos) << message;
+  o.window = -1;
+  o.split = data::SplitBy::kGame;
+  EXPECT_NE(test::error_of([&] { score_positions_at_move(g.train, 12, o); }).find("window"), std::string::npos);
+}
+
 // ---- the command --------------------------------------------------------------------------------
 
 namespace {
@@ -327,6 +401,39 @@ TEST(ScoreHeldOutCommand, JsonAndTableReportTheOverlap) {
   ASSERT_EQ(rc2, 0) << table;
   EXPECT_NE(table.find("seen (dropped)"), std::string::npos) << table;
   EXPECT_NE(table.find("held out"), std::string::npos) << table;
+}
+
+TEST(ScoreWindowCommand, WindowTrainsOnMoreDataAndNeedsSplitByGame) {
+  const Files& f = files();
+  const std::string data = "--data " + f.train.string() + " --moves 12,20 --json";
+  const auto [rc, out] = run_score_command(data + " --split game --window 2");
+  ASSERT_EQ(rc, 0) << out;
+  const auto [rc0, out0] = run_score_command(data + " --split game");
+  ASSERT_EQ(rc0, 0) << out0;
+  const auto j = nlohmann::json::parse(out), j0 = nlohmann::json::parse(out0);
+  EXPECT_EQ(j["window"], 2);
+  for (std::size_t r = 0; r < 2; ++r) {
+    EXPECT_EQ(j["rows"][r]["test_positions"], j0["rows"][r]["test_positions"]);
+    EXPECT_GT(j["rows"][r]["fitness_positions"].get<std::size_t>(),
+              3 * j0["rows"][r]["fitness_positions"].get<std::size_t>());
+    EXPECT_TRUE(std::isfinite(j["rows"][r]["cells"][0]["mse"].get<double>()));
+  }
+  const auto [rc2, err] = run_score_command(data + " --window 2");
+  EXPECT_NE(rc2, 0);
+  EXPECT_NE(err.find("window"), std::string::npos) << err;
+  EXPECT_NE(err.find("split by game"), std::string::npos) << err;
+}
+
+// Move 1 has at most 4 distinct boards, so split by position (20% of the boards to test) leaves
+// no test position there: the error says so and names the way out, which works.
+TEST(ScoreWindowCommand, FewBoardsAtAMoveSplitByPositionNameSplitByGame) {
+  const Files& f = files();
+  const auto [rc, out] = run_score_command("--data " + f.train.string() + " --moves 1");
+  EXPECT_NE(rc, 0);
+  EXPECT_NE(out.find("move 1"), std::string::npos) << out;
+  EXPECT_NE(out.find("--split game"), std::string::npos) << out;
+  const auto [rc2, out2] = run_score_command("--data " + f.train.string() + " --moves 1 --split game");
+  EXPECT_EQ(rc2, 0) << out2;
 }
 
 TEST(ScoreHeldOutCommand, BadTestDataIsAnErrorNamingIt) {
@@ -622,4 +729,38 @@ TEST(ScoreSaveAgents, UnwritableDirectoryIsAnErrorNamingThePathBeforeTraining) {
     EXPECT_EQ(out.find("agent written"), std::string::npos) << out;
   }
   if (::geteuid() != 0) fs::permissions(dir / "read-only", fs::perms::owner_all);
+}
+
+// ---- scripts/make-agent.sh: shapes to an agent that plays (docs/play.md) ----------------------------
+
+TEST(MakeAgentScript, WritesATrainedAgentOfEveryMoveAndItsProbCutTwin) {
+  const fs::path dir = test::scratch_dir("heldout", "make-agent");
+  const fs::path shapes = shapes_file(dir, {18, 22, 26, 30, 34, 38, 42, 46});
+  const fs::path out = dir / "agent";
+  const auto [rc, text] = test::run_command(
+      fmt::format("EVALFORGE='{}' EPOCHS=1 WINDOW=1 DEPTH=2 EXACT=8 PROBCUT_POSITIONS=60 TEST_FRACTION=0.25 THREADS=2 "
+                  "'{}/scripts/make-agent.sh' '{}' '{}' '{}' 2>&1",
+                  bin(), EF_SOURCE_DIR, shapes.string(), out.string(), files().train.string()));
+  ASSERT_EQ(rc, 0) << text;
+  const play::OthelloAgent agent = play::load_agent((out / "best_shapes-phases.toml").string());
+  const play::OthelloAgent twin = play::load_agent((out / "best_shapes-phases-probcut.toml").string());
+  // Every move 1..59 has a network of its own, trained there (no nearest-move stand-ins).
+  ASSERT_EQ(agent.networks.size(), 59u);
+  std::set<int> used;
+  for (int t = 1; t <= 59; ++t) used.insert(agent.network_of_move[t]);
+  EXPECT_EQ(used.size(), 59u);
+  EXPECT_EQ(agent.limits.depth, 2);
+  EXPECT_EQ(agent.limits.exact_empties, 8);
+  EXPECT_EQ(agent.probcut, nullptr);
+  // The twin: the same networks, with the ProbCut parameters fitted for them.
+  EXPECT_NE(twin.probcut, nullptr);
+  EXPECT_EQ(twin.name, "best_shapes-phases-probcut");
+  ASSERT_EQ(twin.networks.size(), agent.networks.size());
+  for (std::size_t n = 0; n < agent.networks.size(); ++n)
+    EXPECT_EQ(twin.networks[n].weights, agent.networks[n].weights);
+  EXPECT_NE(test::file_bytes(out / "score.txt").find("moves h-2..h+2 of h's parity"), std::string::npos);
+
+  const auto [rc2, usage] = test::run_command(fmt::format("'{}/scripts/make-agent.sh' only-one 2>&1", EF_SOURCE_DIR));
+  EXPECT_EQ(rc2, 2);
+  EXPECT_NE(usage.find("usage"), std::string::npos) << usage;
 }

@@ -38,6 +38,7 @@ struct ScoreArgs {
   bool accept_damaged = false;
   u64 seed = 1;
   double test_fraction = 0.2;
+  int window = 0;  // each network trains on moves h-2 window..h+2 window of h's parity
   TrainArgs train;
   std::string save_agents;  // directory for one agent file per shape
   int agent_depth = 1;
@@ -118,6 +119,7 @@ void run_score(const ScoreArgs& a) {
     fail("--label: '{}' is not a label (expected recorded or theoretical)", a.label);
   o.seed = a.seed;
   o.test_fraction = a.test_fraction;
+  o.window = a.window;
   o.train = a.train.resolve();
   o.record_curves = a.curves;
   o.return_weights = !a.save_agents.empty();
@@ -192,6 +194,7 @@ void run_score(const ScoreArgs& a) {
     j["split"] = a.split;
     j["duplicates"] = o.positions.duplicates == data::Duplicates::kMerge ? "merge" : "keep";
     j["seed"] = a.seed;
+    j["window"] = a.window;
     if (phased) j["phases"] = ntuple::parse_phases(a.phases, "--phases");  // [[last move, shape move], ...]
     if (!a.test_data.empty()) {
       j["test_data"] = a.test_data;
@@ -232,6 +235,10 @@ void run_score(const ScoreArgs& a) {
     fmt::print("fitness: every game of --data; test: {} games of {}{}\n", test_games.size(),
                fmt::join(a.test_data, ", "),
                a.exclude_seen ? ", without the positions that are also fitness positions" : "");
+  if (a.window > 0)
+    fmt::print(
+        "each move's network trained on the fitness positions at moves h-{0}..h+{0} of h's parity; tested at h\n",
+        2 * a.window);
   fmt::print("{}, duplicates {}, {} games, lr {}, epochs {}, batch {}, backend {}\n",
              held_out ? "held out" : "split by " + a.split,
              o.positions.duplicates == data::Duplicates::kMerge ? "merged" : "kept", db.games.size(),
@@ -273,6 +280,10 @@ void register_score(CLI::App& app) {
                   "(merge for --split position, keep for --split game)");
   cmd->add_option("--label", a->label, "Label: recorded final score, or theoretical (WTHOR's perfect-play score)");
   cmd->add_option("--seed", a->seed, "Seed of the fitness/test split and the sample order");
+  cmd->add_option("--window", a->window,
+                  "Train the network of move h on the fitness positions at h and the W moves on either side with the "
+                  "same side to move (h-2W, ..., h+2W; test positions stay at h); needs --split game or --test-data")
+      ->check(CLI::Range(0, 29));
   auto* test_fraction = cmd->add_option("--test-fraction", a->test_fraction, "Share of the data in the test set")
                             ->check(CLI::Range(0.01, 0.99));
   cmd->add_option("--test-data", a->test_data,

@@ -283,6 +283,23 @@ std::vector<bool> boards_seen(const PositionSet& test, const PositionSet& refere
   return seen;
 }
 
+PositionSet positions_over_moves(const std::vector<Game>& games, int first, int last, int step,
+                                 const PositionOptions& options, const std::vector<std::uint32_t>* game_ids) {
+  if (first > last || step < 1) fail("positions_over_moves: moves {}..{} step {} are no range", first, last, step);
+  std::vector<int> moves;
+  for (int m = first; m <= last; m += step) moves.push_back(m);
+  std::vector<PositionSet> parts = positions_at_moves(games, moves, options, game_ids);
+  PositionSet all = std::move(parts.front());
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    const PositionSet& p = parts[i];
+    all.black.insert(all.black.end(), p.black.begin(), p.black.end());
+    all.white.insert(all.white.end(), p.white.begin(), p.white.end());
+    all.label.insert(all.label.end(), p.label.begin(), p.label.end());
+    all.count.insert(all.count.end(), p.count.begin(), p.count.end());
+  }
+  return all;
+}
+
 PositionSet without(const PositionSet& set, const std::vector<bool>& drop) {
   if (drop.size() != set.size()) fail("without: {} flags for {} positions", drop.size(), set.size());
   return split_by_mask(set, drop).first;

@@ -50,6 +50,13 @@ struct Split {
   PositionSet first, second;  // e.g. (fitness, test) or (training, validation)
 };
 
+// The positions at moves first, first + step, ..., up to `last`, of the given games (all when
+// `game_ids` is null) as one set, move by move, each move's part as positions_at_move gives it
+// (so duplicates are merged within a move only: boards of different moves differ in their disc
+// count anyway, unless a game passed). `move` of the result is `first`. One replay of each game.
+PositionSet positions_over_moves(const std::vector<Game>& games, int first, int last, int step,
+                                 const PositionOptions& options, const std::vector<std::uint32_t>* game_ids = nullptr);
+
 // Stream used by fitness_test_at_move, kept apart from the small stream numbers (island,
 // generation) that training/validation splits use.
 constexpr u32 kFitnessTestStream = 0xFFFFFFFFu;

@@ -26,18 +26,39 @@ ResidentSplit make_resident(const data::Split& split, Backend& backend) {
 
 MoveSplit score_positions_at_move(const std::vector<data::Game>& games, int move, const ScoreOptions& options) {
   if (move < 1 || move > 60) fail_input("moves", "{} is not a move number (expected 1..60)", move);
+  if (options.window < 0 || options.window > 29)
+    fail_input("window", "{} is not a window (expected 0..29)", options.window);
+  if (options.window > 0 && !options.test_games && options.split != data::SplitBy::kGame)
+    fail_input("window",
+               "{} needs the data split by game (or held-out test games): split by position, a test board's game "
+               "would teach the board's own label through its positions at the neighbouring moves",
+               options.window);
+  // Same parity as `move` (see ScoreOptions::window), within 1..60.
+  int first = move - 2 * options.window, last = move + 2 * options.window;
+  while (first < 1) first += 2;
+  while (last > 60) last -= 2;
   MoveSplit m;
-  if (!options.test_games) {
+  if (options.test_games) {
+    m.split.first = data::positions_over_moves(games, first, last, 2, options.positions);
+    m.split.second = data::positions_at_move(*options.test_games, move, options.positions);
+  } else if (options.window > 0) {
+    // The games split as fitness_test_at_move splits them, so a window changes the fitness side only.
+    const auto [fitness_ids, test_ids] =
+        data::split_games(games.size(), options.test_fraction, options.seed, data::kFitnessTestStream);
+    m.split.first = data::positions_over_moves(games, first, last, 2, options.positions, &fitness_ids);
+    m.split.second = data::positions_at_move(games, move, options.positions, &test_ids);
+  } else {
     m.split =
         data::fitness_test_at_move(games, move, options.split, options.test_fraction, options.seed, options.positions);
-  } else {
-    m.split.first = data::positions_at_move(games, move, options.positions);
-    m.split.second = data::positions_at_move(*options.test_games, move, options.positions);
   }
   if (m.split.first.size() == 0 || m.split.second.size() == 0)
-    fail("move {}: the {} has {} fitness and {} test positions; need both", move,
+    fail("move {}: the {} has {} fitness and {} test positions; need both{}", move,
          options.test_games ? "data (fitness) and the test data (test)" : "data", m.split.first.size(),
-         m.split.second.size());
+         m.split.second.size(),
+         !options.test_games && options.split == data::SplitBy::kPosition
+             ? " (split by position, the distinct boards are split: early moves have few; --split game splits the "
+               "games)"
+             : "");
   // Counted for a split too: by game with duplicates kept, a board can be on both sides.
   const std::vector<bool> seen = data::boards_seen(m.split.second, m.split.first);
   m.test_seen = static_cast<std::size_t>(std::count(seen.begin(), seen.end(), true));

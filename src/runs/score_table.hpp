@@ -24,6 +24,14 @@ struct ScoreOptions {
   // each move, duplicates treated the same way. Null: the test set is split off the data.
   const std::vector<data::Game>* test_games = nullptr;
   bool exclude_seen = false;  // with test games: drop test positions seen in fitness (data::boards_seen)
+  // The network of move h trains on the fitness positions at moves h-2 window, ..., h-2, h, h+2,
+  // ..., h+2 window (within 1..60): `window` moves on either side with the same side to move as
+  // at h (the networks value boards in colours, black - white, so a move of the other parity
+  // teaches a board's value with the other side to move: measured, a window of adjacent moves
+  // trains worse networks than none). Its test positions stay those at h, so losses compare
+  // across windows. Needs split by game or test games: split by position, a test board's game
+  // would teach the board's own label through its other positions.
+  int window = 0;
   TrainParams train;
   bool record_curves = false;   // training loss per epoch in each cell
   bool return_weights = false;  // keep each cell's trained weights (to write agents)
