@@ -489,6 +489,52 @@ TEST_F(GtpProcess, ExternalMatchAgainstEvalforgeGtpIsLegal) {
   for (std::size_t g = 0; g < games.size(); ++g) EXPECT_EQ(again[g].moves, games[g].moves);
 }
 
+// GRhino's gtp-rhino refuses every `play C pass` ("? syntax error") and passes on its own. An
+// engine like it (here: evalforge gtp behind a filter that refuses passes; its genmove names the
+// colour, so it stays in step) finishes every game, and the refusals are in the log. Our side
+// plays at random, so it has to pass in some of these games (checked, so the test cannot pass
+// without exercising a refusal).
+TEST_F(GtpProcess, AnEngineThatRefusesPassesStillFinishesItsGames) {
+  const fs::path p = dir_ / "no-passes.sh";
+  std::ofstream(p) << "#!/bin/sh\n"
+                      "d=$(mktemp -d); mkfifo \"$d/in\" \"$d/out\"\n"
+                   << evalforge_gtp("random", 5)
+                   << " < \"$d/in\" > \"$d/out\" &\n"
+                      "exec 3>\"$d/in\" 4<\"$d/out\"\n"
+                      "rm -r \"$d\"\n"
+                      "while IFS= read -r line; do\n"
+                      "  case \"$line\" in\n"
+                      "    *play*pass*) set -- $line; printf '?%s syntax error\\n\\n' \"$1\" ;;\n"
+                      "    *) printf '%s\\n' \"$line\" >&3\n"
+                      "       while IFS= read -r r <&4; do printf '%s\\n' \"$r\"; [ -z \"$r\" ] && break; done\n"
+                      "       case \"$line\" in *quit*) exit 0 ;; esac ;;\n"
+                      "  esac\n"
+                      "done\n";
+  fs::permissions(p, fs::perms::owner_all);
+  ExternalMatchOptions o = options(fmt::format("'{}'", p.string()), 24);
+  std::ostringstream log;
+  const std::vector<ExternalGame> games = play_external_match(random_agent(), o, &log);
+  ASSERT_EQ(games.size(), 24u);
+  int agent_passes = 0;
+  for (std::size_t g = 0; g < games.size(); ++g) {
+    const ExternalGame& game = games[g];
+    EXPECT_TRUE(game.completed) << g << ": " << game.error;
+    const othello::Position end = replay(game.moves);
+    EXPECT_TRUE(end.board.game_over()) << g;
+    EXPECT_EQ(game.black_score, end.board.disc_diff_empties_to_winner()) << g;
+    // Our passes: replayed, a pass by the side our agent plays.
+    othello::Position s;
+    for (const int m : game.moves) {
+      if (m == search::kPassMove && (s.board.side == othello::kBlack) == game.agent_black) ++agent_passes;
+      s = m == search::kPassMove ? games::Othello::pass(s) : games::Othello::play(s, m);
+    }
+  }
+  ASSERT_GT(agent_passes, 0) << "no game made our side pass: the test would not exercise a refusal";
+  EXPECT_NE(log.str().find("the engine refused 'play"), std::string::npos) << log.str();
+  EXPECT_EQ(log.str().find("restarting"), std::string::npos) << log.str();
+  EXPECT_TRUE(no_children());
+}
+
 TEST_F(GtpProcess, HangingEngineTimesOutAndIsKilledWithItsChildren) {
   const std::string engine = fake_engine("sleeper.sh", "sleep 1000");
   {

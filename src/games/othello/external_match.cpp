@@ -76,6 +76,23 @@ void play_external_match(const OthelloAgent& agent, const ExternalMatchOptions& 
     std::optional<std::string> error;
 
     const auto send = [&](const std::string& command, int ply) { return engine.send(command, ply, error); };
+    // Our side's pass, `play C pass`. Some engines refuse every pass with an error and pass on
+    // their own (GRhino's gtp-rhino: its board skips a side without a move), and GTP's next
+    // play or genmove names the colour anyway. So a refused pass is noted and the game goes on;
+    // a timeout or a dead engine still forfeits, and every move the engine plays is still
+    // checked against our board, so an engine that lost track would forfeit there.
+    const auto send_move = [&](int move, int ply) {
+      const std::string command = fmt::format("play {} {}", gtp_color(s.board.side), gtp_vertex(move));
+      if (move != search::kPassMove) return void(send(command, ply));
+      std::optional<std::string> refused;
+      const GtpResponse r = engine.send(command, ply, refused);
+      if (!refused) return;
+      if (r.status != GtpResponse::Status::kFailure)
+        error = refused;
+      else if (log)
+        *log << fmt::format("game {}: the engine refused '{}' at ply {} ({}); going on without it\n", g + 1, command,
+                            ply, r.text);
+    };
     const auto apply = [&](int move) {
       s = move == search::kPassMove ? games::Othello::pass(s) : games::Othello::play(s, move);
       game.moves.push_back(move);
@@ -85,8 +102,7 @@ void play_external_match(const OthelloAgent& agent, const ExternalMatchOptions& 
     if (opening)
       for (const int move : *opening) {
         if (error) break;
-        const int ply = static_cast<int>(game.moves.size()) + 1;
-        send(fmt::format("play {} {}", gtp_color(s.board.side), gtp_vertex(move)), ply);
+        send_move(move, static_cast<int>(game.moves.size()) + 1);
         apply(move);
       }
     while (!error && !s.board.game_over()) {
@@ -95,7 +111,7 @@ void play_external_match(const OthelloAgent& agent, const ExternalMatchOptions& 
       const u64 legal = games::Othello::moves(s);
       if (color == agent_color) {
         const int move = legal ? choose_move(params, s, rng, nodes, &table, &midgame) : search::kPassMove;
-        send(fmt::format("play {} {}", gtp_color(color), gtp_vertex(move)), ply);
+        send_move(move, ply);
         apply(move);
         continue;
       }
