@@ -89,6 +89,7 @@ int main(int argc, char** argv) {
     const data::GameDatabase db = data::load_games(files);
     if (db.games.empty()) fail("--data: no games");
     const std::vector<Sample> samples = sample_positions(db.games, positions, lo, hi, seed);
+    if (samples.empty()) fail("--data: no game goes on past moves {}", moves);
     std::vector<play::OthelloAgent> agents;
     for (const auto& f : agent_files) {
       agents.push_back(play::load_agent(f));

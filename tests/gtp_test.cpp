@@ -515,7 +515,7 @@ TEST_F(GtpProcess, AnEngineThatRefusesPassesStillFinishesItsGames) {
   std::ostringstream log;
   const std::vector<ExternalGame> games = play_external_match(random_agent(), o, &log);
   ASSERT_EQ(games.size(), 24u);
-  int agent_passes = 0;
+  int agent_passes = 0, refused = 0;
   for (std::size_t g = 0; g < games.size(); ++g) {
     const ExternalGame& game = games[g];
     EXPECT_TRUE(game.completed) << g << ": " << game.error;
@@ -528,8 +528,10 @@ TEST_F(GtpProcess, AnEngineThatRefusesPassesStillFinishesItsGames) {
       if (m == search::kPassMove && (s.board.side == othello::kBlack) == game.agent_black) ++agent_passes;
       s = m == search::kPassMove ? games::Othello::pass(s) : games::Othello::play(s, m);
     }
+    refused += game.refused_passes;
   }
   ASSERT_GT(agent_passes, 0) << "no game made our side pass: the test would not exercise a refusal";
+  EXPECT_EQ(refused, agent_passes);  // the filter refuses every one of our passes, and each is counted
   EXPECT_NE(log.str().find("the engine refused 'play"), std::string::npos) << log.str();
   EXPECT_EQ(log.str().find("restarting"), std::string::npos) << log.str();
   EXPECT_TRUE(no_children());

@@ -418,10 +418,12 @@ TEST(ScoreWindowCommand, WindowTrainsOnMoreDataAndNeedsSplitByGame) {
               3 * j0["rows"][r]["fitness_positions"].get<std::size_t>());
     EXPECT_TRUE(std::isfinite(j["rows"][r]["cells"][0]["mse"].get<double>()));
   }
-  const auto [rc2, err] = run_score_command(data + " --window 2");
+  // Refused before any data is read (the data file named here does not exist).
+  const auto [rc2, err] = run_score_command("--data /nonexistent/games.txt --moves 12 --window 2");
   EXPECT_NE(rc2, 0);
-  EXPECT_NE(err.find("window"), std::string::npos) << err;
-  EXPECT_NE(err.find("split by game"), std::string::npos) << err;
+  EXPECT_NE(err.find("--window"), std::string::npos) << err;
+  EXPECT_NE(err.find("--split game"), std::string::npos) << err;
+  EXPECT_EQ(err.find("nonexistent"), std::string::npos) << err;
 }
 
 // Move 1 has at most 4 distinct boards, so split by position (20% of the boards to test) leaves
@@ -737,10 +739,11 @@ TEST(MakeAgentScript, WritesATrainedAgentOfEveryMoveAndItsProbCutTwin) {
   const fs::path dir = test::scratch_dir("heldout", "make-agent");
   const fs::path shapes = shapes_file(dir, {18, 22, 26, 30, 34, 38, 42, 46});
   const fs::path out = dir / "agent";
-  const auto [rc, text] = test::run_command(
-      fmt::format("EVALFORGE='{}' EPOCHS=1 WINDOW=1 DEPTH=2 EXACT=8 PROBCUT_POSITIONS=60 TEST_FRACTION=0.25 THREADS=2 "
-                  "'{}/scripts/make-agent.sh' '{}' '{}' '{}' 2>&1",
-                  bin(), EF_SOURCE_DIR, shapes.string(), out.string(), files().train.string()));
+  const auto [rc, text] =
+      test::run_command(fmt::format("EVALFORGE='{}' EPOCHS=1 WINDOW=1 DEPTH=2 EXACT=8 PROBCUT_POSITIONS=60 "
+                                    "PROBCUT_MAX_DEPTH=4 TEST_FRACTION=0.25 THREADS=2 "
+                                    "'{}/scripts/make-agent.sh' '{}' '{}' '{}' 2>&1",
+                                    bin(), EF_SOURCE_DIR, shapes.string(), out.string(), files().train.string()));
   ASSERT_EQ(rc, 0) << text;
   const play::OthelloAgent agent = play::load_agent((out / "best_shapes-phases.toml").string());
   const play::OthelloAgent twin = play::load_agent((out / "best_shapes-phases-probcut.toml").string());

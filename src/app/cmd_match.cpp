@@ -102,12 +102,13 @@ void run_external(const MatchArgs& a) {
     throw;
   }
   std::vector<ratings::GameResult> results;
-  int forfeits = 0;
+  int forfeits = 0, refused_passes = 0;
   double disc_sum = 0;
   int completed = 0;
   for (const auto& g : games) {
     const int s = g.agent_score();
     results.push_back({0, 1, s > 0 ? 1.0 : (s < 0 ? 0.0 : 0.5)});
+    refused_passes += g.refused_passes;
     if (!g.completed)
       ++forfeits;
     else
@@ -115,8 +116,9 @@ void run_external(const MatchArgs& a) {
   }
   if (!a.out.empty()) write_transcript();
   const auto si = ratings::expected_score_interval(results, 2, 0);
-  fmt::print("{} vs '{}': {} games, wins {} draws {} losses {} (forfeits by the engine: {})\n", agent.name,
-             a.opponent_cmd, si.games, si.wins, si.draws, si.losses, forfeits);
+  fmt::print("{} vs '{}': {} games, wins {} draws {} losses {} (forfeits by the engine: {}{})\n", agent.name,
+             a.opponent_cmd, si.games, si.wins, si.draws, si.losses, forfeits,
+             refused_passes ? fmt::format("; our passes it refused: {}", refused_passes) : "");
   fmt::print(
       "score {:.3f}  95% interval [{:.3f}, {:.3f}] (Wilson); mean disc difference {:+.1f} over {} completed games\n",
       si.mean, si.low95, si.high95, completed ? disc_sum / completed : 0.0, completed);

@@ -120,6 +120,12 @@ void run_score(const ScoreArgs& a) {
   o.seed = a.seed;
   o.test_fraction = a.test_fraction;
   o.window = a.window;
+  // Before any data is read (score_positions_at_move checks it again for library callers).
+  if (a.window > 0 && a.test_data.empty() && o.split != data::SplitBy::kGame)
+    fail(
+        "--window {} needs --split game (or --test-data): split by position, a test board's game would teach "
+        "the board's own label through its other positions",
+        a.window);
   o.train = a.train.resolve();
   o.record_curves = a.curves;
   o.return_weights = !a.save_agents.empty();

@@ -52,8 +52,9 @@ struct Split {
 
 // The positions at moves first, first + step, ..., up to `last`, of the given games (all when
 // `game_ids` is null) as one set, move by move, each move's part as positions_at_move gives it
-// (so duplicates are merged within a move only: boards of different moves differ in their disc
-// count anyway, unless a game passed). `move` of the result is `first`. One replay of each game.
+// (so duplicates are merged within a move only, which is all there is: a move number is a disc
+// count, so boards of different moves never coincide). `move` of the result is `first`. One
+// replay of each game.
 PositionSet positions_over_moves(const std::vector<Game>& games, int first, int last, int step,
                                  const PositionOptions& options, const std::vector<std::uint32_t>* game_ids = nullptr);
 

@@ -26,7 +26,8 @@ struct ScoreOptions {
   bool exclude_seen = false;  // with test games: drop test positions seen in fitness (data::boards_seen)
   // The network of move h trains on the fitness positions at moves h-2 window, ..., h-2, h, h+2,
   // ..., h+2 window (within 1..60): `window` moves on either side with the same side to move as
-  // at h (the networks value boards in colours, black - white, so a move of the other parity
+  // at h unless a game passed in between (rare; the networks value boards in colours, black - white,
+  // and take the side to move from the move number's parity, so a move of the other parity
   // teaches a board's value with the other side to move: measured, a window of adjacent moves
   // trains worse networks than none). Its test positions stay those at h, so losses compare
   // across windows. Needs split by game or test games: split by position, a test board's game

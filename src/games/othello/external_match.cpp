@@ -87,9 +87,12 @@ void play_external_match(const OthelloAgent& agent, const ExternalMatchOptions& 
       std::optional<std::string> refused;
       const GtpResponse r = engine.send(command, ply, refused);
       if (!refused) return;
-      if (r.status != GtpResponse::Status::kFailure)
+      if (r.status != GtpResponse::Status::kFailure) {
         error = refused;
-      else if (log)
+        return;
+      }
+      ++game.refused_passes;
+      if (log)
         *log << fmt::format("game {}: the engine refused '{}' at ply {} ({}); going on without it\n", g + 1, command,
                             ply, r.text);
     };

@@ -46,6 +46,8 @@ struct ExternalGame {
   // "engine played illegal move j9 at ply 12 (not an a1..h8 vertex)",
   // "engine timed out after 10 s at ply 7", "engine died (closed its output, exited with status 1) at ply 3".
   std::string error;
+  // Our passes the engine refused (`play C pass` answered with an error; the game went on).
+  int refused_passes = 0;
   // The agent's result: disc difference from its side (+64 on a forfeit).
   int agent_score() const { return agent_black ? black_score : -black_score; }
 };
