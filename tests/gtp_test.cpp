@@ -537,6 +537,43 @@ TEST_F(GtpProcess, AnEngineThatRefusesPassesStillFinishesItsGames) {
   EXPECT_TRUE(no_children());
 }
 
+// Only a refusal is forgiven: an engine that hangs on our pass still forfeits that game.
+TEST_F(GtpProcess, AnEngineThatHangsOnOurPassForfeits) {
+  const fs::path p = dir_ / "hangs-on-passes.sh";
+  std::ofstream(p) << "#!/bin/sh\n"
+                      "d=$(mktemp -d); mkfifo \"$d/in\" \"$d/out\"\n"
+                   << evalforge_gtp("random", 5)
+                   << " < \"$d/in\" > \"$d/out\" &\n"
+                      "exec 3>\"$d/in\" 4<\"$d/out\"\n"
+                      "rm -r \"$d\"\n"
+                      "while IFS= read -r line; do\n"
+                      "  case \"$line\" in\n"
+                      "    *play*pass*) sleep 1000 ;;\n"
+                      "    *) printf '%s\\n' \"$line\" >&3\n"
+                      "       while IFS= read -r r <&4; do printf '%s\\n' \"$r\"; [ -z \"$r\" ] && break; done\n"
+                      "       case \"$line\" in *quit*) exit 0 ;; esac ;;\n"
+                      "  esac\n"
+                      "done\n";
+  fs::permissions(p, fs::perms::owner_all);
+  ExternalMatchOptions o = options(fmt::format("'{}'", p.string()), 24);
+  o.move_timeout_s = 0.5;
+  o.max_restarts = 24;
+  std::vector<ExternalGame> games;
+  play_external_match(random_agent(), o, games, nullptr);
+  ASSERT_EQ(games.size(), 24u);
+  int hung = 0;
+  for (const ExternalGame& game : games) {
+    if (game.completed) continue;
+    EXPECT_NE(game.error.find("timed out"), std::string::npos) << game.error;
+    EXPECT_NE(game.error.find("pass"), std::string::npos) << game.error;
+    EXPECT_EQ(game.refused_passes, 0);
+    ++hung;
+  }
+  // The same games as the refusing engine's test: some make our side pass.
+  EXPECT_GT(hung, 0);
+  EXPECT_TRUE(no_children());
+}
+
 TEST_F(GtpProcess, HangingEngineTimesOutAndIsKilledWithItsChildren) {
   const std::string engine = fake_engine("sleeper.sh", "sleep 1000");
   {
