@@ -391,6 +391,30 @@ class GtpProcess : public ::testing::Test {
     fs::permissions(p, fs::perms::owner_all);
     return fmt::format("'{}'", p.string());
   }
+  // evalforge gtp (random moves, seed 5) behind a filter that answers our `play C pass` with the
+  // shell code `on_pass` instead of passing it on (every other command goes through): engines
+  // that treat passes their own way.
+  std::string pass_filtered_gtp(const std::string& name, const std::string& on_pass) {
+    const fs::path p = dir_ / name;
+    std::ofstream(p) << "#!/bin/sh\n"
+                        "d=$(mktemp -d); mkfifo \"$d/in\" \"$d/out\"\n"
+                     << evalforge_gtp("random", 5)
+                     << " < \"$d/in\" > \"$d/out\" &\n"
+                        "exec 3>\"$d/in\" 4<\"$d/out\"\n"
+                        "rm -r \"$d\"\n"
+                        "while IFS= read -r line; do\n"
+                        "  case \"$line\" in\n"
+                        "    *play*pass*) "
+                     << on_pass
+                     << " ;;\n"
+                        "    *) printf '%s\\n' \"$line\" >&3\n"
+                        "       while IFS= read -r r <&4; do printf '%s\\n' \"$r\"; [ -z \"$r\" ] && break; done\n"
+                        "       case \"$line\" in *quit*) exit 0 ;; esac ;;\n"
+                        "  esac\n"
+                        "done\n";
+    fs::permissions(p, fs::perms::owner_all);
+    return fmt::format("'{}'", p.string());
+  }
   static ExternalMatchOptions options(const std::string& command, int games) {
     ExternalMatchOptions o;
     o.command = command;
@@ -495,23 +519,8 @@ TEST_F(GtpProcess, ExternalMatchAgainstEvalforgeGtpIsLegal) {
 // plays at random, so it has to pass in some of these games (checked, so the test cannot pass
 // without exercising a refusal).
 TEST_F(GtpProcess, AnEngineThatRefusesPassesStillFinishesItsGames) {
-  const fs::path p = dir_ / "no-passes.sh";
-  std::ofstream(p) << "#!/bin/sh\n"
-                      "d=$(mktemp -d); mkfifo \"$d/in\" \"$d/out\"\n"
-                   << evalforge_gtp("random", 5)
-                   << " < \"$d/in\" > \"$d/out\" &\n"
-                      "exec 3>\"$d/in\" 4<\"$d/out\"\n"
-                      "rm -r \"$d\"\n"
-                      "while IFS= read -r line; do\n"
-                      "  case \"$line\" in\n"
-                      "    *play*pass*) set -- $line; printf '?%s syntax error\\n\\n' \"$1\" ;;\n"
-                      "    *) printf '%s\\n' \"$line\" >&3\n"
-                      "       while IFS= read -r r <&4; do printf '%s\\n' \"$r\"; [ -z \"$r\" ] && break; done\n"
-                      "       case \"$line\" in *quit*) exit 0 ;; esac ;;\n"
-                      "  esac\n"
-                      "done\n";
-  fs::permissions(p, fs::perms::owner_all);
-  ExternalMatchOptions o = options(fmt::format("'{}'", p.string()), 24);
+  const std::string engine = pass_filtered_gtp("no-passes.sh", "set -- $line; printf '?%s syntax error\\n\\n' \"$1\"");
+  ExternalMatchOptions o = options(engine, 24);
   std::ostringstream log;
   const std::vector<ExternalGame> games = play_external_match(random_agent(), o, &log);
   ASSERT_EQ(games.size(), 24u);
@@ -539,23 +548,8 @@ TEST_F(GtpProcess, AnEngineThatRefusesPassesStillFinishesItsGames) {
 
 // Only a refusal is forgiven: an engine that hangs on our pass still forfeits that game.
 TEST_F(GtpProcess, AnEngineThatHangsOnOurPassForfeits) {
-  const fs::path p = dir_ / "hangs-on-passes.sh";
-  std::ofstream(p) << "#!/bin/sh\n"
-                      "d=$(mktemp -d); mkfifo \"$d/in\" \"$d/out\"\n"
-                   << evalforge_gtp("random", 5)
-                   << " < \"$d/in\" > \"$d/out\" &\n"
-                      "exec 3>\"$d/in\" 4<\"$d/out\"\n"
-                      "rm -r \"$d\"\n"
-                      "while IFS= read -r line; do\n"
-                      "  case \"$line\" in\n"
-                      "    *play*pass*) sleep 1000 ;;\n"
-                      "    *) printf '%s\\n' \"$line\" >&3\n"
-                      "       while IFS= read -r r <&4; do printf '%s\\n' \"$r\"; [ -z \"$r\" ] && break; done\n"
-                      "       case \"$line\" in *quit*) exit 0 ;; esac ;;\n"
-                      "  esac\n"
-                      "done\n";
-  fs::permissions(p, fs::perms::owner_all);
-  ExternalMatchOptions o = options(fmt::format("'{}'", p.string()), 24);
+  const std::string engine = pass_filtered_gtp("hangs-on-passes.sh", "sleep 1000");
+  ExternalMatchOptions o = options(engine, 24);
   o.move_timeout_s = 0.5;
   o.max_restarts = 24;
   std::vector<ExternalGame> games;
