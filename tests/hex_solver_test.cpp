@@ -1,6 +1,7 @@
-// Dead cells (games/hex/inferior.hpp) and the small-board solver (games/hex/solver.hpp), against
-// brute force: every cell the test calls dead is dead by the definition (its colour changes no
-// completion's winner), filling dead cells never changes a position's value, and the solver's
+// Dead and captured cells (games/hex/inferior.hpp) and the small-board solver
+// (games/hex/solver.hpp), against brute force: every cell the test calls dead is dead by the
+// definition (its colour changes no completion's winner), filling dead cells or captured pairs
+// never changes a position's value, df-pn and negamax agree on random positions, the solver's
 // opening tables match a plain minimax on boards up to 4 x 4, and the first player wins on every
 // board up to 5 x 5. Virtual connections (games/hex/vc.hpp): the bridge and the edge template on
 // hand positions, and soundness against the exact solver on random small positions: a full
@@ -175,7 +176,8 @@ TEST(HexDeadCells, EveryCellFoundDeadIsDeadByTheDefinition) {
 }
 
 TEST(HexDeadCells, FillingThemNeverChangesWhoWins) {
-  HexSolver plain({.fill_dead = false, .use_vcs = false}), filling({.use_vcs = false});
+  HexSolver plain({.fill_dead = false, .proof_numbers = false, .use_vcs = false}),
+      filling({.fill_captured = false, .proof_numbers = false, .use_vcs = false});
   int filled_positions = 0;
   for (const auto& [n, stones] : std::vector<std::pair<int, int>>{{3, 3}, {4, 5}, {4, 8}, {5, 14}}) {
     for (u32 i = 0; i < 30; ++i) {
@@ -191,6 +193,80 @@ TEST(HexDeadCells, FillingThemNeverChangesWhoWins) {
   EXPECT_GT(filled_positions, 0);
 }
 
+TEST(HexCapturedCells, TheEdgeBridgePairIsCapturedByItsColourOnly) {
+  // Black c2 on row 2 of 5 x 5 reaches row 1 through c1 or d1: whichever White takes, Black takes
+  // the other and White's stone touches nothing it could use. The pair is Black's.
+  const int c1 = square_of(2, 0), d1 = square_of(3, 0);
+  Board b = with_stones(5, {square_of(2, 1)}, {}, kWhite);
+  EXPECT_TRUE(captured_pair(b, kBlack) == cells_of({c1, d1}));
+  EXPECT_FALSE(captured_pair(b, kWhite).any());
+  const InferiorFill filled = fill_inferior(b);
+  EXPECT_TRUE(filled.captured[kBlack] == cells_of({c1, d1}));
+  EXPECT_TRUE(b.stones[kBlack].has(c1) && b.stones[kBlack].has(d1));
+  EXPECT_EQ(b.side, kWhite);  // filling is not a move
+  // On the empty board nothing is captured; with White on c1, d1 alone is no pair.
+  EXPECT_FALSE(captured_pair(empty_board(5), kBlack).any());
+  EXPECT_FALSE(captured_pair(with_stones(5, {square_of(2, 1)}, {c1}, kBlack), kBlack).any());
+}
+
+TEST(HexCapturedCells, FillingThemNeverChangesWhoWins) {
+  // Every pair found, filled with its captor's colour, leaves the value for the side to move as
+  // plain minimax (no fill-in of its own, no connections) finds it; and so does fill_inferior.
+  HexSolver plain({.fill_dead = false, .proof_numbers = false, .use_vcs = false});
+  int pairs[2] = {0, 0}, positions = 0;
+  for (const auto& [n, stones] : std::vector<std::pair<int, int>>{{3, 2}, {3, 4}, {4, 3}, {4, 6}, {4, 9}, {5, 13}}) {
+    for (u32 i = 0; i < 40; ++i) {
+      const Board b = random_position(n, stones, 29, static_cast<u32>(n * 1000 + stones * 40) + i);
+      const bool value = plain.wins(b);
+      for (const int colour : {kBlack, kWhite}) {
+        const Cells pair = captured_pair(b, colour);
+        if (!pair.any()) continue;
+        ++pairs[colour];
+        ASSERT_EQ(pair.count(), 2);
+        ASSERT_TRUE((pair & b.empty()) == pair);
+        Board f = b;
+        f.stones[colour] |= pair;
+        f.recompute();
+        const bool filled_value = f.terminal() ? f.winner == f.side : plain.wins(f);
+        ASSERT_EQ(filled_value, value) << "n " << n << " position " << i << " colour " << colour;
+      }
+      Board f = b;
+      positions += fill_inferior(f).all().any();
+      const bool filled_value = f.terminal() ? f.winner == f.side : plain.wins(f);
+      ASSERT_EQ(filled_value, value) << "n " << n << " position " << i << " (fill_inferior)";
+    }
+  }
+  EXPECT_GT(pairs[kBlack], 0);
+  EXPECT_GT(pairs[kWhite], 0);
+  std::printf("captured pairs: %d Black, %d White; %d positions with something filled\n", pairs[kBlack], pairs[kWhite],
+              positions);
+}
+
+TEST(HexSolver, ProofNumberSearchAndNegamaxAgreeOnEveryPosition) {
+  // df-pn against the previous solver (negamax, dead cells only) on random 5 x 5 and 6 x 6
+  // positions, both with connections and must-play; and df-pn without connections on 4 x 4.
+  HexSolver pn, negamax({.fill_captured = false, .proof_numbers = false}),
+      pn_plain({.fill_captured = false, .use_vcs = false}),
+      minimax({.fill_dead = false, .proof_numbers = false, .use_vcs = false});
+  int wins = 0, total = 0;
+  for (const auto& [n, stones] : std::vector<std::pair<int, int>>{{4, 2}, {4, 5}, {5, 4}, {5, 9}, {6, 14}, {6, 18}}) {
+    for (u32 i = 0; i < 25; ++i) {
+      const Board b = random_position(n, stones, 31, static_cast<u32>(n * 1000 + stones * 40) + i);
+      const bool value = pn.wins(b);
+      wins += value;
+      ++total;
+      ASSERT_EQ(value, negamax.wins(b)) << "n " << n << " position " << i;
+      if (n == 4) {
+        ASSERT_EQ(pn_plain.wins(b), value) << "n " << n << " position " << i;
+        ASSERT_EQ(minimax.wins(b), value) << "n " << n << " position " << i;
+      }
+    }
+  }
+  // Both results occur (the positions are not all one-sided).
+  EXPECT_GT(wins, 0);
+  EXPECT_LT(wins, total);
+}
+
 TEST(HexSolver, OpeningTablesMatchPlainMinimaxUpToFourByFour) {
   // 2 x 2 by hand: b1 and a2 touch both of the other row's cells, so Black wins from them; from
   // a1 (or b2) White takes the one cell of the far row that touches it and wins.
@@ -202,7 +278,7 @@ TEST(HexSolver, OpeningTablesMatchPlainMinimaxUpToFourByFour) {
   }
   for (int n = 1; n <= 4; ++n) {
     const OpeningTable t = solve_openings(n);
-    const OpeningTable reference = solve_openings(n, {.fill_dead = false, .use_vcs = false});
+    const OpeningTable reference = solve_openings(n, {.fill_dead = false, .proof_numbers = false, .use_vcs = false});
     EXPECT_EQ(t.black_wins, reference.black_wins) << n;
     if (n <= 3) {
       for (std::size_t k = 0; k < t.squares.size(); ++k) {
@@ -234,6 +310,19 @@ TEST(HexSolver, TheFirstPlayerWinsOnEveryBoardUpToFiveAndTablesAreSymmetric) {
   }
   EXPECT_NE(error_of([] { solve_openings(4, {.max_nodes = 10}); }).find("gave up after 10 nodes"), std::string::npos);
   EXPECT_NE(error_of([] { solve_openings(0); }).find("size"), std::string::npos);
+}
+
+TEST(HexSolver, SixBySixOpeningsMatchThePublishedTable) {
+  // The outside reference: the University of Alberta Hex group's solver suite (benzene,
+  // regression/dfpn-solve-6x6.tst) gives the winner after each first move of Black on 6 x 6 in
+  // the same cell names and edges as ours. Rows 1-6, columns a-f; W: Black wins.
+  const char* published[6] = {"LLLLLW", "LWWWWW", "WWWWWW", "WWWWWW", "WWWWWL", "WLLLLL"};
+  const OpeningTable t = solve_openings(6);
+  ASSERT_EQ(t.squares.size(), 36u);
+  for (std::size_t k = 0; k < t.squares.size(); ++k) {
+    const int sq = t.squares[k];
+    EXPECT_EQ(t.black_wins[k], published[row_of(sq)][col_of(sq)] == 'W') << play::hex_cell_name(sq);
+  }
 }
 
 TEST(HexSolver, TheSolveCommandDrawsTheTableAndRefusesABadSize) {
@@ -287,7 +376,7 @@ TEST(HexVc, TheBridgeAndTheEdgeTemplateAreFullConnections) {
 }
 
 TEST(HexVc, EdgeConnectionsAndTheMustPlayRegionAreSoundAgainstTheExactSolver) {
-  HexSolver exact({.use_vcs = false});  // dead cells filled: sound (hex_solver_test.cpp)
+  HexSolver exact({.use_vcs = false});  // dead and captured cells filled: sound (tests above)
   int full = 0, semi = 0, pruned = 0;
   for (const auto& [n, stones] : std::vector<std::pair<int, int>>{{3, 1}, {3, 3}, {4, 3}, {4, 6}, {5, 10}, {5, 13}}) {
     for (u32 i = 0; i < 40; ++i) {
@@ -389,7 +478,9 @@ TEST(HexVc, PrunedUctKeepsWonGamesDefendsAndNeverPlaysADeadCell) {
       ASSERT_TRUE(b.legal(m)) << n << " " << i;
       if (won) {
         ++kept;
-        if (exact) EXPECT_FALSE(exact->wins(b.play(m))) << n << " " << i << " played " << m;
+        if (exact) {
+          EXPECT_FALSE(exact->wins(b.play(m))) << n << " " << i << " played " << m;
+        }
       } else if (threatened) {
         ++defended;
         EXPECT_TRUE(theirs.must_play().has(m)) << n << " " << i;
@@ -418,8 +509,10 @@ TEST(HexVcSearch, ProvenValuesAreTheSolversAndProvenWinsArePlayed) {
     for (u32 i = 0; i < 30; ++i) {
       const Board b = random_position(n, stones, 31, static_cast<u32>(n * 1000 + stones * 40) + i);
       // Depth 3 with width 1 or 2 cuts most nodes: a loss there must not be called proven.
+      VcSearchParams captured = vc_search(3, 2);
+      captured.fill_captured = true;  // captured pairs filled too
       for (const VcSearchParams& p :
-           {vc_search(2, 6), vc_search(2, 6, VcLeaf::kEv), vc_search(3, 2), vc_search(3, 1)}) {
+           {vc_search(2, 6), vc_search(2, 6, VcLeaf::kEv), vc_search(3, 2), vc_search(3, 1), captured}) {
         const VcSearchResult r = VcAlphaBeta(p).choose(b);
         ASSERT_TRUE(b.legal(r.move)) << n << " " << i;
         ASSERT_NE(r.move, kSwapSquare);
@@ -505,10 +598,16 @@ TEST(HexVcSearch, SpecsParseToCanonicalFormsAndBadOnesNameTheProblem) {
   EXPECT_EQ(ev.vc_search.leaf, VcLeaf::kEv);
   EXPECT_EQ(play::parse_hex_player(ev.spec).spec, ev.spec);
   EXPECT_EQ(play::parse_hex_player("vcab:vc=1").spec, "vcab:depth=2,width=10,eval=resistance,vc=1");
+  const play::HexPlayer captured = play::parse_hex_player("vcab:fill=captured,depth=3");
+  EXPECT_EQ(captured.spec, "vcab:depth=3,width=10,eval=resistance,fill=captured");
+  EXPECT_TRUE(captured.vc_search.fill_captured);
+  EXPECT_EQ(play::parse_hex_player(captured.spec).spec, captured.spec);
+  EXPECT_EQ(play::parse_hex_player("vcab:fill=dead").spec, p.spec);  // the default
   const std::pair<const char*, const char*> bad[] = {
       {"vcab:depth=5", "depth=5"},           {"vcab:width=0", "width=0"},
       {"vcab:eval=uct", "eval=uct"},         {"vcab:gamma=0.1", "gamma needs eval=ev"},
-      {"vcab:eval=ev,gamma=-1", "gamma -1"}, {"vcab:playouts=10", "unknown key 'playouts'"}};
+      {"vcab:eval=ev,gamma=-1", "gamma -1"}, {"vcab:playouts=10", "unknown key 'playouts'"},
+      {"vcab:fill=all", "fill=all"}};
   for (const auto& case_ : bad) {
     const char* spec = case_.first;  // plain variables: clang < 16 cannot capture structured bindings
     const char* message = case_.second;

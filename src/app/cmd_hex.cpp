@@ -246,7 +246,9 @@ void run_hex_tune_command(const HexTuneArgs& a) {
 struct HexSolveArgs {
   int size = 4;
   bool no_fill = false;
+  bool no_captured = false;
   bool no_vcs = false;
+  bool negamax = false;
   u64 max_nodes = 0;
   std::string moves;  // a position: these moves from the empty board (empty: every first move)
 };
@@ -269,11 +271,26 @@ hex::Board position_after(const std::string& moves, int n) {
   return b;
 }
 
+hex::HexSolverOptions solver_options(const HexSolveArgs& a) {
+  return {.fill_dead = !a.no_fill,
+          .fill_captured = !a.no_fill && !a.no_captured,
+          .proof_numbers = !a.negamax,
+          .use_vcs = !a.no_vcs,
+          .max_nodes = a.max_nodes};
+}
+
+std::string solver_description(const HexSolveArgs& a) {
+  return fmt::format(
+      "{}, {}, {}", a.negamax ? "negamax" : "df-pn",
+      a.no_fill ? "no fill-in" : (a.no_captured ? "dead cells filled" : "dead and captured cells filled"),
+      a.no_vcs ? "no virtual connections" : "virtual connections and must-play");
+}
+
 // One position, solved: who wins, and every winning move of the side to move.
 void run_hex_solve_position(const HexSolveArgs& a) {
   const hex::Board b = position_after(a.moves, a.size);
   const auto start = std::chrono::steady_clock::now();
-  hex::HexSolver solver({.fill_dead = !a.no_fill, .use_vcs = !a.no_vcs, .max_nodes = a.max_nodes});
+  hex::HexSolver solver(solver_options(a));
   std::vector<std::string> winning;
   for (hex::Cells e = b.empty(); e.any(); e.drop_lowest())
     if (!solver.wins(b.play(e.lowest()))) winning.push_back(play::hex_cell_name(e.lowest()));
@@ -284,15 +301,15 @@ void run_hex_solve_position(const HexSolveArgs& a) {
   else
     fmt::print("{} to move wins; winning moves ({} of {}): {}", side, winning.size(), b.empty().count(),
                fmt::join(winning, " "));
-  fmt::print("\n{} nodes, {:.2f} s\n", solver.nodes(), seconds);
+  fmt::print("\n{} nodes, {} positions, {:.2f} s ({})\n", solver.nodes(), solver.table_size(), seconds,
+             solver_description(a));
 }
 
 // Every first move on the empty board, solved (games/hex/solver.hpp), drawn as the board.
 void run_hex_solve(const HexSolveArgs& a) {
   if (!a.moves.empty()) return run_hex_solve_position(a);
   const auto start = std::chrono::steady_clock::now();
-  const hex::OpeningTable t =
-      hex::solve_openings(a.size, {.fill_dead = !a.no_fill, .use_vcs = !a.no_vcs, .max_nodes = a.max_nodes});
+  const hex::OpeningTable t = hex::solve_openings(a.size, solver_options(a));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   fmt::print(
       "hex solve {0}x{0}: Black (rows 1 to {0}) moves first; W = Black wins after a first move there, "
@@ -311,9 +328,8 @@ void run_hex_solve(const HexSolveArgs& a) {
     }
     fmt::print("\n");
   }
-  fmt::print("{} winning first moves of {}; {} nodes, {:.2f} s ({})\n", wins, t.squares.size(), t.nodes, seconds,
-             fmt::format("{}, {}", a.no_fill ? "no dead-cell fill-in" : "dead cells filled",
-                         a.no_vcs ? "no virtual connections" : "virtual connections and must-play"));
+  fmt::print("{} winning first moves of {}; {} nodes, {} positions, {:.2f} s ({})\n", wins, t.squares.size(), t.nodes,
+             t.positions, seconds, solver_description(a));
 }
 
 }  // namespace
@@ -403,9 +419,11 @@ void register_hex(CLI::App& app) {
   tour->callback([tt] { run_hex_tournament(*tt); });
   auto sv = std::make_shared<HexSolveArgs>();
   auto* solve = hex->add_subcommand(
-      "solve", "Solve every first move on a small empty board, or a position (--moves) (exact; up to 5 x 5)");
+      "solve", "Solve every first move on a small empty board, or a position (--moves) (exact; up to 6 x 6)");
   solve->add_option("--size", sv->size, "Board side")->check(CLI::Range(1, hex::kMaxSide))->capture_default_str();
-  solve->add_flag("--no-fill", sv->no_fill, "Do not fill dead cells");
+  solve->add_flag("--no-fill", sv->no_fill, "Do not fill dead or captured cells");
+  solve->add_flag("--no-captured", sv->no_captured, "Fill dead cells only, not captured ones");
+  solve->add_flag("--negamax", sv->negamax, "Depth-first negamax from the centre out instead of df-pn");
   solve->add_flag("--no-vcs", sv->no_vcs, "No virtual connections (with --no-fill: the brute-force reference)");
   solve->add_option("--max-nodes", sv->max_nodes, "Give up after this many nodes (0 = never)")->capture_default_str();
   solve->add_option("--moves", sv->moves,

@@ -98,4 +98,64 @@ EF_HD_INLINE Cells fill_dead(Board& b, int fill_colour = kBlack) {
   return filled;
 }
 
+// Captured cells (docs/hex.md, "Captured cells"). A set of empty cells is *captured* by a colour
+// when that colour can answer every intrusion into it, inside it, so that the intruder's stone
+// ends up dead: then filling the set with the colour's stones changes nobody's result, whoever
+// is to move. (If the colour wins with the set filled, it wins without: it plays the same way
+// and answers an intrusion with the other cell; the intruding stone is dead by then, and stays
+// dead as stones are added, so it could as well be the colour's. The other way round, extra
+// stones never hurt a Hex player.) The pairs found here: two adjacent empty cells a, b such
+// that a stone of the colour on b leaves a dead by the test above, and one on a leaves b dead.
+// Sound for the same reason the dead-cell test is; the classic patterns (a pair between two of
+// the colour's stones, or between one and its edge, that touch both cells) are cases of it.
+// Returns the first such pair in square order as one Cells (empty when none).
+EF_HD_INLINE Cells captured_pair(const Board& b, int colour) {
+  const Cells empty = b.empty();
+  for (Cells e = empty; e.any(); e.drop_lowest()) {
+    const int a = e.lowest(), col = col_of(a), row = row_of(a);
+    // Each pair is seen once, from its lower square.
+    for (int k = 0; k < 6; ++k) {
+      int c, r;
+      ring_neighbour(col, row, k, c, r);
+      if (c < 0 || r < 0 || c >= b.n || r >= b.n) continue;
+      const int other = square_of(c, r);
+      if (other < a || !empty.has(other)) continue;
+      Board with_other = b, with_a = b;
+      with_other.stones[colour].set(other);
+      with_a.stones[colour].set(a);
+      if (is_dead(with_other, a) && is_dead(with_a, other)) {
+        Cells pair = Cells::bit(a);
+        pair.set(other);
+        return pair;
+      }
+    }
+  }
+  return Cells{};
+}
+
+// What fill_inferior() filled: the dead cells (filled Black) and each colour's captured cells.
+struct InferiorFill {
+  Cells dead, captured[2];
+  EF_HD_INLINE Cells all() const { return dead | captured[0] | captured[1]; }
+};
+
+// Fills dead cells (Black) and captured pairs (their captor's colour), one pair at a time, until
+// neither test finds more: each fill may make more cells dead or captured. Keeps the value of the
+// position for the side to move; like fill_dead(), not a move (side and ply stay).
+EF_HD_INLINE InferiorFill fill_inferior(Board& b) {
+  InferiorFill f;
+  while (true) {
+    f.dead |= fill_dead(b);
+    if (b.terminal()) return f;
+    int colour = kBlack;
+    Cells pair = captured_pair(b, kBlack);
+    if (!pair.any()) pair = captured_pair(b, colour = kWhite);
+    if (!pair.any()) return f;
+    b.stones[colour] |= pair;
+    f.captured[colour] |= pair;
+    b.recompute();
+    if (b.terminal()) return f;
+  }
+}
+
 }  // namespace ef::hex

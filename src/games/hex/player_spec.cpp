@@ -157,16 +157,21 @@ HexPlayer parse_hex_player(std::string_view spec) {
       else if (k == "eval") {
         if (v != "resistance" && v != "ev") fail("hex player '{}': eval={} (use resistance or ev)", spec, v);
         w.leaf = v == "ev" ? hex::VcLeaf::kEv : hex::VcLeaf::kResistance;
-      } else if (k == "gamma")
+      } else if (k == "gamma") {
         w.ev.gamma = number(spec, k, v);
-      else
-        unknown(k, "depth, width, eval, gamma, vc");
+      } else if (k == "fill") {
+        if (v != "dead" && v != "captured") fail("hex player '{}': fill={} (use dead or captured)", spec, v);
+        w.fill_captured = v == "captured";
+      } else {
+        unknown(k, "depth, width, eval, gamma, fill");
+      }
     }
     if (w.leaf != hex::VcLeaf::kEv && w.ev.gamma != 0) fail("hex player '{}': gamma needs eval=ev", spec);
     w.validate(fmt::format("hex player '{}'", spec));
     p.spec = fmt::format("vcab:depth={},width={},eval={}", w.depth, w.width,
                          w.leaf == hex::VcLeaf::kEv ? "ev" : "resistance");
     if (w.leaf == hex::VcLeaf::kEv) p.spec += fmt::format(",gamma={}", w.ev.gamma);
+    if (w.fill_captured) p.spec += ",fill=captured";  // absent when dead, as in runs made before the key
   } else {
     fail("hex player '{}': unknown kind '{}' (random, ev, resistance, uct, vcab)", spec, kind);
   }

@@ -9,18 +9,17 @@ namespace {
 
 bool subset(const Cells& a, const Cells& b) { return !a.without(b).any(); }  // a within b
 
-// The cells of `c` from the centre out (ties by square).
+// The most cells a guard tries (each try is one H-search).
+constexpr int kGuardTries = 16;
+
+}  // namespace
+
 std::vector<int> centre_out(Cells c, int n) {
   std::vector<int> out;
   for (; c.any(); c.drop_lowest()) out.push_back(c.lowest());
   std::stable_sort(out.begin(), out.end(), [n](int a, int b) { return centre_distance(a, n) < centre_distance(b, n); });
   return out;
 }
-
-// The most cells a guard tries (each try is one H-search).
-constexpr int kGuardTries = 16;
-
-}  // namespace
 
 VcGraph::VcGraph(const Board& b, int colour, VcOptions options) : empty_(b.empty()), options_(options) {
   const int n = b.n;
@@ -47,6 +46,7 @@ VcGraph::VcGraph(const Board& b, int colour, VcOptions options) : empty_(b.empty
   }
   nodes_ = static_cast<int>(cells_.size());
   full_.assign(static_cast<std::size_t>(nodes_) * nodes_, {});
+  full_changed_.assign(static_cast<std::size_t>(nodes_) * nodes_, 0);
   semi_.assign(static_cast<std::size_t>(nodes_) * nodes_, {});
 
   // Base: adjacent nodes, and nodes touching an edge.
@@ -57,9 +57,12 @@ VcGraph::VcGraph(const Board& b, int colour, VcOptions options) : empty_(b.empty
     for (int y = x + 1; y < nodes_; ++y)
       if ((near & cells_[y]).any()) add_full(x, y, Cells{});
   }
-  // AND (and OR inside add_semi) until a pass adds no full connection.
+  // AND (and OR inside add_semi) until a pass adds no full connection. A pair of lists neither
+  // of which changed since the pass before last was combined, carrier by carrier, in the last
+  // pass already: it is skipped (pass_ numbers the passes; the base is pass 0).
   for (bool added = true; added;) {
     added = false;
+    ++pass_;
     std::vector<int> linked;  // the nodes with a full connection to z, ascending
     for (int z = 2; z < nodes_; ++z) {
       // Adds below change only pairs (x, y) with neither being z, so z's links stay as listed.
@@ -72,6 +75,7 @@ VcGraph::VcGraph(const Board& b, int colour, VcOptions options) : empty_(b.empty
           const int y = linked[j];
           // References: the adds below change only the lists of (x, y), never (x, z) or (z, y)
           // (z is neither x nor y), and every pair's list is a vector of its own.
+          if (changed(x, z) < pass_ - 1 && changed(z, y) < pass_ - 1) continue;
           const std::vector<Cells>& xz = list(full_, x, z);
           const std::vector<Cells>& zy = list(full_, z, y);
           for (const Cells& a : xz)
@@ -95,10 +99,12 @@ int VcGraph::node_of(int endpoint) const {
   return node_of_square_[static_cast<std::size_t>(endpoint)];
 }
 
-std::vector<Cells>& VcGraph::list(std::vector<std::vector<Cells>>& lists, int x, int y) {
+std::size_t VcGraph::index(int x, int y) const {
   if (x > y) std::swap(x, y);
-  return lists[static_cast<std::size_t>(x) * nodes_ + y];
+  return static_cast<std::size_t>(x) * nodes_ + y;
 }
+
+std::vector<Cells>& VcGraph::list(std::vector<std::vector<Cells>>& lists, int x, int y) { return lists[index(x, y)]; }
 
 const std::vector<Cells>& VcGraph::between(const std::vector<std::vector<Cells>>& lists, int a, int b) const {
   static const std::vector<Cells> none;
@@ -115,6 +121,7 @@ bool VcGraph::add_full(int x, int y, const Cells& carrier) {
   l.erase(std::remove_if(l.begin(), l.end(), [&](const Cells& c) { return subset(carrier, c); }), l.end());
   if (static_cast<int>(l.size()) >= options_.max_full) return false;
   l.push_back(carrier);
+  full_changed_[index(x, y)] = pass_;
   // Semi connections that hold a full one are of no more use.
   std::vector<Cells>& s = list(semi_, x, y);
   s.erase(std::remove_if(s.begin(), s.end(), [&](const Cells& c) { return subset(carrier, c); }), s.end());

@@ -25,6 +25,10 @@
 
 namespace ef::hex {
 
+// The cells of `c` from the board's centre out (hex distance to the centre; ties in square
+// order): the strong central moves first, the order the solver and the guards try moves in.
+std::vector<int> centre_out(Cells c, int n);
+
 struct VcOptions {
   int max_full = 8;   // carriers kept per pair of nodes
   int max_semi = 12;  // semi carriers kept per pair
@@ -53,7 +57,9 @@ class VcGraph {
  private:
   int node_of(int endpoint) const;
   const std::vector<Cells>& between(const std::vector<std::vector<Cells>>& lists, int a, int b) const;
+  std::size_t index(int x, int y) const;  // of the pair's lists
   std::vector<Cells>& list(std::vector<std::vector<Cells>>& lists, int x, int y);
+  int changed(int x, int y) const { return full_changed_[index(x, y)]; }
   bool add_full(int x, int y, const Cells& carrier);
   // Both return whether a full connection was added (OR may make one from a semi).
   bool add_semi(int x, int y, const Cells& carrier);
@@ -66,6 +72,8 @@ class VcGraph {
   std::vector<int> node_of_square_;              // -1 for squares that are no node (the opponent's stones)
   std::vector<std::vector<Cells>> full_, semi_;  // per pair x < y, index x * nodes + y
   std::vector<Cells> or_scratch_;                // add_semi's snapshot of a pair's semi carriers
+  std::vector<int> full_changed_;                // per pair: the AND pass that last added a full carrier
+  int pass_ = 0;
 };
 
 // What the connections of both colours say about a position `filled` (its dead cells filled,

@@ -31,6 +31,13 @@ void VcSearchParams::validate(const std::string& who) const {
 
 VcAlphaBeta::VcAlphaBeta(VcSearchParams params) : params_(params) {}
 
+void VcAlphaBeta::fill(Board& b) const {
+  if (params_.fill_captured)
+    fill_inferior(b);
+  else
+    fill_dead(b);
+}
+
 const VcAlphaBeta::Verdict& VcAlphaBeta::verdict(const Board& f) {
   const PositionKey key = PositionKey::of(f);
   if (const auto it = verdicts_.find(key); it != verdicts_.end()) return it->second;
@@ -61,7 +68,7 @@ i32 VcAlphaBeta::search(const Board& b, int depth, i32 alpha, i32 beta, int ply)
   ++nodes_;
   if (b.terminal()) return -won_at(ply);  // the opponent's last move connected
   Board f = b;
-  fill_dead(f);
+  fill(f);
   // Only dead cells were left, or the connections decide: a proof, one ply later than a win on
   // the board.
   if (f.terminal()) return f.winner == f.side ? won_at(ply + 1) : -won_at(ply + 1);
@@ -89,11 +96,15 @@ VcSearchResult VcAlphaBeta::choose(const Board& s) {
   verdicts_.clear();
   VcSearchResult r;
   Board f = s;
-  fill_dead(f);
-  if (f.terminal()) {  // every empty cell is dead: the winner is decided, any move will do
+  fill(f);
+  if (f.terminal()) {
+    // Every empty cell is dead (or captured): the winner is decided, and any move keeps it so
+    // (an extra stone never hurts). Keeping it later means answering an intrusion into a
+    // captured pair with the pair's other cell, a move the search sees win one ply down.
     r.move = s.empty().lowest();
     r.value = f.winner == f.side ? won_at(1) : -won_at(1);
     r.proven = proven_sign(r.value);
+    r.nodes = 1;  // the root, examined
     return r;
   }
   const Verdict v = verdict(f);

@@ -3,7 +3,8 @@
 // connection lists are vectors and its verdicts sit in a hash map.
 //
 // Negamax alpha-beta to a fixed depth, from the side to move's view. At every node above the
-// leaves, on the position with its dead cells filled (games/hex/inferior.hpp):
+// leaves, on the position with its dead cells filled (games/hex/inferior.hpp; with
+// `fill_captured`, captured pairs too):
 //  - the connections of both colours (games/hex/vc.hpp H-search) decide it when they can: the
 //    side to move wins with a full or semi connection between its edges, loses against the
 //    opponent's full one, and otherwise, when the opponent has semi connections, may only play
@@ -44,6 +45,7 @@ struct VcSearchParams {
   VcLeaf leaf = VcLeaf::kResistance;  // the evaluation of the leaves and of the move order
   BetweennessEvaluator ev;            // kEv's evaluator (gamma, networks)
   VcOptions vc;                       // H-search's list caps
+  bool fill_captured = false;         // fill captured pairs too, not only dead cells (fill=captured)
   // Throws ef::Error naming `who` for a value out of range.
   void validate(const std::string& who) const;
 };
@@ -75,6 +77,7 @@ class VcAlphaBeta {
   // (ties: the lower square).
   std::vector<Scored> ordered(const Board& f, const Cells& moves, int ply);
   i32 search(const Board& b, int depth, i32 alpha, i32 beta, int ply);
+  void fill(Board& b) const;  // the inferior cells params_ asks for
 
   VcSearchParams params_;
   u64 nodes_ = 0, searches_ = 0;
