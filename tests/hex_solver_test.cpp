@@ -344,6 +344,17 @@ TEST(HexSolver, TheSolveCommandDrawsTheTableAndRefusesABadSize) {
   for (Cells e = after_a1.empty(); e.any(); e.drop_lowest())
     if (!solver.wins(after_a1.play(e.lowest()))) listed += " " + play::hex_cell_name(e.lowest());
   EXPECT_NE(position.find(":" + listed + "\n"), std::string::npos) << position << " expected" << listed;
+  // --winner-only: one search, the same answer; it needs a position.
+  const auto [one, winner] =
+      test::run_command(std::string(EF_EVALFORGE_BIN) + " hex solve --size 3 --moves a1 --winner-only 2>&1");
+  ASSERT_EQ(one, 0) << winner;
+  EXPECT_NE(winner.find("White to move wins\n"), std::string::npos) << winner;
+  const auto [refused, why] =
+      test::run_command(std::string(EF_EVALFORGE_BIN) + " hex solve --size 3 --winner-only 2>&1");
+  EXPECT_NE(refused, 0);
+  EXPECT_NE(why.find("needs --moves"), std::string::npos) << why;
+  // The table's progress: each first move as it is solved.
+  EXPECT_NE(out.find("c1: Black wins"), std::string::npos) << out;
   for (const char* moves : {"a1 a1", "z9", "a1 b1 a2 b2 a3"}) {
     const auto [status, out] =
         test::run_command(std::string(EF_EVALFORGE_BIN) + " hex solve --size 3 --moves '" + moves + "' 2>&1");

@@ -249,6 +249,7 @@ struct HexSolveArgs {
   bool no_captured = false;
   bool no_vcs = false;
   bool negamax = false;
+  bool winner_only = false;
   u64 max_nodes = 0;
   std::string moves;  // a position: these moves from the empty board (empty: every first move)
 };
@@ -291,11 +292,18 @@ void run_hex_solve_position(const HexSolveArgs& a) {
   const hex::Board b = position_after(a.moves, a.size);
   const auto start = std::chrono::steady_clock::now();
   hex::HexSolver solver(solver_options(a));
+  const char* side = b.side == hex::kBlack ? "Black" : "White";
+  if (a.winner_only) {
+    const bool wins = solver.wins(b);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    fmt::print("{} to move {}\n{} nodes, {} positions, {:.2f} s ({})\n", side, wins ? "wins" : "loses", solver.nodes(),
+               solver.table_size(), seconds, solver_description(a));
+    return;
+  }
   std::vector<std::string> winning;
   for (hex::Cells e = b.empty(); e.any(); e.drop_lowest())
     if (!solver.wins(b.play(e.lowest()))) winning.push_back(play::hex_cell_name(e.lowest()));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const char* side = b.side == hex::kBlack ? "Black" : "White";
   if (winning.empty())
     fmt::print("{} to move loses ({} empty cells, every move loses)", side, b.empty().count());
   else
@@ -308,8 +316,14 @@ void run_hex_solve_position(const HexSolveArgs& a) {
 // Every first move on the empty board, solved (games/hex/solver.hpp), drawn as the board.
 void run_hex_solve(const HexSolveArgs& a) {
   if (!a.moves.empty()) return run_hex_solve_position(a);
+  if (a.winner_only) fail_input("winner-only", "needs --moves (the empty board's table solves every first move)");
   const auto start = std::chrono::steady_clock::now();
-  const hex::OpeningTable t = hex::solve_openings(a.size, solver_options(a));
+  // Each first move as it is solved, on stderr: a long run (7 x 7) shows what it has so far.
+  const hex::OpeningTable t = hex::solve_openings(a.size, solver_options(a), [&](int square, bool black_wins) {
+    const double so_far = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    fmt::print(stderr, "{}: {} ({:.1f} s)\n", play::hex_cell_name(square), black_wins ? "Black wins" : "White wins",
+               so_far);
+  });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   fmt::print(
       "hex solve {0}x{0}: Black (rows 1 to {0}) moves first; W = Black wins after a first move there, "
@@ -424,6 +438,8 @@ void register_hex(CLI::App& app) {
   solve->add_flag("--no-fill", sv->no_fill, "Do not fill dead or captured cells");
   solve->add_flag("--no-captured", sv->no_captured, "Fill dead cells only, not captured ones");
   solve->add_flag("--negamax", sv->negamax, "Depth-first negamax from the centre out instead of df-pn");
+  solve->add_flag("--winner-only", sv->winner_only,
+                  "With --moves: who wins only, not every winning move (one search instead of one a move)");
   solve->add_flag("--no-vcs", sv->no_vcs, "No virtual connections (with --no-fill: the brute-force reference)");
   solve->add_option("--max-nodes", sv->max_nodes, "Give up after this many nodes (0 = never)")->capture_default_str();
   solve->add_option("--moves", sv->moves,

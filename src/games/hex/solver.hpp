@@ -18,6 +18,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 #include "games/hex/game.hpp"
@@ -81,6 +82,9 @@ struct OpeningTable {
   u64 nodes = 0;
   std::size_t positions = 0;  // positions stored in the solver's table (each examined once)
 };
-OpeningTable solve_openings(int n, HexSolverOptions options = {});
+// `progress`, when given, is called after each first move is solved (its square and whether
+// Black wins), so that a long run reports what it has.
+OpeningTable solve_openings(int n, HexSolverOptions options = {},
+                            const std::function<void(int square, bool black_wins)>& progress = {});
 
 }  // namespace ef::hex
