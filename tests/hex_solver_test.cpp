@@ -211,12 +211,18 @@ TEST(HexCapturedCells, TheEdgeBridgePairIsCapturedByItsColourOnly) {
 
 TEST(HexCapturedCells, FillingThemNeverChangesWhoWins) {
   // Every pair found, filled with its captor's colour, leaves the value for the side to move as
-  // plain minimax (no fill-in of its own, no connections) finds it; and so does fill_inferior.
+  // plain minimax (no fill-in of its own, no connections) finds it, whichever side is to move;
+  // and so does fill_inferior.
   HexSolver plain({.fill_dead = false, .proof_numbers = false, .use_vcs = false});
   int pairs[2] = {0, 0}, positions = 0;
   for (const auto& [n, stones] : std::vector<std::pair<int, int>>{{3, 2}, {3, 4}, {4, 3}, {4, 6}, {4, 9}, {5, 13}}) {
-    for (u32 i = 0; i < 40; ++i) {
-      const Board b = random_position(n, stones, 29, static_cast<u32>(n * 1000 + stones * 40) + i);
+    for (u32 i = 0; i < 80; ++i) {
+      // Both sides to move: half the positions have the other side to move than their stones say.
+      Board b = random_position(n, stones, 29, static_cast<u32>(n * 1000 + stones * 40) + i / 2);
+      if (i % 2) {
+        b.side = static_cast<unsigned char>(b.side ^ 1);
+        b.recompute();
+      }
       const bool value = plain.wins(b);
       for (const int colour : {kBlack, kWhite}) {
         const Cells pair = captured_pair(b, colour);

@@ -106,8 +106,9 @@ EF_HD_INLINE Cells fill_dead(Board& b, int fill_colour = kBlack) {
 // dead as stones are added, so it could as well be the colour's. The other way round, extra
 // stones never hurt a Hex player.) The pairs found here: two adjacent empty cells a, b such
 // that a stone of the colour on b leaves a dead by the test above, and one on a leaves b dead.
-// Sound for the same reason the dead-cell test is; the classic patterns (a pair between two of
-// the colour's stones, or between one and its edge, that touch both cells) are cases of it.
+// Sound for the same reason the dead-cell test is; the classic pattern, the two cells between a
+// stone on the second row and its edge, is a case of it (a bridge's two cells between two stones
+// are not: the intruder's stone there keeps three usable neighbours in a row).
 // Returns the first such pair in square order as one Cells (empty when none).
 EF_HD_INLINE Cells captured_pair(const Board& b, int colour) {
   const Cells empty = b.empty();

@@ -32,7 +32,9 @@ struct HexSolverOptions {
   bool proof_numbers = true;  // df-pn; false: negamax from the centre out
   bool use_vcs = true;        // virtual connections: won and lost positions, the must-play region
                               // (both off: the brute-force reference)
-  u64 max_nodes = 0;          // give up after this many nodes (0: never); solve() then throws ef::Error
+  u64 max_nodes = 0;          // give up after this many nodes (0: never); wins() then throws ef::Error.
+                              // The count runs over every wins() call of one solver (they share
+                              // its table), so a table of first moves or a --moves run has one budget.
 };
 
 class HexSolver {
@@ -64,7 +66,7 @@ class HexSolver {
     std::vector<unsigned char> moves;  // the moves searched (after filling), in the order tried
   };
   std::vector<unsigned char> ordered_moves(const Board& f, const Cells& moves) const;
-  void search_pn(const Board& b, u64 proof_threshold, u64 disproof_threshold);
+  void search_pn(const Board& b, bool filled, u64 proof_threshold, u64 disproof_threshold);
 
   HexSolverOptions options_;
   u64 nodes_ = 0;

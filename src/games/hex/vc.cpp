@@ -9,8 +9,10 @@ namespace {
 
 bool subset(const Cells& a, const Cells& b) { return !a.without(b).any(); }  // a within b
 
-// The most cells a guard tries (each try is one H-search).
-constexpr int kGuardTries = 16;
+// The most cells a guard tries (each try is one H-search). 16 was too few: on 5 x 5 a semi
+// connection's carrier can hold more cells than that ahead of its key, and a proven win then
+// played a losing move.
+constexpr int kGuardTries = 64;
 
 }  // namespace
 
@@ -198,7 +200,13 @@ int vc_guarded_move(const Board& s, int chosen, VcOptions options) {
   const bool chosen_live = f.empty().has(chosen);
   const VcGraph mine(f, me, options);
   if (mine.edges_connected() || !mine.semi(VcGraph::kEdge0, VcGraph::kEdge1).empty()) {
-    auto keeps = [&](int m) { return VcGraph(f.play(m), me, options).edges_connected(); };
+    // Whether the position after m is still won: over once filled (dead and captured cells;
+    // a reply into a captured pair is answered at the next move), or connected by H-search.
+    auto keeps = [&](int m) {
+      Board c = f.play(m);
+      fill_inferior(c);
+      return c.terminal() ? c.winner == me : VcGraph(c, me, options).edges_connected();
+    };
     if (chosen_live && keeps(chosen)) return chosen;
     Cells tried;
     int tries = 0;
