@@ -361,6 +361,20 @@ TEST(HexSolver, TheSolveCommandDrawsTheTableAndRefusesABadSize) {
   EXPECT_NE(why.find("needs --moves"), std::string::npos) << why;
   // The table's progress: each first move as it is solved.
   EXPECT_NE(out.find("c1: Black wins"), std::string::npos) << out;
+  // The other searches draw the same 4 x 4 table and say which search ran.
+  for (const std::string flags : {"", " --negamax", " --no-captured", " --negamax --no-captured"}) {
+    const auto [rc, table] =
+        test::run_command(std::string(EF_EVALFORGE_BIN) + " hex solve --size 4" + flags + " 2>/dev/null");
+    ASSERT_EQ(rc, 0) << flags;
+    EXPECT_NE(table.find(" 1  L L L W\n  2  L L W L\n   3  L W L L\n    4  W L L L\n"), std::string::npos)
+        << flags << table;
+    EXPECT_NE(table.find(flags.find("negamax") != std::string::npos ? "(negamax, " : "(df-pn, "), std::string::npos)
+        << table;
+    EXPECT_NE(table.find(flags.find("no-captured") != std::string::npos ? "dead cells filled"
+                                                                        : "dead and captured cells filled"),
+              std::string::npos)
+        << table;
+  }
   for (const char* moves : {"a1 a1", "z9", "a1 b1 a2 b2 a3"}) {
     const auto [status, out] =
         test::run_command(std::string(EF_EVALFORGE_BIN) + " hex solve --size 3 --moves '" + moves + "' 2>&1");
