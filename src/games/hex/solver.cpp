@@ -29,9 +29,9 @@ std::vector<unsigned char> HexSolver::ordered_moves(const Board& f, const Cells&
 bool HexSolver::wins(const Board& b) {
   if (b.swap_rule) fail("hex solve: positions with the swap rule are not supported");
   if (!options_.proof_numbers) return search(b);
-  search_pn(b, false, kInfinite, kInfinite);
   Board f = b;
-  fill(f);
+  fill(f);  // search_pn takes filled positions, as its children come
+  search_pn(f, kInfinite, kInfinite);
   return pn_table_.at(PositionKey::of(f)).numbers.pn == 0;
 }
 
@@ -86,10 +86,8 @@ bool HexSolver::search(Board b) {
 // number of its children and its disproof number the sum of their proof numbers. It searches
 // under the child with the least disproof number until this node's numbers reach the
 // thresholds (then the caller has a cheaper subtree elsewhere) or it is proven either way.
-void HexSolver::search_pn(const Board& b, bool filled, u64 proof_threshold, u64 disproof_threshold) {
+void HexSolver::search_pn(const Board& f, u64 proof_threshold, u64 disproof_threshold) {
   count_node();
-  Board f = b;
-  if (!filled) fill(f);  // the children come filled already
   // Keyed by the filled position: two move orders that reach one position fill it alike, even
   // where their parents' fillings differed (1.4% fewer nodes on the 6 x 6 table than keys of
   // the unfilled boards).
@@ -98,11 +96,12 @@ void HexSolver::search_pn(const Board& b, bool filled, u64 proof_threshold, u64 
   if (it == pn_table_.end()) {
     PnEntry e;
     const Verdict v = examine(f);
-    if (v.decided)
+    if (v.decided) {
       e.numbers = v.win ? Numbers{0, kInfinite} : Numbers{kInfinite, 0};
-    else
+    } else {
       e.moves = ordered_moves(f, v.moves);
-    e.numbers.dn = v.decided ? e.numbers.dn : static_cast<u64>(v.moves.count());
+      e.numbers = {1, static_cast<u64>(v.moves.count())};  // one leaf to prove, one per move to refute
+    }
     it = pn_table_.emplace(key, e).first;
   }
   PnEntry& entry = it->second;  // stays valid: the map never erases
@@ -147,7 +146,7 @@ void HexSolver::search_pn(const Board& b, bool filled, u64 proof_threshold, u64 
     // The best child's thresholds: its disproof number may grow until another child is cheaper
     // (or this node's proof threshold is reached), its proof number until this node's
     // disproof threshold is.
-    search_pn(children[best], true, saturating_add(disproof_threshold - dn, best_numbers.pn),
+    search_pn(children[best], saturating_add(disproof_threshold - dn, best_numbers.pn),
               std::min(proof_threshold, saturating_add(second_dn, 1)));
   }
 }

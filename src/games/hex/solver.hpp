@@ -66,7 +66,8 @@ class HexSolver {
     std::vector<unsigned char> moves;  // the moves searched (after filling), in the order tried
   };
   std::vector<unsigned char> ordered_moves(const Board& f, const Cells& moves) const;
-  void search_pn(const Board& b, bool filled, u64 proof_threshold, u64 disproof_threshold);
+  // `f` comes filled (wins() fills the root, search_pn each child).
+  void search_pn(const Board& f, u64 proof_threshold, u64 disproof_threshold);
 
   HexSolverOptions options_;
   u64 nodes_ = 0;
