@@ -398,7 +398,8 @@ TEST(HexVc, TheBridgeAndTheEdgeTemplateAreFullConnections) {
   const VcGraph blocked(with_stones(5, {c2}, {square_of(2, 0)}, kBlack), kBlack);
   EXPECT_TRUE(blocked.full(c2, VcGraph::kEdge0).empty());
   ASSERT_FALSE(blocked.semi(c2, VcGraph::kEdge0).empty());
-  EXPECT_TRUE(blocked.semi(c2, VcGraph::kEdge0).front() == cells_of({square_of(3, 0)}));
+  EXPECT_TRUE(blocked.semi(c2, VcGraph::kEdge0).front().carrier == cells_of({square_of(3, 0)}));
+  EXPECT_EQ(blocked.semi(c2, VcGraph::kEdge0).front().key, square_of(3, 0));
   // A stone of the other colour is no endpoint.
   EXPECT_TRUE(blocked.full(square_of(2, 0), VcGraph::kEdge0).empty());
   // On 2 x 2, b1 touches both cells of row 2: Black's edges are connected whoever moves.
@@ -408,7 +409,7 @@ TEST(HexVc, TheBridgeAndTheEdgeTemplateAreFullConnections) {
 
 TEST(HexVc, EdgeConnectionsAndTheMustPlayRegionAreSoundAgainstTheExactSolver) {
   HexSolver exact({.use_vcs = false});  // dead and captured cells filled: sound (tests above)
-  int full = 0, semi = 0, pruned = 0;
+  int full = 0, semi = 0, keys = 0, pruned = 0;
   for (const auto& [n, stones] : std::vector<std::pair<int, int>>{{3, 1}, {3, 3}, {4, 3}, {4, 6}, {5, 10}, {5, 13}}) {
     for (u32 i = 0; i < 40; ++i) {
       const Board b = random_position(n, stones, 23, static_cast<u32>(n * 1000 + stones * 40) + i);
@@ -422,6 +423,12 @@ TEST(HexVc, EdgeConnectionsAndTheMustPlayRegionAreSoundAgainstTheExactSolver) {
         if (b.side == colour && !g.semi(VcGraph::kEdge0, VcGraph::kEdge1).empty()) {
           ++semi;
           EXPECT_TRUE(colour_wins) << n << " " << i << " colour " << colour;
+          // Each key is in its carrier and wins: it makes the connection full.
+          for (const SemiVc& v : g.semi(VcGraph::kEdge0, VcGraph::kEdge1)) {
+            ++keys;
+            EXPECT_TRUE(v.carrier.has(v.key)) << n << " " << i << " key " << v.key;
+            EXPECT_FALSE(exact.wins(b.play(v.key))) << n << " " << i << " key " << v.key;
+          }
         }
         if (b.side != colour && !g.edges_connected() && !g.semi(VcGraph::kEdge0, VcGraph::kEdge1).empty()) {
           // Every move of the side to move outside the must-play region loses.
@@ -436,9 +443,10 @@ TEST(HexVc, EdgeConnectionsAndTheMustPlayRegionAreSoundAgainstTheExactSolver) {
   // The positions did exercise every rule.
   EXPECT_GT(full, 10);
   EXPECT_GT(semi, 10);
+  EXPECT_GT(keys, semi);
   EXPECT_GT(pruned, 10);
-  std::printf("edge connections checked: %d full, %d semi, %d moves outside the must-play region\n", full, semi,
-              pruned);
+  std::printf("edge connections checked: %d full, %d semi (%d keys), %d moves outside the must-play region\n", full,
+              semi, keys, pruned);
 }
 
 TEST(HexVc, GuardedMovesKeepWonGamesAndStayInTheMustPlayRegion) {
@@ -473,6 +481,14 @@ TEST(HexVc, GuardedMovesKeepWonGamesAndStayInTheMustPlayRegion) {
   }
   EXPECT_GT(kept, 20);
   EXPECT_GT(defended, 20);
+  // 6 x 6, Black f4, White b2, Black to move: Black's semi connection wins (c2, e2, d3 and c4
+  // win, by the solver), but after none of them does H-search prove a full connection. The guard
+  // used to keep the player's f1 then, which loses; a semi connection's key wins by construction.
+  Board corner = empty_board(6).play(square_of(5, 3)).play(square_of(1, 1));
+  const int m = vc_guarded_move(corner, square_of(5, 0));
+  HexSolver solver;                                        // with VCs: fast on 6 x 6, and sound (tests above)
+  EXPECT_TRUE(solver.wins(corner.play(square_of(5, 0))));  // f1 loses
+  EXPECT_FALSE(solver.wins(corner.play(m))) << "played " << m;
   // Specs: vc=1 for any kind, canonical only when on; a bad value is refused.
   EXPECT_EQ(play::parse_hex_player("uct:playouts=100,vc=1").spec, "uct:playouts=100,c=0.38,expand=1,batch=1,vc=1");
   EXPECT_TRUE(play::parse_hex_player("random:vc=1").vc);

@@ -86,7 +86,7 @@ VcGraph::VcGraph(const Board& b, int colour, VcOptions options) : empty_(b.empty
               if (group_[z])
                 added |= add_full(x, y, a | c);
               else
-                added |= add_semi(x, y, a | c | cells_[z]);
+                added |= add_semi(x, y, a | c | cells_[z], cells_[z].lowest());
             }
         }
       }
@@ -106,16 +106,6 @@ std::size_t VcGraph::index(int x, int y) const {
   return static_cast<std::size_t>(x) * nodes_ + y;
 }
 
-std::vector<Cells>& VcGraph::list(std::vector<std::vector<Cells>>& lists, int x, int y) { return lists[index(x, y)]; }
-
-const std::vector<Cells>& VcGraph::between(const std::vector<std::vector<Cells>>& lists, int a, int b) const {
-  static const std::vector<Cells> none;
-  int x = node_of(a), y = node_of(b);
-  if (x < 0 || y < 0 || x == y) return none;
-  if (x > y) std::swap(x, y);
-  return lists[static_cast<std::size_t>(x) * nodes_ + y];
-}
-
 bool VcGraph::add_full(int x, int y, const Cells& carrier) {
   std::vector<Cells>& l = list(full_, x, y);
   for (const Cells& c : l)
@@ -125,47 +115,47 @@ bool VcGraph::add_full(int x, int y, const Cells& carrier) {
   l.push_back(carrier);
   full_changed_[index(x, y)] = pass_;
   // Semi connections that hold a full one are of no more use.
-  std::vector<Cells>& s = list(semi_, x, y);
-  s.erase(std::remove_if(s.begin(), s.end(), [&](const Cells& c) { return subset(carrier, c); }), s.end());
+  std::vector<SemiVc>& s = list(semi_, x, y);
+  s.erase(std::remove_if(s.begin(), s.end(), [&](const SemiVc& c) { return subset(carrier, c.carrier); }), s.end());
   return true;
 }
 
-bool VcGraph::add_semi(int x, int y, const Cells& carrier) {
+bool VcGraph::add_semi(int x, int y, const Cells& carrier, int key) {
   for (const Cells& c : list(full_, x, y))
     if (subset(c, carrier)) return false;
-  std::vector<Cells>& s = list(semi_, x, y);
-  for (const Cells& c : s)
-    if (subset(c, carrier)) return false;
-  s.erase(std::remove_if(s.begin(), s.end(), [&](const Cells& c) { return subset(carrier, c); }), s.end());
+  std::vector<SemiVc>& s = list(semi_, x, y);
+  for (const SemiVc& c : s)
+    if (subset(c.carrier, carrier)) return false;
+  s.erase(std::remove_if(s.begin(), s.end(), [&](const SemiVc& c) { return subset(carrier, c.carrier); }), s.end());
   if (static_cast<int>(s.size()) >= options_.max_semi) return false;
   // OR: with one other semi connection, two others, or all of them.
   // A snapshot (add_full below may drop entries of s); a member, so that its storage is reused.
   // add_full never calls add_semi, so nothing else writes it meanwhile.
-  std::vector<Cells>& others = or_scratch_;
+  std::vector<SemiVc>& others = or_scratch_;
   others.assign(s.begin(), s.end());
-  s.push_back(carrier);
+  s.push_back({carrier, key});
   bool added = false;
   for (std::size_t i = 0; i < others.size(); ++i) {
-    if (!(others[i] & carrier).any()) {
-      added |= add_full(x, y, others[i] | carrier);
+    const Cells& a = others[i].carrier;
+    if (!(a & carrier).any()) {
+      added |= add_full(x, y, a | carrier);
       continue;
     }
     for (std::size_t j = i + 1; j < others.size(); ++j)
-      if (!(others[i] & others[j] & carrier).any()) added |= add_full(x, y, others[i] | others[j] | carrier);
+      if (!(a & others[j].carrier & carrier).any()) added |= add_full(x, y, a | others[j].carrier | carrier);
   }
   Cells common = carrier, all = carrier;
-  for (const Cells& c : others) {
-    common = common & c;
-    all |= c;
+  for (const SemiVc& c : others) {
+    common = common & c.carrier;
+    all |= c.carrier;
   }
   if (!common.any()) added |= add_full(x, y, all);
   return added;
 }
 
 Cells VcGraph::must_play() const {
-  const std::vector<Cells>& s = semi(kEdge0, kEdge1);
   Cells common = empty_;
-  for (const Cells& c : s) common = common & c;
+  for (const SemiVc& c : semi(kEdge0, kEdge1)) common = common & c.carrier;
   return common;
 }
 
@@ -208,16 +198,31 @@ int vc_guarded_move(const Board& s, int chosen, VcOptions options) {
       return c.terminal() ? c.winner == me : VcGraph(c, me, options).edges_connected();
     };
     if (chosen_live && keeps(chosen)) return chosen;
+    // A semi connection's key makes it full: playing it keeps the win by construction, whether
+    // or not H-search proves the connection again afterwards. Any move keeps a full connection
+    // (an extra stone never hurts in Hex). The guard still prefers a move that H-search proves
+    // again, since the next move's guard sees only what H-search proves: the keys first, then the
+    // carriers' other cells from the centre out.
+    const std::vector<SemiVc>& semis = mine.semi(VcGraph::kEdge0, VcGraph::kEdge1);
+    const int fallback = semis.empty() ? chosen : semis.front().key;
     Cells tried;
     int tries = 0;
-    for (const auto* l : {&mine.semi(VcGraph::kEdge0, VcGraph::kEdge1), &mine.full(VcGraph::kEdge0, VcGraph::kEdge1)})
-      for (const Cells& carrier : *l)
-        for (int m : centre_out((carrier & f.empty()).without(tried), f.n)) {
-          if (tries++ >= kGuardTries) return chosen;
-          tried.set(m);
-          if (keeps(m)) return m;
-        }
-    return chosen;
+    auto first_kept = [&](Cells cells) {
+      for (int m : centre_out(cells.without(tried), f.n)) {
+        if (tries++ >= kGuardTries) return -1;
+        tried.set(m);
+        if (keeps(m)) return m;
+      }
+      return -1;
+    };
+    Cells keys;
+    for (const SemiVc& v : semis) keys.set(v.key);
+    int m = first_kept(keys);
+    for (const SemiVc& v : semis)
+      if (m < 0) m = first_kept(v.carrier & f.empty());
+    for (const Cells& carrier : mine.full(VcGraph::kEdge0, VcGraph::kEdge1))
+      if (m < 0) m = first_kept(carrier & f.empty());
+    return m >= 0 ? m : fallback;
   }
   const VcGraph theirs(f, them, options);
   if (theirs.edges_connected() || theirs.semi(VcGraph::kEdge0, VcGraph::kEdge1).empty()) return chosen;

@@ -20,6 +20,7 @@
 // Edges are endpoints only, never the middle of an AND (two groups touching one edge are not
 // connected to each other by it).
 #pragma once
+#include <utility>
 #include <vector>
 #include "games/hex/game.hpp"
 
@@ -34,6 +35,13 @@ struct VcOptions {
   int max_semi = 12;  // semi carriers kept per pair
 };
 
+// A semi connection: its carrier, and the key, the cell of the carrier that makes it full when
+// the colour plays it (the empty cell z of the AND that built it).
+struct SemiVc {
+  Cells carrier;
+  int key = -1;
+};
+
 class VcGraph {
  public:
   // An endpoint: one of the colour's edges (kEdge0, kEdge1), or a square: the group holding a
@@ -45,7 +53,7 @@ class VcGraph {
   // Full / semi carriers between two endpoints (empty when none was found; a stone of the other
   // colour is no endpoint).
   const std::vector<Cells>& full(int a, int b) const { return between(full_, a, b); }
-  const std::vector<Cells>& semi(int a, int b) const { return between(semi_, a, b); }
+  const std::vector<SemiVc>& semi(int a, int b) const { return between(semi_, a, b); }
   // The colour has connected its edges virtually: it wins even with the opponent to move.
   bool edges_connected() const { return !full(kEdge0, kEdge1).empty(); }
   // Where the opponent, to move, must play to stop the colour's semi connections between its
@@ -56,25 +64,39 @@ class VcGraph {
 
  private:
   int node_of(int endpoint) const;
-  const std::vector<Cells>& between(const std::vector<std::vector<Cells>>& lists, int a, int b) const;
+  template <typename T>
+  const std::vector<T>& between(const std::vector<std::vector<T>>& lists, int a, int b) const;
   std::size_t index(int x, int y) const;  // of the pair's lists
-  std::vector<Cells>& list(std::vector<std::vector<Cells>>& lists, int x, int y);
+  template <typename T>
+  std::vector<T>& list(std::vector<std::vector<T>>& lists, int x, int y) {
+    return lists[index(x, y)];
+  }
   int changed(int x, int y) const { return full_changed_[index(x, y)]; }
   bool add_full(int x, int y, const Cells& carrier);
   // Both return whether a full connection was added (OR may make one from a semi).
-  bool add_semi(int x, int y, const Cells& carrier);
+  bool add_semi(int x, int y, const Cells& carrier, int key);
 
   Cells empty_;  // the position's empty cells
   VcOptions options_;
   int nodes_ = 0;
-  std::vector<Cells> cells_;                     // a node's own cells (empty for the edges)
-  std::vector<bool> group_;                      // the node is a group of stones (an AND through it is full)
-  std::vector<int> node_of_square_;              // -1 for squares that are no node (the opponent's stones)
-  std::vector<std::vector<Cells>> full_, semi_;  // per pair x < y, index x * nodes + y
-  std::vector<Cells> or_scratch_;                // add_semi's snapshot of a pair's semi carriers
-  std::vector<int> full_changed_;                // per pair: the AND pass that last added a full carrier
+  std::vector<Cells> cells_;               // a node's own cells (empty for the edges)
+  std::vector<bool> group_;                // the node is a group of stones (an AND through it is full)
+  std::vector<int> node_of_square_;        // -1 for squares that are no node (the opponent's stones)
+  std::vector<std::vector<Cells>> full_;   // per pair x < y, index x * nodes + y
+  std::vector<std::vector<SemiVc>> semi_;  // the same
+  std::vector<SemiVc> or_scratch_;         // add_semi's snapshot of a pair's semi connections
+  std::vector<int> full_changed_;          // per pair: the AND pass that last added a full carrier
   int pass_ = 0;
 };
+
+template <typename T>
+inline const std::vector<T>& VcGraph::between(const std::vector<std::vector<T>>& lists, int a, int b) const {
+  static const std::vector<T> none;
+  int x = node_of(a), y = node_of(b);
+  if (x < 0 || y < 0 || x == y) return none;
+  if (x > y) std::swap(x, y);
+  return lists[static_cast<std::size_t>(x) * nodes_ + y];
+}
 
 // What the connections of both colours say about a position `filled` (its dead cells filled,
 // the game still on), from the side to move's view: proven = +1 when the side to move has a full
@@ -92,8 +114,10 @@ VcVerdict vc_verdict(const Board& filled, VcOptions options = {});
 // VC-aware play (docs/hex.md, "Players that see connections"): the move a player about to play
 // `chosen` in `s` plays instead, by the connections of the position with its dead cells filled.
 //  - The side to move has a full or semi connection between its edges: a move after which the
-//    connection is full (`chosen` when it is one; else a cell of a carrier): the won game stays
-//    won, which weak searches often fumble.
+//    connection is full (`chosen` when H-search proves it so; else a semi connection's key or
+//    a carrier's cell that H-search proves; else a semi connection's key, which makes it full by
+//    construction, or `chosen` when only full ones exist, since any move keeps those): the won
+//    game stays won, which weak searches often fumble.
 //  - Otherwise, when the opponent has semi connections between its edges: a move inside the
 //    must-play region (`chosen` when it is there; else the first of its cells, from the centre
 //    out, after which the opponent has no edge connection left, or the first of them), since any
