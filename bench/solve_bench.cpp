@@ -2,9 +2,10 @@
 //  - the exact endgame solver on FFO #20-#39 (each position: time, nodes, nodes/s; and all 20
 //    in one run), with mobility ordering only (BM_SolveFforum) and with the built-in ordering
 //    network (BM_SolveFforumOrdered; nodes_vs_plain, cpu_s_vs_plain: the ratios to the plain
-//    run of the same process), beside Edax's ~36 M nodes/s per core on FFO #40-#42 (docs/anchors.md). Node counts
-//    are not comparable one to one (engines count differently, and Edax needs far fewer nodes
-//    thanks to its evaluation-guided ordering), so time per position is the figure to compare;
+//    run of the same process; BM_SolveFforumCodeCopies: the solver's baseline and x86-64-v3
+//    machine code, interleaved, backends/cpu/endgame_solver.hpp), beside Edax's ~36 M nodes/s per core on FFO #40-#42
+//    (docs/anchors.md). Node counts are not comparable one to one (engines count differently, and Edax needs far fewer
+//    nodes thanks to its evaluation-guided ordering), so time per position is the figure to compare;
 //  - whole games of fixed-depth alpha-beta from random openings, both sides the same evaluator,
 //    in games/s at depth 1 and depth 4: SWH, and an Edax-shape n-tuple network (random
 //    weights), beside the reference ~13,000 depth-1 and ~120 depth-4 n-tuple games/s per core.
@@ -13,11 +14,13 @@
 // ../shared/data next to the project (from this source file's path). Without it the FFO
 // benchmarks are left out with a note.
 #include <benchmark/benchmark.h>
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
+#include "backends/cpu/endgame_solver.hpp"
 #include "backends/cpu/network_eval.hpp"
 #include "core/cpu_time.hpp"
 #include "core/rng.hpp"
@@ -86,30 +89,75 @@ Totals plain_totals;
 
 // One FFO position (or all of them), checked against the file's best score; with the ordering
 // network `order`, or mobility ordering only (null).
+// Solves each position once, adding to `nodes` and `seconds` (CPU); false, with the benchmark
+// marked failed, when a score differs from the file's.
+bool solve_each(benchmark::State& state, cpu::EndgameSolver& solver, const std::vector<data::ObfPosition>& positions,
+                u64& nodes, double& seconds) {
+  for (const data::ObfPosition& pos : positions) {
+    const othello::Board b = othello::Board::from_colors(pos.black, pos.white, pos.side);
+    const double t0 = thread_cpu_seconds();
+    const search::SolveResult r = solver.solve(b.player, b.opponent);
+    seconds += thread_cpu_seconds() - t0;
+    if (r.score != pos.best_score()) {
+      state.SkipWithError("score differs from the file");
+      return false;
+    }
+    nodes += r.nodes;
+    if (positions.size() == 1) state.counters["empties"] = b.empties();
+  }
+  return true;
+}
+
+// The solver is the one `evalforge solve` runs: the fastest machine-code copy this CPU runs
+// (backends/cpu/endgame_solver.hpp).
 void solve_positions(benchmark::State& state, const std::vector<data::ObfPosition>& positions,
                      const cpu::SolverOrdering* order = nullptr) {
   u64 nodes = 0;
   double seconds = 0;
-  for (auto _ : state) {
-    for (const data::ObfPosition& pos : positions) {
-      const othello::Board b = othello::Board::from_colors(pos.black, pos.white, pos.side);
-      const double t0 = thread_cpu_seconds();
-      const search::SolveResult r = search::solve_endgame(b.player, b.opponent, -64, 64, &table().view, order);
-      seconds += thread_cpu_seconds() - t0;
-      if (r.score != pos.best_score()) {
-        state.SkipWithError("score differs from the file");
-        return;
-      }
-      nodes += r.nodes;
-      if (positions.size() == 1) state.counters["empties"] = b.empties();
-    }
-  }
+  const auto solver = cpu::make_endgame_solver(1, &table().view, order);
+  for (auto _ : state)
+    if (!solve_each(state, *solver, positions, nodes, seconds)) return;
   add_solver_counters(state, nodes, seconds);
   if (positions.size() > 1 && !order) plain_totals = {nodes, seconds};
   if (positions.size() > 1 && order && plain_totals.nodes > 0) {
     state.counters["nodes_vs_plain"] = static_cast<double>(nodes) / static_cast<double>(plain_totals.nodes);
     state.counters["cpu_s_vs_plain"] = seconds / plain_totals.seconds;
   }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The machine-code copies of the solver (baseline build, x86-64-v3) on all 20 with the network,
+// interleaved in `rounds` rounds: each copy's median CPU seconds for the 20, and the median of
+// the per-round ratios of the x86-64-v3 copy's time to the baseline's (same nodes, checked).
+void solve_code_copies(benchmark::State& state, const std::vector<data::ObfPosition>& positions, int rounds) {
+  const std::vector<cpu::SolverIsa> isas = cpu::available_solver_isas();
+  std::vector<std::vector<double>> seconds(isas.size());
+  std::vector<double> ratios;
+  for (auto _ : state) {
+    for (int round = 0; round < rounds; ++round) {
+      std::vector<u64> nodes(isas.size(), 0);
+      for (std::size_t k = 0; k < isas.size(); ++k) {
+        const auto solver =
+            cpu::make_endgame_solver(1, &table().view, builtin_ordering(), search::endgame::kSplitEmpties, isas[k]);
+        double total = 0;
+        if (!solve_each(state, *solver, positions, nodes[k], total)) return;
+        seconds[k].push_back(total);
+        if (nodes[k] != nodes[0]) {
+          state.SkipWithError("the copies searched different trees");
+          return;
+        }
+      }
+      if (isas.size() > 1) ratios.push_back(seconds.back().back() / seconds.front().back());
+    }
+  }
+  for (std::size_t k = 0; k < isas.size(); ++k)
+    state.counters[std::string("cpu_s_") + cpu::solver_isa_name(isas[k])] = median(seconds[k]);
+  if (!ratios.empty()) state.counters["v3_vs_baseline"] = median(ratios);
 }
 
 // A position after `plies` uniformly random moves from the start (game `index`).
@@ -198,6 +246,11 @@ int main(int argc, char** argv) {
       benchmark::RegisterBenchmark(
           "BM_SolveFforumOrdered/all_20_39",
           [](benchmark::State& state) { solve_positions(state, positions, builtin_ordering()); })
+          ->Unit(benchmark::kMillisecond)
+          ->UseRealTime()
+          ->Iterations(1);
+      benchmark::RegisterBenchmark("BM_SolveFforumCodeCopies/all_20_39/rounds:3",
+                                   [](benchmark::State& state) { solve_code_copies(state, positions, 3); })
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime()
           ->Iterations(1);

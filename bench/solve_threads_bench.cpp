@@ -23,6 +23,7 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include "backends/cpu/endgame_solver.hpp"
 #include "backends/cpu/network_eval.hpp"
 #include "bench_util.hpp"
 #include "core/cpu_time.hpp"
@@ -109,12 +110,13 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < positions.size(); ++i) {
       const othello::Board b = othello::Board::from_colors(positions[i].black, positions[i].white, positions[i].side);
       for (std::size_t c = 0; c < configs.size(); ++c) {
-        search::ParallelSolve<cpu::SolverOrdering> split(configs[c], &table, &order, split_empties);
+        // The machine code `evalforge solve` runs (backends/cpu/endgame_solver.hpp).
+        const auto split = cpu::make_endgame_solver(configs[c], &table, &order, split_empties);
         const auto t0 = std::chrono::steady_clock::now();
         const double c0 = thread_cpu_seconds();
-        const search::SolveResult res = split.solve(b.player, b.opponent);  // 1 thread: solve_endgame
+        const search::SolveResult res = split->solve(b.player, b.opponent);  // 1 thread: solve_endgame
         Run run;
-        run.cpu = thread_cpu_seconds() - c0 + split.helper_cpu_seconds();
+        run.cpu = thread_cpu_seconds() - c0 + split->helper_cpu_seconds();
         run.wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         run.nodes = res.nodes;
         bool ok = res.score == positions[i].best_score();
@@ -132,8 +134,9 @@ int main(int argc, char** argv) {
 
   fmt::print(
       "# solve_threads_bench: FFO #{}-#{}, built-in ordering network, 2^{}-entry table, nodes of {}+ "
-      "empties split, median of {} interleaved runs\n# CPU: {} ({} hardware threads)\n",
-      first, last, kTableBits, split_empties, repeat, bench::cpu_model(), std::thread::hardware_concurrency());
+      "empties split, median of {} interleaved runs, solver code {}\n# CPU: {} ({} hardware threads)\n",
+      first, last, kTableBits, split_empties, repeat, cpu::solver_isa_name(cpu::default_solver_isa()),
+      bench::cpu_model(), std::thread::hardware_concurrency());
   fmt::print("{:>5} {:>7}", "FFO", "empties");
   for (const int t : configs) fmt::print(" | {:>2}T nodes {:>8} {:>8}", t, "cpu s", "wall s");
   fmt::print("\n");

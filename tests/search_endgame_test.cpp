@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <set>
 #include <vector>
+#include "backends/cpu/endgame_solver.hpp"
 #include "backends/cpu/network_eval.hpp"
+#include "core/error.hpp"
 #include "core/rng.hpp"
 #include "data/games.hpp"
 #include "engine/alphabeta.hpp"
@@ -464,6 +466,42 @@ TEST(EndgameParallel, ScoresAndMovesDoNotDependOnThreadsOrderingOrTable) {
     }
   }
   EXPECT_GE(solved, 15);
+}
+
+// The CPU solver's copies (baseline build and x86-64-v3, backends/cpu/endgame_solver.hpp) search
+// the same tree: on one thread the same score, move and node count, with and without the
+// ordering network; on two threads the same score and move.
+TEST(EndgameParallel, SolverCodeCopiesSearchTheSameTree) {
+  const std::vector<cpu::SolverIsa> isas = cpu::available_solver_isas();
+  ASSERT_EQ(isas.front(), cpu::SolverIsa::kBaseline);
+  if (isas.size() < 2) GTEST_SKIP() << "only the baseline copy runs here";
+  const play::OthelloAgent builtin = play::load_agent(builtin_ordering_file().string());
+  const cpu::SolverOrdering order(builtin.ntuple_evaluator());
+  std::vector<search::endgame::HashEntry> entries(std::size_t{1} << 18);
+  search::endgame::HashTable table{entries.data(), entries.size() - 1, 0};
+  Rng rng(53, Purpose::kGame, 14);
+  int compared = 0;
+  for (int empties = 8; empties <= 22; ++empties) {
+    u64 P, O;
+    if (!random_endgame(rng, empties, P, O)) continue;
+    for (const cpu::SolverOrdering* o : {&order, static_cast<const cpu::SolverOrdering*>(nullptr)}) {
+      if (!o && empties > 18) continue;  // slow without the network
+      for (int threads : {1, 2}) {
+        const auto base = cpu::make_endgame_solver(threads, &table, o, search::endgame::kSplitEmpties, isas[0]);
+        const auto wide = cpu::make_endgame_solver(threads, &table, o, search::endgame::kSplitEmpties, isas[1]);
+        EXPECT_EQ(wide->isa(), cpu::SolverIsa::kX86_64_V3);
+        const search::SolveResult a = base->solve(P, O), b = wide->solve(P, O);
+        EXPECT_EQ(a.score, b.score) << empties << " empties, " << threads << " threads";
+        EXPECT_EQ(a.best_move, b.best_move) << empties << " empties, " << threads << " threads";
+        if (threads == 1) EXPECT_EQ(a.nodes, b.nodes) << empties << " empties";
+        ++compared;
+      }
+    }
+  }
+  EXPECT_GE(compared, 40);
+  EXPECT_THROW(
+      cpu::make_endgame_solver(1, &table, nullptr, search::endgame::kSplitEmpties, static_cast<cpu::SolverIsa>(7)),
+      Error);
 }
 
 // The FFO positions the tests solve quickly, on 2 and 4 threads: the file's scores, and a move

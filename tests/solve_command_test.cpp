@@ -121,6 +121,31 @@ TEST_F(SolveCommand, OrderingNetworkChangesNodesOnly) {
   EXPECT_NE(typo.find("expected auto, builtin, none"), std::string::npos) << typo;
 }
 
+// The solver's machine code (EF_SOLVER_ISA, backends/cpu/endgame_solver.hpp) changes nothing but
+// the time: the same output line for line, named in the summary; a bad name is refused.
+TEST_F(SolveCommand, SolverCodeCopiesGiveTheSameOutput) {
+  const fs::path file = write("isa.obf", random_positions(4, 15, 4));
+  const std::string bin = EF_EVALFORGE_BIN;
+  const auto [s1, baseline] =
+      test::run_command(fmt::format("EF_SOLVER_ISA=baseline '{}' solve '{}' --threads 1 2>&1", bin, file.string()));
+  ASSERT_EQ(s1, 0) << baseline;
+  EXPECT_NE(baseline.find("solver code baseline"), std::string::npos) << baseline;
+  const auto [s2, typo] = test::run_command(fmt::format("EF_SOLVER_ISA=avx9 '{}' solve '{}' 2>&1", bin, file.string()));
+  EXPECT_EQ(s2, 2) << typo;
+  EXPECT_NE(typo.find("EF_SOLVER_ISA: avx9 is not baseline or x86-64-v3"), std::string::npos) << typo;
+  const auto [s3, v3] = test::run_command(
+      fmt::format("EF_SOLVER_ISA=x86-64-v3 '{}' solve '{}' --threads 1 --no-timing 2>&1", bin, file.string()));
+  if (s3 != 0) {
+    // Only where the binary or the CPU lacks the copy, and then it says so.
+    EXPECT_NE(v3.find("EF_SOLVER_ISA: x86-64-v3 is not available"), std::string::npos) << v3;
+    GTEST_SKIP() << "no x86-64-v3 copy here: " << v3;
+  }
+  const auto [s4, plain] = test::run_command(
+      fmt::format("EF_SOLVER_ISA=baseline '{}' solve '{}' --threads 1 --no-timing 2>&1", bin, file.string()));
+  ASSERT_EQ(s4, 0) << plain;
+  EXPECT_EQ(v3, plain);  // scores, moves and node counts
+}
+
 // Tables that cannot fit are refused with the estimate before any is allocated.
 TEST_F(SolveCommand, TablesBeyondTheMemoryLimitAreRefused) {
   const fs::path file = write("few.obf", random_positions(2));

@@ -27,6 +27,7 @@
 #include <vector>
 #include "app/commands.hpp"
 #include "app/options.hpp"
+#include "backends/cpu/endgame_solver.hpp"
 #include "backends/cpu/network_eval.hpp"
 #include "core/cpu_time.hpp"
 #include "core/error.hpp"
@@ -36,7 +37,6 @@
 #include "data/games.hpp"
 #include "games/othello/agent_file.hpp"
 #include "games/othello/endgame.hpp"
-#include "games/othello/solve_parallel.hpp"
 #include "games/othello/squares.hpp"
 
 namespace ef::app {
@@ -141,8 +141,10 @@ void run_solve(const SolveArgs& args) {
   const auto worker = [&] {
     std::vector<search::endgame::HashEntry> entries(args.table_bits ? std::size_t{1} << args.table_bits : 0);
     search::endgame::HashTable table{entries.data(), entries.empty() ? 0 : entries.size() - 1, 0};
-    // One thread a position (or no table): ParallelSolve runs solve_endgame itself.
-    search::ParallelSolve<cpu::SolverOrdering> solver(per_position, entries.empty() ? nullptr : &table, order);
+    // One thread a position (or no table): ParallelSolve runs solve_endgame itself. The machine
+    // code is the fastest copy this CPU runs (cpu::make_endgame_solver).
+    const std::unique_ptr<cpu::EndgameSolver> solver =
+        cpu::make_endgame_solver(per_position, entries.empty() ? nullptr : &table, order);
     for (std::size_t i; (i = next.fetch_add(1)) < positions.size();) {
       const data::ObfPosition& pos = positions[i];
       const othello::Board board = othello::Board::from_colors(pos.black, pos.white, pos.side);
@@ -151,8 +153,8 @@ void run_solve(const SolveArgs& args) {
       if (out.empties > args.empties_limit) continue;
       const auto t0 = std::chrono::steady_clock::now();
       const double c0 = thread_cpu_seconds();
-      out.result = solver.solve(board.player, board.opponent);
-      out.cpu_seconds = thread_cpu_seconds() - c0 + solver.helper_cpu_seconds();
+      out.result = solver->solve(board.player, board.opponent);
+      out.cpu_seconds = thread_cpu_seconds() - c0 + solver->helper_cpu_seconds();
       out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       out.skipped = false;
     }
@@ -164,6 +166,7 @@ void run_solve(const SolveArgs& args) {
                {{fmt::format("transposition tables ({} positions at a time x {})", groups, format_bytes(table_bytes)),
                  static_cast<double>(groups) * table_bytes}},
                "a smaller --table-bits, or fewer --threads or more --threads-per-position");
+  const cpu::SolverIsa isa = cpu::default_solver_isa();  // before the threads: a bad EF_SOLVER_ISA fails here
   const auto t0 = std::chrono::steady_clock::now();
   run_parallel(groups, worker);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -214,9 +217,10 @@ void run_solve(const SolveArgs& args) {
   if (!args.no_timing)
     fmt::print(
         ", {:.3f} s CPU solving ({:.0f} nodes/s per CPU second), {:.3f} s solving wall ({:.0f} nodes/s), "
-        "{:.3f} s wall on {} threads ({} a position)",
+        "{:.3f} s wall on {} threads ({} a position), solver code {}",
         cpu_seconds, per_second(static_cast<double>(nodes), cpu_seconds), solve_seconds,
-        per_second(static_cast<double>(nodes), solve_seconds), wall, groups * per_position, per_position);
+        per_second(static_cast<double>(nodes), solve_seconds), wall, groups * per_position, per_position,
+        cpu::solver_isa_name(isa));
   fmt::print("\n");
   if (mismatches)
     fail("{}: {} of {} solved positions disagree with the scores the file lists", args.file, mismatches, done);

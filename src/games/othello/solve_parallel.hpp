@@ -72,19 +72,19 @@ class ParallelSolve {
     done_.store(false);
     free_.store(0);
     open_count_.store(0);
-    std::vector<std::thread> helpers;
+    std::vector<HelperThread> helpers;
     helpers.reserve(static_cast<std::size_t>(threads_ - 1));
     SolveResult result;
     try {  // (a thread that cannot be started throws too: the ones started are joined)
-      for (int t = 1; t < threads_; ++t) helpers.emplace_back([this, t] { helper_loop(workers_[t]); });
+      for (int t = 1; t < threads_; ++t) helpers.push_back({std::thread([this, t] { helper_loop(workers_[t]); })});
       result = eg::drive_passes(P, O, alpha, beta, Order::kEnabled && order_ != nullptr, RootPass{this});
     } catch (...) {
       done_.store(true);
-      for (std::thread& h : helpers) h.join();
+      for (HelperThread& h : helpers) h.thread.join();
       throw;
     }
     done_.store(true);
-    for (std::thread& h : helpers) h.join();
+    for (HelperThread& h : helpers) h.thread.join();
     result.nodes = root_visits_;
     helper_cpu_seconds_ = 0;
     for (const Worker& w : workers_) {
@@ -99,6 +99,13 @@ class ParallelSolve {
   double helper_cpu_seconds() const { return helper_cpu_seconds_; }
 
  private:
+  // A helper's thread, in a type of this class's own: the vector of them is then an
+  // instantiation of this ParallelSolve alone, never shared with other code (the CPU solver's
+  // x86-64-v3 copy, backends/cpu/endgame_solver.hpp, relies on that).
+  struct HelperThread {
+    std::thread thread;
+  };
+
   struct alignas(64) Worker {
     u64 nodes = 0;
     double cpu_seconds = 0;  // helpers: their thread's CPU time in this solve

@@ -1,0 +1,75 @@
+#include "backends/cpu/endgame_solver.hpp"
+#include <fmt/format.h>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include "core/error.hpp"
+
+namespace ef::cpu {
+
+namespace {
+
+// The baseline copy's ordering reference (detail::SolverOf).
+struct BaselineOrderRef {
+  static constexpr bool kEnabled = true;
+  const SolverOrdering* order;
+  int value(u64 P, u64 O) const { return order->value(P, O); }
+};
+
+bool cpu_runs(SolverIsa isa) {
+  switch (isa) {
+    case SolverIsa::kBaseline: return true;
+    case SolverIsa::kX86_64_V3:
+#if defined(EF_SOLVER_X86_64_V3)
+      // What -march=x86-64-v3 lets the compiler use.
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
+             __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c") &&
+             __builtin_cpu_supports("movbe") && __builtin_cpu_supports("lzcnt");
+#else
+      return false;
+#endif
+  }
+  return false;
+}
+
+}  // namespace
+
+const char* solver_isa_name(SolverIsa isa) {
+  switch (isa) {
+    case SolverIsa::kBaseline: return "baseline";
+    case SolverIsa::kX86_64_V3: return "x86-64-v3";
+  }
+  return "unknown";
+}
+
+std::vector<SolverIsa> available_solver_isas() {
+  std::vector<SolverIsa> out;
+  for (SolverIsa isa : {SolverIsa::kBaseline, SolverIsa::kX86_64_V3})
+    if (cpu_runs(isa)) out.push_back(isa);
+  return out;
+}
+
+SolverIsa default_solver_isa() {
+  const std::vector<SolverIsa> available = available_solver_isas();
+  const char* env = std::getenv("EF_SOLVER_ISA");
+  if (!env || !*env) return available.back();
+  for (SolverIsa isa : available)
+    if (std::string_view(env) == solver_isa_name(isa)) return isa;
+  std::string names;
+  for (SolverIsa isa : available) names += fmt::format("{}{}", names.empty() ? "" : ", ", solver_isa_name(isa));
+  const bool known = std::string_view(env) == "baseline" || std::string_view(env) == "x86-64-v3";
+  fail("EF_SOLVER_ISA: {} {} (available here: {})", env,
+       known ? "is not available in this binary or on this CPU" : "is not baseline or x86-64-v3", names);
+}
+
+std::unique_ptr<EndgameSolver> make_endgame_solver(int threads, search::endgame::HashTable* table,
+                                                   const SolverOrdering* order, int split_empties, SolverIsa isa) {
+  if (!cpu_runs(isa)) fail("solver: the {} copy is not available in this binary or on this CPU", solver_isa_name(isa));
+#if defined(EF_SOLVER_X86_64_V3)
+  if (isa == SolverIsa::kX86_64_V3) return detail::make_endgame_solver_x86_64_v3(threads, table, order, split_empties);
+#endif
+  return std::make_unique<detail::SolverOf<BaselineOrderRef>>(threads, table, order, split_empties,
+                                                              SolverIsa::kBaseline);
+}
+
+}  // namespace ef::cpu

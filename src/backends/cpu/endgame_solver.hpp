@@ -1,0 +1,77 @@
+// The exact endgame solver of `evalforge solve` on the CPU (search::ParallelSolve over
+// games/othello/endgame.hpp, ordered by SolverOrdering), in two builds of the same code, picked
+// at run time (docs/search.md, "Which machine code solves"):
+//  - baseline: compiled with the build's own flags (with EF_NATIVE=OFF, any x86-64);
+//  - x86-64-v3 (x86-64 builds only): the same code compiled for AVX2, BMI2 and POPCNT, which
+//    turns on the SIMD move generator of games/othello/bitboard.hpp and the popcount
+//    instruction: about 1.5x faster than a baseline x86-64 build on FFO #20-#39.
+// Both search the same tree: scores, moves and node counts are the same (tested), so the copy is
+// a matter of speed only. A build with -march=native already has what its machine has; the
+// dispatch is what keeps a portable binary fast.
+#pragma once
+#include <memory>
+#include <vector>
+#include "backends/cpu/network_eval.hpp"
+#include "games/othello/endgame.hpp"
+#include "games/othello/solve_parallel.hpp"
+
+namespace ef::cpu {
+
+enum class SolverIsa { kBaseline, kX86_64_V3 };
+
+const char* solver_isa_name(SolverIsa isa);  // "baseline", "x86-64-v3"
+// The copies this binary holds and this CPU can run, baseline first.
+std::vector<SolverIsa> available_solver_isas();
+// The last available copy, or the one the environment variable EF_SOLVER_ISA names
+// (baseline|x86-64-v3; an unknown or unavailable name is an error naming the variable).
+SolverIsa default_solver_isa();
+
+class EndgameSolver {
+ public:
+  virtual ~EndgameSolver() = default;
+  // search::ParallelSolve::solve.
+  virtual search::SolveResult solve(u64 P, u64 O, int alpha = -64, int beta = 64) = 0;
+  virtual double helper_cpu_seconds() const = 0;
+  virtual SolverIsa isa() const = 0;
+};
+
+// search::ParallelSolve(threads, table, order, split_empties) in the copy `isa` (which must be
+// available: ef::Error otherwise). `order` may be null (mobility ordering only); it and the
+// table must outlive the solver.
+std::unique_ptr<EndgameSolver> make_endgame_solver(int threads, search::endgame::HashTable* table,
+                                                   const SolverOrdering* order,
+                                                   int split_empties = search::endgame::kSplitEmpties,
+                                                   SolverIsa isa = default_solver_isa());
+
+namespace detail {
+
+// The solver around an ordering reference `Ref` (a struct holding `const SolverOrdering* order`,
+// whose value() forwards to it). Each copy instantiates it with a Ref type of its own file, so
+// that every template of the solver it instantiates is that file's alone: a function compiled
+// for x86-64-v3 can then never stand in, at link time, for the baseline copy another file uses
+// (a clash of one definition that would crash a CPU without AVX2).
+template <class Ref>
+class SolverOf final : public EndgameSolver {
+ public:
+  SolverOf(int threads, search::endgame::HashTable* table, const SolverOrdering* order, int split_empties,
+           SolverIsa isa)
+      : ref_{order}, solver_(threads, table, order ? &ref_ : nullptr, split_empties), isa_(isa) {}
+  search::SolveResult solve(u64 P, u64 O, int alpha, int beta) override { return solver_.solve(P, O, alpha, beta); }
+  double helper_cpu_seconds() const override { return solver_.helper_cpu_seconds(); }
+  SolverIsa isa() const override { return isa_; }
+
+ private:
+  Ref ref_;
+  search::ParallelSolve<Ref> solver_;
+  SolverIsa isa_;
+};
+
+#if defined(EF_SOLVER_X86_64_V3)
+// endgame_solver_x86_64_v3.cpp.
+std::unique_ptr<EndgameSolver> make_endgame_solver_x86_64_v3(int threads, search::endgame::HashTable* table,
+                                                             const SolverOrdering* order, int split_empties);
+#endif
+
+}  // namespace detail
+
+}  // namespace ef::cpu
