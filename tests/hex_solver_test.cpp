@@ -11,6 +11,7 @@
 // plays wins, and searched to the end of the game it plays perfectly.
 #include <gtest/gtest.h>
 #include <array>
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
@@ -407,6 +408,151 @@ TEST(HexVc, TheBridgeAndTheEdgeTemplateAreFullConnections) {
   EXPECT_FALSE(VcGraph(with_stones(2, {square_of(0, 0)}, {}, kWhite), kBlack).edges_connected());
 }
 
+TEST(HexVc, LinksAreTheFullConnectionsBeyondAdjacency) {
+  // b2 and c3: the bridge, a link whose common cells are its carrier. c2 (row 2) reaches row 1
+  // by the edge template: a link from edge 0 to c2, common cells c1 and d1. Adjacent cells give
+  // no link.
+  const int b2 = square_of(1, 1), c3 = square_of(2, 2), c2 = square_of(2, 1), b3 = square_of(1, 2);
+  const VcGraph black(with_stones(5, {b2, c3}, {}, kWhite), kBlack);
+  bool bridge = false;
+  const Board bridged = with_stones(5, {b2, c3}, {}, kWhite);
+  for (const VcLink& l : black.links()) {
+    EXPECT_FALSE(l.common.without(bridged.empty()).any());  // empty cells (none: no one stone breaks it)
+    EXPECT_FALSE((l.a & l.b).any());
+    if (l.edge == 0 && l.a == cells_of({b2}) && l.b == cells_of({c3})) {
+      bridge = true;
+      EXPECT_TRUE(l.common == cells_of({c2, b3}));
+    }
+    const bool adjacent = l.edge == 0 && (neighbours(l.a, empty_board(5).on_board) & l.b).any();
+    EXPECT_FALSE(adjacent);
+  }
+  EXPECT_TRUE(bridge);
+  const VcGraph edge(with_stones(5, {c2}, {}, kWhite), kBlack);
+  bool templ = false;
+  for (const VcLink& l : edge.links())
+    if (l.edge == VcGraph::kEdge0 && l.b == cells_of({c2})) {
+      templ = true;
+      EXPECT_TRUE(l.common == cells_of({square_of(2, 0), square_of(3, 0)}));
+    }
+  EXPECT_TRUE(templ);
+}
+
+// The effective resistance of a circuit with extra resistors by a plain dense solve: the
+// Laplacian over the cells joined to edge 0 (as characteristics.hpp defines the circuit), the
+// links added as resistors r(a) + r(b) (r(a) to an edge), Gauss-Jordan elimination with partial
+// pivoting. An implementation of its own, for the banded one to be checked against.
+double dense_resistance(const Board& b, int colour, const std::vector<ResistorLink>& links) {
+  const int n = b.n;
+  const double own_r = 1e-4;
+  const Cells members = b.on_board.without(b.stones[colour ^ 1]);
+  Cells comp = members & edge_cells(colour, 0, n);
+  for (Cells f = comp; f.any();) {
+    f = neighbours(f, members).without(comp);
+    comp |= f;
+  }
+  if (!(comp & edge_cells(colour, 1, n)).any()) return kNoConnection;
+  std::vector<int> cells;
+  std::vector<int> at(kSquares, -1);
+  for (Cells c = comp; c.any(); c.drop_lowest()) {
+    at[static_cast<std::size_t>(c.lowest())] = static_cast<int>(cells.size());
+    cells.push_back(c.lowest());
+  }
+  const std::size_t m = cells.size();
+  std::vector<std::vector<double>> A(m, std::vector<double>(m + 1, 0.0));  // last column: rhs
+  std::vector<double> g0(m, 0.0);
+  auto r = [&](int sq) { return b.stones[colour].has(sq) ? own_r : 1.0; };
+  auto join = [&](int x, int y) {
+    const double g = 1.0 / (r(x) + r(y));
+    const std::size_t i = static_cast<std::size_t>(at[static_cast<std::size_t>(x)]),
+                      j = static_cast<std::size_t>(at[static_cast<std::size_t>(y)]);
+    A[i][i] += g;
+    A[j][j] += g;
+    A[i][j] -= g;
+    A[j][i] -= g;
+  };
+  auto to_edge = [&](int x, int e) {
+    const std::size_t i = static_cast<std::size_t>(at[static_cast<std::size_t>(x)]);
+    A[i][i] += 1.0 / r(x);
+    if (e == 0) {
+      A[i][m] += 1.0 / r(x);
+      g0[i] += 1.0 / r(x);
+    }
+  };
+  for (int x : cells) {
+    for (Cells nb = neighbours(Cells::bit(x), comp); nb.any(); nb.drop_lowest())
+      if (nb.lowest() > x) join(x, nb.lowest());
+    for (int e = 0; e < 2; ++e)
+      if (edge_cells(colour, e, n).has(x)) to_edge(x, e);
+  }
+  for (const ResistorLink& l : links) {
+    if (!comp.has(l.a)) continue;
+    if (l.b == kLinkEdge0 || l.b == kLinkEdge1) {
+      to_edge(l.a, l.b == kLinkEdge0 ? 0 : 1);
+    } else if (comp.has(l.b)) {
+      join(l.a, l.b);
+    }
+  }
+  for (std::size_t k = 0; k < m; ++k) {
+    std::size_t p = k;
+    for (std::size_t i = k + 1; i < m; ++i)
+      if (std::abs(A[i][k]) > std::abs(A[p][k])) p = i;
+    std::swap(A[k], A[p]);  // rows are equations; the unknowns (columns) keep their cells
+    for (std::size_t i = 0; i < m; ++i) {
+      if (i == k || A[i][k] == 0.0) continue;
+      const double f = A[i][k] / A[k][k];
+      for (std::size_t j = k; j <= m; ++j) A[i][j] -= f * A[k][j];
+    }
+  }
+  // Row k now holds the unknown of column k.
+  double current = 0.0;
+  for (std::size_t k = 0; k < m; ++k) current += g0[k] * (1.0 - A[k][m] / A[k][k]);
+  return 1.0 / current;
+}
+
+TEST(HexVc, ResistanceWithLinksMatchesADenseSolve) {
+  // Random positions, random links (cell to cell up to two rows apart, cell to edge): the banded
+  // solve equals a dense one; no links gives the plain evaluator's resistance bit for bit; links
+  // lower the resistance (or leave it); a link wider than the band (27 cells in row order) is left out.
+  int checked = 0;
+  for (const auto& [n, stones] : std::vector<std::pair<int, int>>{{3, 2}, {5, 6}, {7, 12}, {9, 20}, {11, 30}}) {
+    for (u32 i = 0; i < 8; ++i) {
+      const Board b = random_position(n, stones, 53, static_cast<u32>(n * 100) + i);
+      Rng rng(59, Purpose::kDatagen, static_cast<u32>(n * 100) + i);
+      const Cells cells = b.on_board;
+      for (int colour : {kBlack, kWhite}) {
+        std::vector<ResistorLink> links;
+        for (int k = 0; k < 3 * n; ++k) {
+          const int a = cells.nth(rng.below(static_cast<u32>(cells.count())));
+          if (k % 4 == 0) {
+            links.push_back({a, k % 8 == 0 ? kLinkEdge0 : kLinkEdge1});
+            continue;
+          }
+          const int dc = static_cast<int>(rng.below(5)) - 2, dr = static_cast<int>(rng.below(3));
+          const int col = col_of(a) + dc, row = row_of(a) + dr;
+          if (col < 0 || col >= n || row >= n || (dc == 0 && dr == 0)) continue;
+          links.push_back({a, square_of(col, row)});
+        }
+        const double plain = effective_resistance(b, colour);
+        EXPECT_EQ(effective_resistance(b, colour, 1e-4, nullptr, 0), plain);
+        const double banded = effective_resistance(b, colour, 1e-4, links.data(), static_cast<int>(links.size()));
+        const double dense = dense_resistance(b, colour, links);
+        if (plain >= kNoConnection) {
+          EXPECT_GE(banded, kNoConnection);
+          continue;
+        }
+        EXPECT_NEAR(banded, dense, 1e-9 * dense) << n << " " << i << " colour " << colour;
+        EXPECT_LE(banded, plain * (1 + 1e-12));
+        ++checked;
+        // A link wider than the band (a1 to the far corner, 48+ cells apart in row order) is left out.
+        const std::vector<ResistorLink> wide = {{square_of(0, 0), square_of(n - 1, n - 1)}};
+        if (n >= 7 && b.empty().has(square_of(0, 0)) && b.empty().has(square_of(n - 1, n - 1)))
+          EXPECT_EQ(effective_resistance(b, colour, 1e-4, wide.data(), 1), plain);
+      }
+    }
+  }
+  EXPECT_GT(checked, 40);
+}
+
 TEST(HexVc, EdgeConnectionsAndTheMustPlayRegionAreSoundAgainstTheExactSolver) {
   HexSolver exact({.use_vcs = false});  // dead and captured cells filled: sound (tests above)
   int full = 0, semi = 0, keys = 0, pruned = 0;
@@ -559,7 +705,8 @@ TEST(HexVcSearch, ProvenValuesAreTheSolversAndProvenWinsArePlayed) {
       VcSearchParams captured = vc_search(3, 2);
       captured.fill_captured = true;  // captured pairs filled too
       for (const VcSearchParams& p :
-           {vc_search(2, 6), vc_search(2, 6, VcLeaf::kEv), vc_search(3, 2), vc_search(3, 1), captured}) {
+           {vc_search(2, 6), vc_search(2, 6, VcLeaf::kEv), vc_search(2, 6, VcLeaf::kVcResistance), vc_search(3, 2),
+            vc_search(3, 1), captured}) {
         const VcSearchResult r = VcAlphaBeta(p).choose(b);
         ASSERT_TRUE(b.legal(r.move)) << n << " " << i;
         ASSERT_NE(r.move, kSwapSquare);
@@ -650,10 +797,17 @@ TEST(HexVcSearch, SpecsParseToCanonicalFormsAndBadOnesNameTheProblem) {
   EXPECT_TRUE(captured.vc_search.fill_captured);
   EXPECT_EQ(play::parse_hex_player(captured.spec).spec, captured.spec);
   EXPECT_EQ(play::parse_hex_player("vcab:fill=dead").spec, p.spec);  // the default
+  const play::HexPlayer linked = play::parse_hex_player("vcab:eval=vc-resistance,depth=3");
+  EXPECT_EQ(linked.spec, "vcab:depth=3,width=10,eval=vc-resistance");
+  EXPECT_EQ(linked.vc_search.leaf, VcLeaf::kVcResistance);
+  EXPECT_EQ(play::parse_hex_player(linked.spec).spec, linked.spec);
   const std::pair<const char*, const char*> bad[] = {
-      {"vcab:depth=5", "depth=5"},           {"vcab:width=0", "width=0"},
-      {"vcab:eval=uct", "eval=uct"},         {"vcab:gamma=0.1", "gamma needs eval=ev"},
-      {"vcab:eval=ev,gamma=-1", "gamma -1"}, {"vcab:playouts=10", "unknown key 'playouts'"},
+      {"vcab:depth=5", "depth=5"},
+      {"vcab:width=0", "width=0"},
+      {"vcab:eval=uct", "eval=uct (use resistance, ev or vc-resistance)"},
+      {"vcab:gamma=0.1", "gamma needs eval=ev"},
+      {"vcab:eval=ev,gamma=-1", "gamma -1"},
+      {"vcab:playouts=10", "unknown key 'playouts'"},
       {"vcab:fill=all", "fill=all"}};
   for (const auto& case_ : bad) {
     const char* spec = case_.first;  // plain variables: clang < 16 cannot capture structured bindings

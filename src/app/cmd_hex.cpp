@@ -360,7 +360,7 @@ void register_hex(CLI::App& app) {
                    "Player A: random | ev[:gamma=G,depth=D,bridges=0|1,edge_bridges=0|1,groups=0|1,sign=1|-1,"
                    "cp_sign=1|-1,epsilon=E] | "
                    "resistance[:depth=D] | uct[:playouts=P,c=C,expand=K,batch=B,playout=random|bridge] | "
-                   "vcab[:depth=D,width=W,eval=resistance|ev,gamma=G]; any with vc=1")
+                   "vcab[:depth=D,width=W,eval=resistance|ev|vc-resistance,gamma=G]; any with vc=1")
       ->capture_default_str();
   match->add_option("--b", m->config.b, "Player B (as --a)")->capture_default_str();
   match->add_option("--games", m->config.games, "Games")->check(CLI::Range(1, 1 << 24))->capture_default_str();

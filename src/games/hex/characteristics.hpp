@@ -530,14 +530,29 @@ EF_HD_INLINE void network_stats(const PositionNetwork& g, NetworkStats& s) {
   }
 }
 
-// Effective resistance between colour's two edges (header comment); kNoConnection if the
-// opponent has cut them apart.
-EF_HD_INLINE double effective_resistance(const Board& b, int colour, double own_resistance = 1e-4) {
+// A resistor added to the circuit beyond the adjacent cells (resistance over virtual
+// connections, games/hex/vc_search.hpp): between cells a and b, or between cell a and the
+// colour's edge 0 / 1 (b = kLinkEdge0 / kLinkEdge1), as if they were adjacent.
+constexpr int kLinkEdge0 = -1, kLinkEdge1 = -2;
+struct ResistorLink {
+  int a = 0, b = 0;  // squares (b may be kLinkEdge0 / kLinkEdge1)
+};
+
+namespace detail {
+
+// effective_resistance with `links` extra resistors, in a band of half-width up to kBand: the
+// half-width is n, or the widest link's |row * n + col| distance when that is more; a link wider
+// than kBand is left out. Links whose cells are not joined to edge 0 carry no current and are
+// left out too.
+template <int kBand>
+EF_HD_INLINE double resistance_with_links(const Board& b, int colour, double own_resistance, const ResistorLink* links,
+                                          int num_links) {
   const int n = b.n;
   const Cells own = b.stones[colour];
   const Cells members = b.on_board.without(b.stones[colour ^ 1]);
   // The cells joined to edge 0 through non-opponent cells: the unknowns. The rest would make
-  // the Laplacian singular (floating components) and carry no current anyway.
+  // the Laplacian singular (floating components) and carry no current anyway. (A link never
+  // joins more: its two cells are joined through member cells already.)
   Cells comp = members & edge_cells(colour, 0, n);
   for (Cells frontier = comp; frontier.any();) {
     frontier = neighbours(frontier, members).without(comp);
@@ -546,14 +561,29 @@ EF_HD_INLINE double effective_resistance(const Board& b, int colour, double own_
   if (!(comp & edge_cells(colour, 1, n)).any()) return kNoConnection;
 
   const int M = n * n;
-  double U[kMaxCells][kMaxSide + 1];  // U[k][j] = A(k, k + j), the upper band
+  auto index = [n](int sq) { return row_of(sq) * n + col_of(sq); };
+  auto usable = [&](const ResistorLink& l) {
+    if (!comp.has(l.a)) return false;
+    if (l.b == kLinkEdge0 || l.b == kLinkEdge1) return true;
+    const int w = index(l.a) > index(l.b) ? index(l.a) - index(l.b) : index(l.b) - index(l.a);
+    return comp.has(l.b) && w <= kBand;
+  };
+  int band = n;
+  for (int i = 0; i < num_links; ++i) {
+    if (!usable(links[i]) || links[i].b < 0) continue;
+    const int w = index(links[i].a) > index(links[i].b) ? index(links[i].a) - index(links[i].b)
+                                                        : index(links[i].b) - index(links[i].a);
+    if (w > band) band = w;
+  }
+  double U[kMaxCells][kBand + 1];  // U[k][j] = A(k, k + j), the upper band
   double rhs[kMaxCells], x[kMaxCells];
   double g0[kMaxCells];  // conductance to edge 0 (for the current)
   for (int k = 0; k < M; ++k) {
-    for (int j = 0; j <= n; ++j) U[k][j] = 0.0;
+    for (int j = 0; j <= band; ++j) U[k][j] = 0.0;
     rhs[k] = 0.0;
     g0[k] = 0.0;
   }
+  auto cell_r = [&](int sq) { return own.has(sq) ? own_resistance : 1.0; };
   for (int k = 0; k < M; ++k) {
     const int col = k % n, row = k / n;
     const int sq = square_of(col, row);
@@ -561,15 +591,15 @@ EF_HD_INLINE double effective_resistance(const Board& b, int colour, double own_
       U[k][0] = 1.0;  // decoupled: potential 0, no current
       continue;
     }
-    const double r = own.has(sq) ? own_resistance : 1.0;
+    const double r = cell_r(sq);
     double diag = 0.0;
     for (int t = 0; t < 6; ++t) {
       int dc, dr;
-      detail::neighbour_offset(t, dc, dr);
-      if (!detail::inside(col + dc, row + dr, n)) continue;
+      neighbour_offset(t, dc, dr);
+      if (!inside(col + dc, row + dr, n)) continue;
       const int nsq = square_of(col + dc, row + dr);
       if (!comp.has(nsq)) continue;  // neighbours of comp's cells that are members are in comp
-      const double gij = 1.0 / (r + (own.has(nsq) ? own_resistance : 1.0));
+      const double gij = 1.0 / (r + cell_r(nsq));
       diag += gij;
       const int kk = (row + dr) * n + (col + dc);
       if (kk > k) U[k][kk - k] = -gij;
@@ -582,10 +612,30 @@ EF_HD_INLINE double effective_resistance(const Board& b, int colour, double own_
     if (on_edge(colour, 1, sq, n)) diag += 1.0 / r;  // edge 1 at potential 0
     U[k][0] = diag;
   }
+  // The links, each a resistor r(a) + r(b) (r(a) to an edge), in parallel with what is there.
+  for (int i = 0; i < num_links; ++i) {
+    const ResistorLink& l = links[i];
+    if (!usable(l)) continue;
+    const int ka = index(l.a);
+    if (l.b == kLinkEdge0 || l.b == kLinkEdge1) {
+      const double g = 1.0 / cell_r(l.a);
+      U[ka][0] += g;
+      if (l.b == kLinkEdge0) {
+        g0[ka] += g;
+        rhs[ka] += g;
+      }
+      continue;
+    }
+    const int kb = index(l.b);
+    const double g = 1.0 / (cell_r(l.a) + cell_r(l.b));
+    U[ka][0] += g;
+    U[kb][0] += g;
+    U[ka < kb ? ka : kb][ka < kb ? kb - ka : ka - kb] -= g;
+  }
   // Banded elimination; the trailing submatrix stays symmetric, so the upper band suffices.
   for (int k = 0; k < M; ++k) {
     const double piv = U[k][0];
-    const int reach = (M - 1 - k) < n ? (M - 1 - k) : n;
+    const int reach = (M - 1 - k) < band ? (M - 1 - k) : band;
     for (int i = 1; i <= reach; ++i) {
       if (U[k][i] == 0.0) continue;
       const double f = U[k][i] / piv;
@@ -594,7 +644,7 @@ EF_HD_INLINE double effective_resistance(const Board& b, int colour, double own_
     }
   }
   for (int k = M - 1; k >= 0; --k) {
-    const int reach = (M - 1 - k) < n ? (M - 1 - k) : n;
+    const int reach = (M - 1 - k) < band ? (M - 1 - k) : band;
     double sum = rhs[k];
     for (int j = 1; j <= reach; ++j) sum -= U[k][j] * x[k + j];
     x[k] = sum / U[k][0];
@@ -603,6 +653,22 @@ EF_HD_INLINE double effective_resistance(const Board& b, int colour, double own_
   for (int k = 0; k < M; ++k)
     if (g0[k] != 0.0) current += g0[k] * (1.0 - x[k]);
   return current > 0.0 ? 1.0 / current : kNoConnection;
+}
+
+}  // namespace detail
+
+// Effective resistance between colour's two edges (header comment); kNoConnection if the
+// opponent has cut them apart.
+EF_HD_INLINE double effective_resistance(const Board& b, int colour, double own_resistance = 1e-4) {
+  return detail::resistance_with_links<kMaxSide>(b, colour, own_resistance, nullptr, 0);
+}
+
+// The same circuit with extra resistors (ResistorLink): links between cells up to 27 apart in
+// row * n + col order (two rows of the largest board; a bridge or an edge template is at most
+// 2 n + 1 apart) are kept, wider ones left out. Host code (a 169 x 28 double band, 38 KB).
+inline double effective_resistance(const Board& b, int colour, double own_resistance, const ResistorLink* links,
+                                   int num_links) {
+  return detail::resistance_with_links<2 * kMaxSide + 1>(b, colour, own_resistance, links, num_links);
 }
 
 constexpr double kScale = 1 << 20;    // evaluator units per unit of natural log
@@ -662,16 +728,21 @@ struct BetweennessEvaluator {
 };
 
 // The electrical-resistance evaluation: kScale * log(R_opp / R_c) for the side to move c.
+// The resistance evaluation from the two effective resistances, the side to move's (`mine`) and
+// the opponent's: kScale * log(theirs / mine), -kClamp when the side to move is cut off,
+// +kClamp when the opponent is.
+EF_HD_INLINE i32 resistance_value(double mine, double theirs) {
+  if (mine >= kNoConnection) return -kClamp;
+  if (theirs >= kNoConnection) return kClamp;
+  return scaled_value(detail::det_log(theirs) - detail::det_log(mine));
+}
+
 struct ResistanceEvaluator {
   double own_resistance = 1e-4;
 
   EF_HD i32 eval(const Board& b) const {
     const int c = b.side;
-    const double mine = effective_resistance(b, c, own_resistance);
-    const double theirs = effective_resistance(b, c ^ 1, own_resistance);
-    if (mine >= kNoConnection) return -kClamp;
-    if (theirs >= kNoConnection) return kClamp;
-    return scaled_value(detail::det_log(theirs) - detail::det_log(mine));
+    return resistance_value(effective_resistance(b, c, own_resistance), effective_resistance(b, c ^ 1, own_resistance));
   }
   EF_HD i32 exact(int score) const { return exact_value(score); }
 };

@@ -155,8 +155,10 @@ HexPlayer parse_hex_player(std::string_view spec) {
       else if (k == "width")
         w.width = integer(spec, k, v, 1, hex::kMaxSide * hex::kMaxSide);
       else if (k == "eval") {
-        if (v != "resistance" && v != "ev") fail("hex player '{}': eval={} (use resistance or ev)", spec, v);
-        w.leaf = v == "ev" ? hex::VcLeaf::kEv : hex::VcLeaf::kResistance;
+        if (v != "resistance" && v != "ev" && v != "vc-resistance")
+          fail("hex player '{}': eval={} (use resistance, ev or vc-resistance)", spec, v);
+        w.leaf = v == "ev" ? hex::VcLeaf::kEv
+                           : (v == "vc-resistance" ? hex::VcLeaf::kVcResistance : hex::VcLeaf::kResistance);
       } else if (k == "gamma") {
         w.ev.gamma = number(spec, k, v);
       } else if (k == "fill") {
@@ -168,8 +170,9 @@ HexPlayer parse_hex_player(std::string_view spec) {
     }
     if (w.leaf != hex::VcLeaf::kEv && w.ev.gamma != 0) fail("hex player '{}': gamma needs eval=ev", spec);
     w.validate(fmt::format("hex player '{}'", spec));
-    p.spec = fmt::format("vcab:depth={},width={},eval={}", w.depth, w.width,
-                         w.leaf == hex::VcLeaf::kEv ? "ev" : "resistance");
+    p.spec = fmt::format(
+        "vcab:depth={},width={},eval={}", w.depth, w.width,
+        w.leaf == hex::VcLeaf::kEv ? "ev" : (w.leaf == hex::VcLeaf::kVcResistance ? "vc-resistance" : "resistance"));
     if (w.leaf == hex::VcLeaf::kEv) p.spec += fmt::format(",gamma={}", w.ev.gamma);
     if (w.fill_captured) p.spec += ",fill=captured";  // absent when dead, as in runs made before the key
   } else {

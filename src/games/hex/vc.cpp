@@ -159,7 +159,29 @@ Cells VcGraph::must_play() const {
   return common;
 }
 
-VcVerdict vc_verdict(const Board& f, VcOptions options) {
+std::vector<VcLink> VcGraph::links() const {
+  std::vector<VcLink> out;
+  for (int x = 0; x < nodes_; ++x)
+    for (int y = std::max(x + 1, 2); y < nodes_; ++y) {
+      const std::vector<Cells>& l = full_[index(x, y)];
+      if (l.empty()) continue;
+      VcLink link;
+      link.common = empty_;
+      bool base = false;
+      for (const Cells& c : l) {
+        base |= !c.any();
+        link.common = link.common & c;
+      }
+      if (base) continue;  // adjacent: the circuit has it already
+      link.a = cells_[x];
+      link.b = cells_[y];
+      link.edge = x == 0 ? kEdge0 : (x == 1 ? kEdge1 : 0);
+      out.push_back(link);
+    }
+  return out;
+}
+
+VcVerdict vc_verdict(const Board& f, VcOptions options, bool keep_links) {
   VcVerdict v;
   const int me = f.side;
   ++v.searches;
@@ -178,6 +200,10 @@ VcVerdict vc_verdict(const Board& f, VcOptions options) {
   // Any move outside the region lets the opponent play a key that survives it.
   if (!theirs.semi(VcGraph::kEdge0, VcGraph::kEdge1).empty()) v.moves = theirs.must_play() & f.empty();
   if (!v.moves.any()) v.proven = -1;
+  if (keep_links && !v.proven) {
+    v.links[me] = mine.links();
+    v.links[me ^ 1] = theirs.links();
+  }
   return v;
 }
 

@@ -42,6 +42,16 @@ struct SemiVc {
   int key = -1;
 };
 
+// A full connection as a link of a circuit: its endpoints' cells (a group's stones or one empty
+// cell; `a` is empty when that endpoint is the edge named in `edge`, VcGraph::kEdge0 or kEdge1),
+// and the cells common to all its carriers. A stone of the other colour on a common cell may
+// break it; on any other cell it leaves one carrier whole, so the connection stays.
+struct VcLink {
+  Cells a, b;
+  int edge = 0;  // 0: `a` is cells
+  Cells common;
+};
+
 class VcGraph {
  public:
   // An endpoint: one of the colour's edges (kEdge0, kEdge1), or a square: the group holding a
@@ -56,6 +66,10 @@ class VcGraph {
   const std::vector<SemiVc>& semi(int a, int b) const { return between(semi_, a, b); }
   // The colour has connected its edges virtually: it wins even with the opponent to move.
   bool edges_connected() const { return !full(kEdge0, kEdge1).empty(); }
+  // The full connections that are more than adjacency (every carrier non-empty), between two
+  // endpoints that are not both edges: the extra resistors of resistance over connections
+  // (vc_search.hpp, eval=vc-resistance).
+  std::vector<VcLink> links() const;
   // Where the opponent, to move, must play to stop the colour's semi connections between its
   // edges: the cells common to all their carriers (every cell when there is none). Empty while
   // some exist: the opponent cannot stop them all (OR would have made them full, unless the
@@ -108,8 +122,10 @@ struct VcVerdict {
   int proven = 0;
   Cells moves;
   int searches = 0;
+  // With keep_links, for an open position (proven == 0): each colour's VcGraph::links().
+  std::vector<VcLink> links[2];
 };
-VcVerdict vc_verdict(const Board& filled, VcOptions options = {});
+VcVerdict vc_verdict(const Board& filled, VcOptions options = {}, bool keep_links = false);
 
 // VC-aware play (docs/hex.md, "Players that see connections"): the move a player about to play
 // `chosen` in `s` plays instead, by the connections of the position with its dead cells filled.

@@ -1,6 +1,7 @@
 #include "games/hex/vc_search.hpp"
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include "core/error.hpp"
 #include "games/hex/inferior.hpp"
 
@@ -41,7 +42,7 @@ void VcAlphaBeta::fill(Board& b) const {
 const VcAlphaBeta::Verdict& VcAlphaBeta::verdict(const Board& f) {
   const PositionKey key = PositionKey::of(f);
   if (const auto it = verdicts_.find(key); it != verdicts_.end()) return it->second;
-  const VcVerdict v = vc_verdict(f, params_.vc);
+  const VcVerdict v = vc_verdict(f, params_.vc, params_.leaf == VcLeaf::kVcResistance);
   searches_ += static_cast<u64>(v.searches);
   // unordered_map keeps references to its elements valid across later insertions.
   return verdicts_.emplace(key, v).first->second;
@@ -51,13 +52,56 @@ i32 VcAlphaBeta::leaf(const Board& b) const {
   return params_.leaf == VcLeaf::kEv ? params_.ev.eval(b) : ResistanceEvaluator{}.eval(b);
 }
 
-std::vector<VcAlphaBeta::Scored> VcAlphaBeta::ordered(const Board& f, const Cells& moves, int ply) {
+namespace {
+
+// A link as a resistor between two cells (the pair of its endpoints' cells nearest each other in
+// the circuit's row * n + col order, which keeps the band narrow) or a cell and an edge.
+ResistorLink resistor(const VcLink& l, int n) {
+  auto index = [n](int sq) { return row_of(sq) * n + col_of(sq); };
+  if (l.edge) return {l.b.lowest(), l.edge == VcGraph::kEdge0 ? kLinkEdge0 : kLinkEdge1};
+  ResistorLink best{l.a.lowest(), l.b.lowest()};
+  int width = kSquares;
+  for (Cells a = l.a; a.any(); a.drop_lowest())
+    for (Cells b = l.b; b.any(); b.drop_lowest()) {
+      const int w = std::abs(index(a.lowest()) - index(b.lowest()));
+      if (w < width) {
+        width = w;
+        best = {a.lowest(), b.lowest()};
+      }
+    }
+  return best;
+}
+
+}  // namespace
+
+i32 VcAlphaBeta::linked_leaf(const Board& child, const Verdict& v, int sq) const {
+  const int mover = child.side ^ 1;
+  double r[2];
+  std::vector<ResistorLink> links;
+  for (int colour : {kBlack, kWhite}) {
+    links.clear();
+    for (const VcLink& l : v.links[colour]) {
+      // The mover's stone only adds to its own connections; the other colour's lose those whose
+      // every carrier holds sq (or whose endpoint it was).
+      if (colour != mover && (l.common.has(sq) || l.a.has(sq) || l.b.has(sq))) continue;
+      links.push_back(resistor(l, child.n));
+    }
+    r[colour] = effective_resistance(child, colour, ResistanceEvaluator{}.own_resistance, links.data(),
+                                     static_cast<int>(links.size()));
+  }
+  return resistance_value(r[child.side], r[child.side ^ 1]);
+}
+
+std::vector<VcAlphaBeta::Scored> VcAlphaBeta::ordered(const Board& f, const Verdict& v, const Cells& moves, int ply) {
+  // An open node has its connections (vc_verdict keeps them for kVcResistance); a proven root's
+  // moves are ordered by plain resistance.
+  const bool linked = params_.leaf == VcLeaf::kVcResistance && !v.proven;
   std::vector<Scored> out;
   for (Cells m = moves; m.any(); m.drop_lowest()) {
     const int sq = m.lowest();
     const Board child = f.play(sq);
     ++nodes_;
-    out.push_back({sq, child.terminal() ? won_at(ply + 1) : -leaf(child)});
+    out.push_back({sq, child.terminal() ? won_at(ply + 1) : -(linked ? linked_leaf(child, v, sq) : leaf(child))});
   }
   // Stable: equal values keep the square order.
   std::stable_sort(out.begin(), out.end(), [](const Scored& a, const Scored& b) { return a.value > b.value; });
@@ -74,7 +118,7 @@ i32 VcAlphaBeta::search(const Board& b, int depth, i32 alpha, i32 beta, int ply)
   if (f.terminal()) return f.winner == f.side ? won_at(ply + 1) : -won_at(ply + 1);
   const Verdict v = verdict(f);
   if (v.proven) return v.proven > 0 ? won_at(ply + 1) : -won_at(ply + 1);
-  const std::vector<Scored> moves = ordered(f, v.moves, ply);
+  const std::vector<Scored> moves = ordered(f, v, v.moves, ply);
   if (depth == 1) return moves.front().value;
   i32 best = -kBound;
   const std::size_t width = std::min(moves.size(), static_cast<std::size_t>(params_.width));
@@ -109,7 +153,7 @@ VcSearchResult VcAlphaBeta::choose(const Board& s) {
   }
   const Verdict v = verdict(f);
   // A proven node still gets a move: the best by the evaluation among every empty cell.
-  std::vector<Scored> order = ordered(f, v.proven ? f.empty() : v.moves, 0);
+  std::vector<Scored> order = ordered(f, v, v.proven ? f.empty() : v.moves, 0);
   r.move = order.front().move;
   r.value = order.front().value;
   if (v.proven > 0) {

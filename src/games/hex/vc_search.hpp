@@ -10,8 +10,8 @@
 //    opponent's full one, and otherwise, when the opponent has semi connections, may only play
 //    in their must-play region (none left: a loss);
 //  - every candidate move is scored by the leaf evaluation of the position after it
-//    (resistance, or the seed paper's Ev / Ev'), and only the best `width` are searched deeper,
-//    best first. A node one ply above the leaves takes the best of those scores directly, so the
+//    (resistance, the seed paper's Ev / Ev', or resistance over the node's connections), and only the best `width` are
+//    searched deeper, best first. A node one ply above the leaves takes the best of those scores directly, so the
 //    leaves are every candidate's child and no H-search runs on them.
 // The root deepens iteratively (depth 1, 2, .. depth), each pass searching the root's moves in
 // the order of the last pass's values; the connection verdicts of a move's search are kept in a
@@ -34,7 +34,11 @@
 
 namespace ef::hex {
 
-enum class VcLeaf { kResistance, kEv };
+// The leaf evaluation: resistance (ResistanceEvaluator), the seed paper's Ev / Ev', or
+// resistance over connections: the circuit of each colour gets a resistor for every full
+// connection that H-search found at the node above the leaf (as if its endpoints were adjacent,
+// as benzene's Wolve adds them), those the leaf's last move cannot break.
+enum class VcLeaf { kResistance, kEv, kVcResistance };
 
 constexpr int kMaxVcDepth = 4;
 constexpr i32 kVcWin = i32{1} << 30;  // above every evaluator value (kClamp = 2^29)
@@ -73,9 +77,12 @@ class VcAlphaBeta {
 
   const Verdict& verdict(const Board& f);
   i32 leaf(const Board& b) const;
-  // The candidate moves of an open node `f` scored by their children's leaf values, best first
-  // (ties: the lower square).
-  std::vector<Scored> ordered(const Board& f, const Cells& moves, int ply);
+  // kVcResistance's value of `child`, the position after the side to move of the open node
+  // whose verdict is `v` played `sq`.
+  i32 linked_leaf(const Board& child, const Verdict& v, int sq) const;
+  // The candidate moves of an open node `f` (verdict `v`) scored by their children's leaf
+  // values, best first (ties: the lower square).
+  std::vector<Scored> ordered(const Board& f, const Verdict& v, const Cells& moves, int ply);
   i32 search(const Board& b, int depth, i32 alpha, i32 beta, int ply);
   void fill(Board& b) const;  // the inferior cells params_ asks for
 
