@@ -87,8 +87,6 @@ struct Totals {
 };
 Totals plain_totals;
 
-// One FFO position (or all of them), checked against the file's best score; with the ordering
-// network `order`, or mobility ordering only (null).
 // Solves each position once, adding to `nodes` and `seconds` (CPU); false, with the benchmark
 // marked failed, when a score differs from the file's.
 bool solve_each(benchmark::State& state, cpu::EndgameSolver& solver, const std::vector<data::ObfPosition>& positions,
@@ -108,8 +106,9 @@ bool solve_each(benchmark::State& state, cpu::EndgameSolver& solver, const std::
   return true;
 }
 
-// The solver is the one `evalforge solve` runs: the fastest machine-code copy this CPU runs
-// (backends/cpu/endgame_solver.hpp).
+// One FFO position (or all of them), checked against the file's best score; with the ordering
+// network `order`, or mobility ordering only (null). The solver is the one `evalforge solve`
+// runs, in the machine-code copy it runs (backends/cpu/endgame_solver.hpp).
 void solve_positions(benchmark::State& state, const std::vector<data::ObfPosition>& positions,
                      const cpu::SolverOrdering* order = nullptr) {
   u64 nodes = 0;
@@ -141,17 +140,20 @@ void solve_code_copies(benchmark::State& state, const std::vector<data::ObfPosit
   for (auto _ : state) {
     for (int round = 0; round < rounds; ++round) {
       std::vector<u64> nodes(isas.size(), 0);
-      for (std::size_t k = 0; k < isas.size(); ++k) {
+      // Odd rounds run the copies in the other order, so neither always goes first.
+      for (std::size_t step = 0; step < isas.size(); ++step) {
+        const std::size_t k = round % 2 ? isas.size() - 1 - step : step;
         const auto solver =
             cpu::make_endgame_solver(1, &table().view, builtin_ordering(), search::endgame::kSplitEmpties, isas[k]);
         double total = 0;
         if (!solve_each(state, *solver, positions, nodes[k], total)) return;
         seconds[k].push_back(total);
+      }
+      for (std::size_t k = 1; k < isas.size(); ++k)
         if (nodes[k] != nodes[0]) {
           state.SkipWithError("the copies searched different trees");
           return;
         }
-      }
       if (isas.size() > 1) ratios.push_back(seconds.back().back() / seconds.front().back());
     }
   }

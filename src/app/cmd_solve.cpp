@@ -135,6 +135,9 @@ void run_solve(const SolveArgs& args) {
     fail("--threads-per-position {} is more than --threads {} ({} cores here when --threads is 0)", per_position,
          threads, resolve_threads(0));
   const int groups = std::min(threads / per_position, to_solve);
+  // The solver's machine code (cpu::make_endgame_solver), chosen before any thread starts: a bad
+  // EF_SOLVER_ISA fails here.
+  const cpu::SolverIsa isa = cpu::default_solver_isa();
   // Each group owns a transposition table; every solve starts it afresh (a new stamp), so with
   // one thread a position the node count does not depend on which group solved it or what it
   // solved before.
@@ -143,8 +146,8 @@ void run_solve(const SolveArgs& args) {
     search::endgame::HashTable table{entries.data(), entries.empty() ? 0 : entries.size() - 1, 0};
     // One thread a position (or no table): ParallelSolve runs solve_endgame itself. The machine
     // code is the fastest copy this CPU runs (cpu::make_endgame_solver).
-    const std::unique_ptr<cpu::EndgameSolver> solver =
-        cpu::make_endgame_solver(per_position, entries.empty() ? nullptr : &table, order);
+    const std::unique_ptr<cpu::EndgameSolver> solver = cpu::make_endgame_solver(
+        per_position, entries.empty() ? nullptr : &table, order, search::endgame::kSplitEmpties, isa);
     for (std::size_t i; (i = next.fetch_add(1)) < positions.size();) {
       const data::ObfPosition& pos = positions[i];
       const othello::Board board = othello::Board::from_colors(pos.black, pos.white, pos.side);
@@ -166,7 +169,6 @@ void run_solve(const SolveArgs& args) {
                {{fmt::format("transposition tables ({} positions at a time x {})", groups, format_bytes(table_bytes)),
                  static_cast<double>(groups) * table_bytes}},
                "a smaller --table-bits, or fewer --threads or more --threads-per-position");
-  const cpu::SolverIsa isa = cpu::default_solver_isa();  // before the threads: a bad EF_SOLVER_ISA fails here
   const auto t0 = std::chrono::steady_clock::now();
   run_parallel(groups, worker);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

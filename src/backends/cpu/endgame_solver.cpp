@@ -1,6 +1,9 @@
 #include "backends/cpu/endgame_solver.hpp"
 #include <fmt/format.h>
 #include <cstdlib>
+#if defined(EF_SOLVER_X86_64_V3)
+#include <cpuid.h>
+#endif
 #include <string>
 #include <string_view>
 #include "core/error.hpp"
@@ -21,10 +24,16 @@ bool cpu_runs(SolverIsa isa) {
     case SolverIsa::kBaseline: return true;
     case SolverIsa::kX86_64_V3:
 #if defined(EF_SOLVER_X86_64_V3)
-      // What -march=x86-64-v3 lets the compiler use.
-      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
-             __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c") &&
-             __builtin_cpu_supports("movbe") && __builtin_cpu_supports("lzcnt");
+    {
+      // What -march=x86-64-v3 adds to x86-64 (AVX2 implies the SSE levels and AVX below it).
+      // LZCNT, MOVBE and F16C by CPUID: clang before 19 does not know their names in
+      // __builtin_cpu_supports.
+      unsigned a = 0, b = 0, c = 0, d = 0;
+      const bool movbe_f16c = __get_cpuid(1, &a, &b, &c, &d) && (c >> 22 & 1) && (c >> 29 & 1);
+      const bool lzcnt = __get_cpuid(0x80000001u, &a, &b, &c, &d) && (c >> 5 & 1);
+      return movbe_f16c && lzcnt && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi") &&
+             __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("fma");
+    }
 #else
       return false;
 #endif
@@ -52,7 +61,12 @@ std::vector<SolverIsa> available_solver_isas() {
 SolverIsa default_solver_isa() {
   const std::vector<SolverIsa> available = available_solver_isas();
   const char* env = std::getenv("EF_SOLVER_ISA");
+#if defined(EF_BASELINE_IS_NATIVE)
+  // A -march=native build's own code is made for this machine: it stays the default.
+  if (!env || !*env) return SolverIsa::kBaseline;
+#else
   if (!env || !*env) return available.back();
+#endif
   for (SolverIsa isa : available)
     if (std::string_view(env) == solver_isa_name(isa)) return isa;
   std::string names;

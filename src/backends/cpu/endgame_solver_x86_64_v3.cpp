@@ -1,7 +1,8 @@
 // The x86-64-v3 copy of the CPU endgame solver (endgame_solver.hpp): this file alone is
 // compiled with -march=x86-64-v3 (CMakeLists.txt), and only called on CPUs that have it.
 // Everything the solver instantiates here is keyed by V3OrderRef, a type of this file's own
-// (detail::SolverOf says why); scripts/check-isa-object.sh checks that the object defines no
+// (detail::SolverOf says why); scripts/check-isa-object.py checks (after every build of the
+// library) that the object defines no
 // other shared symbol.
 #if defined(EF_SOLVER_X86_64_V3)
 #include "backends/cpu/endgame_solver.hpp"
