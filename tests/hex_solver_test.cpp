@@ -10,6 +10,7 @@
 // (games/hex/vc_search.hpp): every value it calls proven is the solver's, every proven win it
 // plays wins, and searched to the end of the game it plays perfectly.
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <functional>
@@ -437,6 +438,36 @@ TEST(HexVc, LinksAreTheFullConnectionsBeyondAdjacency) {
   EXPECT_TRUE(templ);
 }
 
+TEST(HexVc, ChildCircuitsKeepTheConnectionsTheMoveCannotBreak) {
+  // White's bridge b2-c3 on 5 x 5: in the circuit after a Black move on c2 (in the carrier) it
+  // is gone; after a Black move elsewhere, or a White move anywhere, it stays.
+  const int b2 = square_of(1, 1), c3 = square_of(2, 2), c2 = square_of(2, 1), e5 = square_of(4, 4);
+  const Board b = with_stones(5, {}, {b2, c3}, kBlack);
+  const std::vector<CircuitLink> links = circuit_links(VcGraph(b, kWhite).links(), b.n);
+  auto has_bridge = [&](const std::vector<ResistorLink>& r) {
+    return std::any_of(r.begin(), r.end(),
+                       [&](const ResistorLink& l) { return (l.a == b2 && l.b == c3) || (l.a == c3 && l.b == b2); });
+  };
+  ASSERT_TRUE(has_bridge(child_resistors(links, kWhite, kWhite, c2)));
+  EXPECT_FALSE(has_bridge(child_resistors(links, kWhite, kBlack, c2)));
+  EXPECT_TRUE(has_bridge(child_resistors(links, kWhite, kBlack, e5)));
+  EXPECT_LT(child_resistors(links, kWhite, kBlack, c2).size(), links.size());
+  // In the search, the connections change the leaves' values: depth 1 with and without them
+  // differs on most open 9 x 9 positions.
+  int differ = 0, open = 0;
+  for (u32 i = 0; i < 20; ++i) {
+    const Board p = random_position(9, 8, 61, i);
+    const VcSearchResult plain = VcAlphaBeta(vc_search(1, 10)).choose(p);
+    const VcSearchResult linked = VcAlphaBeta(vc_search(1, 10, VcLeaf::kVcResistance)).choose(p);
+    if (plain.proven || linked.proven) continue;
+    ++open;
+    differ += plain.value != linked.value;
+  }
+  EXPECT_GT(open, 10);
+  EXPECT_GT(differ, open / 2);
+  std::printf("vc-resistance leaves: %d of %d open positions valued otherwise\n", differ, open);
+}
+
 // The effective resistance of a circuit with extra resistors by a plain dense solve: the
 // Laplacian over the cells joined to edge 0 (as characteristics.hpp defines the circuit), the
 // links added as resistors r(a) + r(b) (r(a) to an edge), Gauss-Jordan elimination with partial
@@ -786,14 +817,14 @@ TEST(HexVcSearch, SearchedToTheEndOfTheGameItPlaysPerfectly) {
 TEST(HexVcSearch, SpecsParseToCanonicalFormsAndBadOnesNameTheProblem) {
   const play::HexPlayer p = play::parse_hex_player("vcab");
   EXPECT_EQ(p.kind, play::HexPlayer::Kind::kVcSearch);
-  EXPECT_EQ(p.spec, "vcab:depth=2,width=10,eval=resistance");
+  EXPECT_EQ(p.spec, "vcab:depth=2,width=10,eval=vc-resistance");  // the default leaves
   const play::HexPlayer ev = play::parse_hex_player("vcab:eval=ev,gamma=0.25,depth=3,width=7");
   EXPECT_EQ(ev.spec, "vcab:depth=3,width=7,eval=ev,gamma=0.25");
   EXPECT_EQ(ev.vc_search.leaf, VcLeaf::kEv);
   EXPECT_EQ(play::parse_hex_player(ev.spec).spec, ev.spec);
-  EXPECT_EQ(play::parse_hex_player("vcab:vc=1").spec, "vcab:depth=2,width=10,eval=resistance,vc=1");
+  EXPECT_EQ(play::parse_hex_player("vcab:vc=1").spec, "vcab:depth=2,width=10,eval=vc-resistance,vc=1");
   const play::HexPlayer captured = play::parse_hex_player("vcab:fill=captured,depth=3");
-  EXPECT_EQ(captured.spec, "vcab:depth=3,width=10,eval=resistance,fill=captured");
+  EXPECT_EQ(captured.spec, "vcab:depth=3,width=10,eval=vc-resistance,fill=captured");
   EXPECT_TRUE(captured.vc_search.fill_captured);
   EXPECT_EQ(play::parse_hex_player(captured.spec).spec, captured.spec);
   EXPECT_EQ(play::parse_hex_player("vcab:fill=dead").spec, p.spec);  // the default
@@ -801,6 +832,9 @@ TEST(HexVcSearch, SpecsParseToCanonicalFormsAndBadOnesNameTheProblem) {
   EXPECT_EQ(linked.spec, "vcab:depth=3,width=10,eval=vc-resistance");
   EXPECT_EQ(linked.vc_search.leaf, VcLeaf::kVcResistance);
   EXPECT_EQ(play::parse_hex_player(linked.spec).spec, linked.spec);
+  const play::HexPlayer plain = play::parse_hex_player("vcab:eval=resistance");
+  EXPECT_EQ(plain.spec, "vcab:depth=2,width=10,eval=resistance");
+  EXPECT_EQ(plain.vc_search.leaf, VcLeaf::kResistance);
   const std::pair<const char*, const char*> bad[] = {
       {"vcab:depth=5", "depth=5"},
       {"vcab:width=0", "width=0"},

@@ -538,6 +538,10 @@ struct ResistorLink {
   int a = 0, b = 0;  // squares (b may be kLinkEdge0 / kLinkEdge1)
 };
 
+// The widest link kept by the circuit with links (below): 27 cells apart in row * n + col
+// order, two rows of the largest board (a bridge or an edge template is at most 2 n - 1 apart).
+constexpr int kMaxLinkWidth = 2 * kMaxSide + 1;
+
 namespace detail {
 
 // effective_resistance with `links` extra resistors, in a band of half-width up to kBand: the
@@ -547,6 +551,7 @@ namespace detail {
 template <int kBand>
 EF_HD_INLINE double resistance_with_links(const Board& b, int colour, double own_resistance, const ResistorLink* links,
                                           int num_links) {
+  static_assert(kBand >= kMaxSide, "the band holds the adjacent cells at least");
   const int n = b.n;
   const Cells own = b.stones[colour];
   const Cells members = b.on_board.without(b.stones[colour ^ 1]);
@@ -565,6 +570,7 @@ EF_HD_INLINE double resistance_with_links(const Board& b, int colour, double own
   auto usable = [&](const ResistorLink& l) {
     if (!comp.has(l.a)) return false;
     if (l.b == kLinkEdge0 || l.b == kLinkEdge1) return true;
+    if (l.a == l.b) return false;  // no resistor
     const int w = index(l.a) > index(l.b) ? index(l.a) - index(l.b) : index(l.b) - index(l.a);
     return comp.has(l.b) && w <= kBand;
   };
@@ -663,12 +669,12 @@ EF_HD_INLINE double effective_resistance(const Board& b, int colour, double own_
   return detail::resistance_with_links<kMaxSide>(b, colour, own_resistance, nullptr, 0);
 }
 
-// The same circuit with extra resistors (ResistorLink): links between cells up to 27 apart in
-// row * n + col order (two rows of the largest board; a bridge or an edge template is at most
-// 2 n + 1 apart) are kept, wider ones left out. Host code (a 169 x 28 double band, 38 KB).
+// The same circuit with extra resistors (ResistorLink): links between cells up to kMaxLinkWidth
+// apart in row * n + col order are kept, wider ones left out. Host code (a 169 x 28 double band,
+// 38 KB).
 inline double effective_resistance(const Board& b, int colour, double own_resistance, const ResistorLink* links,
                                    int num_links) {
-  return detail::resistance_with_links<2 * kMaxSide + 1>(b, colour, own_resistance, links, num_links);
+  return detail::resistance_with_links<kMaxLinkWidth>(b, colour, own_resistance, links, num_links);
 }
 
 constexpr double kScale = 1 << 20;    // evaluator units per unit of natural log
@@ -727,7 +733,6 @@ struct BetweennessEvaluator {
   EF_HD i32 exact(int score) const { return exact_value(score); }
 };
 
-// The electrical-resistance evaluation: kScale * log(R_opp / R_c) for the side to move c.
 // The resistance evaluation from the two effective resistances, the side to move's (`mine`) and
 // the opponent's: kScale * log(theirs / mine), -kClamp when the side to move is cut off,
 // +kClamp when the opponent is.
@@ -737,6 +742,7 @@ EF_HD_INLINE i32 resistance_value(double mine, double theirs) {
   return scaled_value(detail::det_log(theirs) - detail::det_log(mine));
 }
 
+// The electrical-resistance evaluation: kScale * log(R_opp / R_c) for the side to move c.
 struct ResistanceEvaluator {
   double own_resistance = 1e-4;
 

@@ -242,7 +242,10 @@ int vc_guarded_move(const Board& s, int chosen, VcOptions options) {
       return -1;
     };
     Cells keys;
-    for (const SemiVc& v : semis) keys.set(v.key);
+    for (const SemiVc& v : semis) {
+      if (v.key < 0) fail("hex: a semi connection without its key");  // every AND through a cell sets one
+      keys.set(v.key);
+    }
     int m = first_kept(keys);
     for (const SemiVc& v : semis)
       if (m < 0) m = first_kept(v.carrier & f.empty());

@@ -44,48 +44,55 @@ const VcAlphaBeta::Verdict& VcAlphaBeta::verdict(const Board& f) {
   if (const auto it = verdicts_.find(key); it != verdicts_.end()) return it->second;
   const VcVerdict v = vc_verdict(f, params_.vc, params_.leaf == VcLeaf::kVcResistance);
   searches_ += static_cast<u64>(v.searches);
+  Verdict kept{v.proven, v.moves, {}};
+  for (int colour : {kBlack, kWhite}) kept.links[colour] = circuit_links(v.links[colour], f.n);
   // unordered_map keeps references to its elements valid across later insertions.
-  return verdicts_.emplace(key, v).first->second;
+  return verdicts_.emplace(key, std::move(kept)).first->second;
 }
 
 i32 VcAlphaBeta::leaf(const Board& b) const {
   return params_.leaf == VcLeaf::kEv ? params_.ev.eval(b) : ResistanceEvaluator{}.eval(b);
 }
 
-namespace {
-
-// A link as a resistor between two cells (the pair of its endpoints' cells nearest each other in
-// the circuit's row * n + col order, which keeps the band narrow) or a cell and an edge.
-ResistorLink resistor(const VcLink& l, int n) {
+std::vector<CircuitLink> circuit_links(const std::vector<VcLink>& links, int n) {
   auto index = [n](int sq) { return row_of(sq) * n + col_of(sq); };
-  if (l.edge) return {l.b.lowest(), l.edge == VcGraph::kEdge0 ? kLinkEdge0 : kLinkEdge1};
-  ResistorLink best{l.a.lowest(), l.b.lowest()};
-  int width = kSquares;
-  for (Cells a = l.a; a.any(); a.drop_lowest())
-    for (Cells b = l.b; b.any(); b.drop_lowest()) {
-      const int w = std::abs(index(a.lowest()) - index(b.lowest()));
-      if (w < width) {
-        width = w;
-        best = {a.lowest(), b.lowest()};
-      }
+  std::vector<CircuitLink> out;
+  out.reserve(links.size());
+  for (const VcLink& l : links) {
+    CircuitLink c;
+    c.breaks = l.common | l.a | l.b;
+    if (l.edge) {
+      c.resistor = {l.b.lowest(), l.edge == VcGraph::kEdge0 ? kLinkEdge0 : kLinkEdge1};
+      out.push_back(c);
+      continue;
     }
-  return best;
+    int width = kSquares;
+    for (Cells a = l.a; a.any(); a.drop_lowest())
+      for (Cells b = l.b; b.any(); b.drop_lowest()) {
+        const int w = std::abs(index(a.lowest()) - index(b.lowest()));
+        if (w < width) {
+          width = w;
+          c.resistor = {a.lowest(), b.lowest()};
+        }
+      }
+    if (width <= kMaxLinkWidth) out.push_back(c);
+  }
+  return out;
 }
 
-}  // namespace
+std::vector<ResistorLink> child_resistors(const std::vector<CircuitLink>& links, int colour, int mover, int sq) {
+  std::vector<ResistorLink> out;
+  out.reserve(links.size());
+  for (const CircuitLink& l : links)
+    if (colour == mover || !l.breaks.has(sq)) out.push_back(l.resistor);
+  return out;
+}
 
 i32 VcAlphaBeta::linked_leaf(const Board& child, const Verdict& v, int sq) const {
   const int mover = child.side ^ 1;
   double r[2];
-  std::vector<ResistorLink> links;
   for (int colour : {kBlack, kWhite}) {
-    links.clear();
-    for (const VcLink& l : v.links[colour]) {
-      // The mover's stone only adds to its own connections; the other colour's lose those whose
-      // every carrier holds sq (or whose endpoint it was).
-      if (colour != mover && (l.common.has(sq) || l.a.has(sq) || l.b.has(sq))) continue;
-      links.push_back(resistor(l, child.n));
-    }
+    const std::vector<ResistorLink> links = child_resistors(v.links[colour], colour, mover, sq);
     r[colour] = effective_resistance(child, colour, ResistanceEvaluator{}.own_resistance, links.data(),
                                      static_cast<int>(links.size()));
   }
@@ -116,7 +123,7 @@ i32 VcAlphaBeta::search(const Board& b, int depth, i32 alpha, i32 beta, int ply)
   // Only dead cells were left, or the connections decide: a proof, one ply later than a win on
   // the board.
   if (f.terminal()) return f.winner == f.side ? won_at(ply + 1) : -won_at(ply + 1);
-  const Verdict v = verdict(f);
+  const Verdict& v = verdict(f);
   if (v.proven) return v.proven > 0 ? won_at(ply + 1) : -won_at(ply + 1);
   const std::vector<Scored> moves = ordered(f, v, v.moves, ply);
   if (depth == 1) return moves.front().value;
@@ -151,7 +158,7 @@ VcSearchResult VcAlphaBeta::choose(const Board& s) {
     r.nodes = 1;  // the root, examined
     return r;
   }
-  const Verdict v = verdict(f);
+  const Verdict& v = verdict(f);
   // A proven node still gets a move: the best by the evaluation among every empty cell.
   std::vector<Scored> order = ordered(f, v, v.proven ? f.empty() : v.moves, 0);
   r.move = order.front().move;

@@ -40,16 +40,34 @@ namespace ef::hex {
 // as benzene's Wolve adds them), those the leaf's last move cannot break.
 enum class VcLeaf { kResistance, kEv, kVcResistance };
 
+// A full connection as eval=vc-resistance uses it: its resistor (characteristics.hpp), and the
+// cells on which a stone of the other colour may break it (the cells common to all its
+// carriers, and its endpoints' cells).
+struct CircuitLink {
+  ResistorLink resistor;
+  Cells breaks;
+};
+// The circuit links of a position's connections (VcGraph::links of one colour, n x n board):
+// each joined at the pair of its endpoints' cells nearest each other in the circuit's row order;
+// those wider than kMaxLinkWidth are left out.
+std::vector<CircuitLink> circuit_links(const std::vector<VcLink>& links, int n);
+// The resistors of `colour`'s `links` in the circuit of the position after `mover` played `sq`:
+// all of them for the mover (its stone only adds to its connections); for the other colour,
+// those whose breaks do not hold sq.
+std::vector<ResistorLink> child_resistors(const std::vector<CircuitLink>& links, int colour, int mover, int sq);
+
 constexpr int kMaxVcDepth = 4;
 constexpr i32 kVcWin = i32{1} << 30;  // above every evaluator value (kClamp = 2^29)
 
 struct VcSearchParams {
-  int depth = 2;                      // plies, 1..kMaxVcDepth
-  int width = 10;                     // moves searched deeper per node, 1..kMaxSide^2
-  VcLeaf leaf = VcLeaf::kResistance;  // the evaluation of the leaves and of the move order
-  BetweennessEvaluator ev;            // kEv's evaluator (gamma, networks)
-  VcOptions vc;                       // H-search's list caps
-  bool fill_captured = false;         // fill captured pairs too, not only dead cells (fill=captured)
+  int depth = 2;   // plies, 1..kMaxVcDepth
+  int width = 10;  // moves searched deeper per node, 1..kMaxSide^2
+  // The evaluation of the leaves and of the move order; resistance over connections by default
+  // (docs/hex.md: it beats plain resistance leaves at a fraction of their depth's time).
+  VcLeaf leaf = VcLeaf::kVcResistance;
+  BetweennessEvaluator ev;     // kEv's evaluator (gamma, networks)
+  VcOptions vc;                // H-search's list caps
+  bool fill_captured = false;  // fill captured pairs too, not only dead cells (fill=captured)
   // Throws ef::Error naming `who` for a value out of range.
   void validate(const std::string& who) const;
 };
@@ -69,7 +87,13 @@ class VcAlphaBeta {
   VcSearchResult choose(const Board& s);
 
  private:
-  using Verdict = VcVerdict;  // vc.hpp: what the connections say about a position
+  // What the connections say about a position (vc.hpp's VcVerdict), with, for kVcResistance at
+  // an open node, both colours' circuit links.
+  struct Verdict {
+    int proven = 0;
+    Cells moves;
+    std::vector<CircuitLink> links[2];
+  };
   struct Scored {
     int move;
     i32 value;
