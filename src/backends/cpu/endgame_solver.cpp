@@ -12,12 +12,7 @@ namespace ef::cpu {
 
 namespace {
 
-// The baseline copy's ordering reference (detail::SolverOf).
-struct BaselineOrderRef {
-  static constexpr bool kEnabled = true;
-  const SolverOrdering* order;
-  int value(u64 P, u64 O) const { return order->value(P, O); }
-};
+struct BaselineTag;  // detail::SolverOf's key for the baseline copy
 
 bool cpu_runs(SolverIsa isa) {
   switch (isa) {
@@ -82,8 +77,7 @@ std::unique_ptr<EndgameSolver> make_endgame_solver(int threads, search::endgame:
 #if defined(EF_SOLVER_X86_64_V3)
   if (isa == SolverIsa::kX86_64_V3) return detail::make_endgame_solver_x86_64_v3(threads, table, order, split_empties);
 #endif
-  return std::make_unique<detail::SolverOf<BaselineOrderRef>>(threads, table, order, split_empties,
-                                                              SolverIsa::kBaseline);
+  return std::make_unique<detail::SolverOf<BaselineTag>>(threads, table, order, split_empties, SolverIsa::kBaseline);
 }
 
 }  // namespace ef::cpu

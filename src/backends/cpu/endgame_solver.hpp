@@ -48,12 +48,12 @@ std::unique_ptr<EndgameSolver> make_endgame_solver(int threads, search::endgame:
 
 namespace detail {
 
-// The solver around an ordering reference `Ref` (a struct holding `const SolverOrdering* order`,
-// whose value() forwards to it). Each copy instantiates it with a Ref type of its own file, so
-// that every template of the solver it instantiates is that file's alone: a function compiled
-// for x86-64-v3 can then never stand in, at link time, for the baseline copy another file uses
-// (a clash of one definition that would crash a CPU without AVX2).
-template <class Ref>
+// The solver, keyed by `Tag`, a type of the file that instantiates it (each copy passes one
+// from its anonymous namespace). Everything it instantiates (its ordering reference Ref, the
+// ParallelSolve and solver templates over Ref) is then that file's alone: a function compiled
+// for x86-64-v3 can never stand in, at link time, for the baseline copy another file uses (a
+// clash of one definition that would crash a CPU without AVX2).
+template <class Tag>
 class SolverOf final : public EndgameSolver {
  public:
   SolverOf(int threads, search::endgame::HashTable* table, const SolverOrdering* order, int split_empties,
@@ -64,6 +64,12 @@ class SolverOf final : public EndgameSolver {
   SolverIsa isa() const override { return isa_; }
 
  private:
+  // SolverOrdering as the solver's OrderingEvaluator.
+  struct Ref {
+    static constexpr bool kEnabled = true;
+    const SolverOrdering* order;
+    int value(u64 P, u64 O) const { return order->value(P, O); }
+  };
   Ref ref_;
   search::ParallelSolve<Ref> solver_;
   SolverIsa isa_;

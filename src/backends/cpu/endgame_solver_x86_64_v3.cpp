@@ -1,9 +1,8 @@
 // The x86-64-v3 copy of the CPU endgame solver (endgame_solver.hpp): this file alone is
 // compiled with -march=x86-64-v3 (CMakeLists.txt), and only called on CPUs that have it.
-// Everything the solver instantiates here is keyed by V3OrderRef, a type of this file's own
-// (detail::SolverOf says why); scripts/check-isa-object.py checks (after every build of the
-// library) that the object defines no
-// other shared symbol.
+// Everything the solver instantiates here is keyed by V3Tag, a type of this file's own
+// (detail::SolverOf says why); scripts/check-isa-object.py checks after every build of the
+// library that the object defines no other shared function.
 #if defined(EF_SOLVER_X86_64_V3)
 #include "backends/cpu/endgame_solver.hpp"
 
@@ -11,11 +10,7 @@ namespace ef::cpu {
 
 namespace {
 
-struct V3OrderRef {
-  static constexpr bool kEnabled = true;
-  const SolverOrdering* order;
-  int value(u64 P, u64 O) const { return order->value(P, O); }
-};
+struct V3Tag;  // detail::SolverOf's key for this copy
 
 }  // namespace
 
@@ -23,7 +18,7 @@ namespace detail {
 
 std::unique_ptr<EndgameSolver> make_endgame_solver_x86_64_v3(int threads, search::endgame::HashTable* table,
                                                              const SolverOrdering* order, int split_empties) {
-  return std::make_unique<SolverOf<V3OrderRef>>(threads, table, order, split_empties, SolverIsa::kX86_64_V3);
+  return std::make_unique<SolverOf<V3Tag>>(threads, table, order, split_empties, SolverIsa::kX86_64_V3);
 }
 
 }  // namespace detail

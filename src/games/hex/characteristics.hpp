@@ -567,20 +567,19 @@ EF_HD_INLINE double resistance_with_links(const Board& b, int colour, double own
 
   const int M = n * n;
   auto index = [n](int sq) { return row_of(sq) * n + col_of(sq); };
+  // A cell-to-cell link's distance in that order (0 for a link to an edge: no band needed).
+  auto width = [&](const ResistorLink& l) {
+    if (l.b == kLinkEdge0 || l.b == kLinkEdge1) return 0;
+    return index(l.a) > index(l.b) ? index(l.a) - index(l.b) : index(l.b) - index(l.a);
+  };
   auto usable = [&](const ResistorLink& l) {
     if (!comp.has(l.a)) return false;
     if (l.b == kLinkEdge0 || l.b == kLinkEdge1) return true;
-    if (l.a == l.b) return false;  // no resistor
-    const int w = index(l.a) > index(l.b) ? index(l.a) - index(l.b) : index(l.b) - index(l.a);
-    return comp.has(l.b) && w <= kBand;
+    return l.a != l.b && comp.has(l.b) && width(l) <= kBand;  // a == b: no resistor
   };
   int band = n;
-  for (int i = 0; i < num_links; ++i) {
-    if (!usable(links[i]) || links[i].b < 0) continue;
-    const int w = index(links[i].a) > index(links[i].b) ? index(links[i].a) - index(links[i].b)
-                                                        : index(links[i].b) - index(links[i].a);
-    if (w > band) band = w;
-  }
+  for (int i = 0; i < num_links; ++i)
+    if (usable(links[i]) && width(links[i]) > band) band = width(links[i]);
   double U[kMaxCells][kBand + 1];  // U[k][j] = A(k, k + j), the upper band
   double rhs[kMaxCells], x[kMaxCells];
   double g0[kMaxCells];  // conductance to edge 0 (for the current)
