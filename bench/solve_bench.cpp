@@ -3,9 +3,11 @@
 //    in one run), with mobility ordering only (BM_SolveFforum) and with the built-in ordering
 //    network (BM_SolveFforumOrdered; nodes_vs_plain, cpu_s_vs_plain: the ratios to the plain
 //    run of the same process; BM_SolveFforumCodeCopies: the solver's baseline and x86-64-v3
-//    machine code, interleaved, backends/cpu/endgame_solver.hpp), beside Edax's ~36 M nodes/s per core on FFO #40-#42
-//    (docs/anchors.md). Node counts are not comparable one to one (engines count differently, and Edax needs far fewer
-//    nodes thanks to its evaluation-guided ordering), so time per position is the figure to compare;
+//    machine code, interleaved, backends/cpu/endgame_solver.hpp; BM_SolveFforumHintCeiling: the
+//    nodes when the table holds an exact search's best moves, a floor for the ordering), beside Edax's ~36 M nodes/s
+//    per core on FFO #40-#42 (docs/anchors.md). Node counts are not comparable one to one (engines count differently,
+//    and Edax needs far fewer nodes thanks to its evaluation-guided ordering), so time per position is the figure to
+//    compare;
 //  - whole games of fixed-depth alpha-beta from random openings, both sides the same evaluator,
 //    in games/s at depth 1 and depth 4: SWH, and an Edax-shape n-tuple network (random
 //    weights), beside the reference ~13,000 depth-1 and ~120 depth-4 n-tuple games/s per core.
@@ -122,6 +124,87 @@ void solve_positions(benchmark::State& state, const std::vector<data::ObfPositio
     state.counters["nodes_vs_plain"] = static_cast<double>(nodes) / static_cast<double>(plain_totals.nodes);
     state.counters["cpu_s_vs_plain"] = seconds / plain_totals.seconds;
   }
+}
+
+// How far the ordering is from perfect: each position is solved twice with the built-in
+// network (endgame::drive_passes, one thread), the second time with the first solve's best moves
+// as the table's hints, without bounds, at every position of `min_empties` empties or more
+// (HashTable::carry_moves_to_next_solve). The second solve replays the first one's ordering
+// passes (their scores, so the same aspiration window) instead of running them again: run
+// again, they would overwrite the carried moves with their own. Counters: pass_nodes and
+// exact_nodes of the ordinary solves; exact_nodes_hinted of the second ones, a floor for the
+// exact pass of any ordering that works through the table's moves from that many empties up;
+// hinted_vs_exact their ratio. This solver is compiled with the benchmark's own flags (a
+// baseline build runs slower than `evalforge solve`); the nodes do not depend on that.
+struct OrderingRef {
+  static constexpr bool kEnabled = true;
+  const cpu::SolverOrdering* order;
+  int value(u64 P, u64 O) const { return order->value(P, O); }
+};
+struct RecordedPasses {
+  search::endgame::SerialPasses<64, OrderingRef> serial;
+  std::vector<search::SolveResult>* passes;  // the ordering passes' results, in order
+  bool replay = false;
+  mutable std::size_t next = 0;
+  mutable u64 exact_nodes = 0;
+  search::SolveResult operator()(u64 P, u64 O, int alpha, int beta, int horizon) const {
+    if (horizon == 0) {
+      const search::SolveResult r = serial(P, O, alpha, beta, 0);
+      exact_nodes += r.nodes;
+      return r;
+    }
+    if (replay) {
+      search::SolveResult r = passes->at(next++);
+      r.nodes = 0;
+      return r;
+    }
+    passes->push_back(serial(P, O, alpha, beta, horizon));
+    return passes->back();
+  }
+};
+
+void solve_with_exact_hints(benchmark::State& state, const std::vector<data::ObfPosition>& positions, int min_empties) {
+  u64 nodes = 0, exact = 0, hinted = 0;
+  double seconds = 0, hinted_seconds = 0;
+  search::endgame::HashTable& view = table().view;
+  const OrderingRef ref{builtin_ordering()};
+  for (auto _ : state) {
+    for (const data::ObfPosition& pos : positions) {
+      const othello::Board b = othello::Board::from_colors(pos.black, pos.white, pos.side);
+      if (b.empties() <= search::endgame::kSmallEmpties) continue;  // no table, no passes
+      std::vector<search::SolveResult> passes;
+      const RecordedPasses record{{&view, &ref}, &passes};
+      const double t0 = thread_cpu_seconds();
+      view.next_solve();
+      const search::SolveResult first = search::endgame::drive_passes(
+          b.player, b.opponent, -search::endgame::kScoreLimit, search::endgame::kScoreLimit, true, record);
+      const double t1 = thread_cpu_seconds();
+      view.carry_moves_to_next_solve(min_empties);
+      view.next_solve();
+      const RecordedPasses replay{{&view, &ref}, &passes, true};
+      const double t2 = thread_cpu_seconds();
+      const search::SolveResult again = search::endgame::drive_passes(
+          b.player, b.opponent, -search::endgame::kScoreLimit, search::endgame::kScoreLimit, true, replay);
+      seconds += t1 - t0;
+      hinted_seconds += thread_cpu_seconds() - t2;
+      if (first.score != pos.best_score() || again.score != pos.best_score() || again.best_move != first.best_move ||
+          replay.next != passes.size()) {
+        state.SkipWithError("score or move differs from the file or between the two solves");
+        return;
+      }
+      nodes += first.nodes;
+      exact += record.exact_nodes;
+      hinted += replay.exact_nodes;
+    }
+  }
+  const double runs = static_cast<double>(state.iterations());
+  add_solver_counters(state, nodes, seconds);
+  state.counters["pass_nodes"] = static_cast<double>(nodes - exact) / runs;
+  state.counters["exact_nodes"] = static_cast<double>(exact) / runs;
+  state.counters["exact_nodes_hinted"] = static_cast<double>(hinted) / runs;
+  state.counters["hinted_vs_exact"] = static_cast<double>(hinted) / static_cast<double>(exact);
+  state.counters["cpu_s_hinted"] = hinted_seconds / runs;
+  state.counters["min_empties"] = min_empties;
 }
 
 double median(std::vector<double> v) {
@@ -256,6 +339,15 @@ int main(int argc, char** argv) {
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime()
           ->Iterations(1);
+      for (const int min_empties : {8, 11, 14, 17}) {
+        const std::string name = "BM_SolveFforumHintCeiling/all_20_39/min_empties:" + std::to_string(min_empties);
+        benchmark::RegisterBenchmark(
+            name.c_str(),
+            [min_empties](benchmark::State& state) { solve_with_exact_hints(state, positions, min_empties); })
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime()
+            ->Iterations(1);
+      }
     } else {
       benchmark::AddCustomContext("ordering", "networks/ordering/edax.toml not found: ordered solves left out");
     }

@@ -101,16 +101,52 @@ TEST(Endgame, EqualsBruteForceUpTo10Empties) {
         const search::SolveResult w = search::solve_endgame(P, O, a, a + 2);
         if (want > a && want < a + 2) {
           EXPECT_EQ(w.score, want);
-        } else if (want <= a) {
+        } else if (want <= a) {  // an upper bound: want <= score <= a
           EXPECT_LE(w.score, a);
-        } else {
+          EXPECT_GE(w.score, want);
+        } else {  // a lower bound: a + 2 <= score <= want
           EXPECT_GE(w.score, a + 2);
+          EXPECT_LE(w.score, want);
         }
       }
       ++solved;
     }
   }
   EXPECT_GT(solved, 400);
+}
+
+// The last empty square against every alpha: exact above alpha, else an upper bound no better
+// than alpha (the lazy cut-off leaves the opponent's move unplayed when the player must pass).
+TEST(Endgame, LastMoveScoreIsExactAboveAlphaAndAnUpperBoundBelow) {
+  Rng rng(23, Purpose::kGame, 9);
+  int positions = 0, lazy = 0;
+  for (int i = 0; i < 400; ++i) {
+    u64 P, O;
+    if (!random_endgame(rng, 1, P, O)) continue;
+    // Both sides to move: the side that cannot take the square is the lazy cut-off's case.
+    for (const bool swap : {false, true}) {
+      const u64 p = swap ? O : P, o = swap ? P : O;
+      if (64 - popcount64(p | o) != 1) continue;
+      const int sq = ctz64(~(p | o));
+      const int want = brute_force(p, o);
+      ++positions;
+      for (int alpha = -65; alpha <= 64; ++alpha) {
+        u64 nodes = 0;
+        const int v = search::endgame::last_move_score(p, o, sq, alpha, nodes);
+        if (v > alpha) {
+          ASSERT_EQ(v, want) << "alpha " << alpha;
+        } else {
+          ASSERT_LE(want, v) << "alpha " << alpha;
+          if (v != want) {
+            ++lazy;
+            ASSERT_EQ(nodes, 0u) << "the opponent's move was played all the same";
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(positions, 300);
+  EXPECT_GT(lazy, 0);  // the cut-off happened, with a bound that was not the exact score
 }
 
 TEST(Endgame, PassesAndFinishedGames) {
@@ -261,6 +297,51 @@ TEST(Endgame, TableGivesTheSameResultsAndRepeatableNodeCounts) {
     EXPECT_EQ(again.nodes, first.nodes);
   }
   EXPECT_EQ(table.stamp, solves);
+}
+
+// The measuring instrument of bench/solve_bench (HashTable::carry_moves_to_next_solve): the
+// next solve sees the root's entry as its best move without bounds, and nothing of positions
+// below min_empties; a solve from carried moves gives the same score and move; carrying
+// nothing leaves a table as good as empty (the same nodes as the first solve), and carried
+// moves do change the search.
+TEST(Endgame, CarriedMovesAreHintsOnly) {
+  Rng rng(31, Purpose::kGame, 7);
+  std::vector<search::endgame::HashEntry> entries(std::size_t{1} << 16);
+  search::endgame::HashTable table{entries.data(), entries.size() - 1, 0};
+  int changed = 0, solved = 0;
+  for (int i = 0; i < 10; ++i) {
+    u64 P, O;
+    if (!random_endgame(rng, 16, P, O)) continue;
+    ++solved;
+    const search::SolveResult first = search::solve_endgame(P, O, -64, 64, &table);
+    search::endgame::HashTable next = table;  // the view the next solve will have
+    ++next.stamp;
+    const search::endgame::HashHit stored = table.find(P, O);
+    ASSERT_TRUE(stored.found);
+    EXPECT_EQ(stored.lower, first.score);  // the root's exact score, stored as both bounds
+    EXPECT_EQ(stored.upper, first.score);
+    EXPECT_EQ(stored.move, first.best_move);
+    table.carry_moves_to_next_solve(17);  // the root has 16 empties: not carried
+    EXPECT_FALSE(next.find(P, O).found);
+    table.carry_moves_to_next_solve(16);
+    const search::endgame::HashHit carried = next.find(P, O);
+    ASSERT_TRUE(carried.found);
+    EXPECT_EQ(carried.lower, -64);
+    EXPECT_EQ(carried.upper, 64);
+    EXPECT_EQ(carried.move, first.best_move);
+    (void)search::solve_endgame(P, O, -64, 64, &table);
+    table.carry_moves_to_next_solve(65);  // no position has 65 empties: nothing carried
+    const search::SolveResult none = search::solve_endgame(P, O, -64, 64, &table);
+    EXPECT_EQ(none.nodes, first.nodes);
+    (void)search::solve_endgame(P, O, -64, 64, &table);
+    table.carry_moves_to_next_solve(search::endgame::kHashEmpties);
+    const search::SolveResult hinted = search::solve_endgame(P, O, -64, 64, &table);
+    EXPECT_EQ(hinted.score, first.score);
+    EXPECT_EQ(hinted.best_move, first.best_move);
+    if (hinted.nodes != first.nodes) ++changed;
+  }
+  EXPECT_GE(solved, 8);
+  EXPECT_GE(changed, solved / 2);
 }
 
 // ---- Move ordering by evaluation ---------------------------------------------------------------

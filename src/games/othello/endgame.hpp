@@ -30,7 +30,7 @@
 //    kPassEmpties up solve_endgame first runs ordering passes: depth-limited searches with the
 //    evaluation at their leaves, which leave their best moves in the table for the exact pass
 //    and a score that centres the exact pass's aspiration window (kAspirationWindow)
-//    (on FFO #20-#39: 911 M -> 173 M nodes, docs/search.md);
+//    (on FFO #20-#39: 911 M -> 173 M nodes, docs/search.md; 166 M with the lazy cut-off);
 //  - down to kSortEmpties + 1 (when above kSmallEmpties): parity only -- odd regions first;
 //  - the last kSmallEmpties: parity order of the empty squares (corners first, X-squares
 //    last within each parity class), fixed once for the subtree.
@@ -167,10 +167,13 @@ struct HashTable {
     u64 dp, dO, ddata;
     const bool deep_live = read(entries[b], dp, dO, ddata);
     const bool into_deep = !deep_live || (dp == P && dO == O) || static_cast<int>(ddata >> 24 & 0xFF) <= empties;
-    HashEntry& slot = entries[into_deep ? b : b + 1];
-    const u64 data = u64{stamp} << 32 | u64{static_cast<u8>(empties)} << 24 |
-                     u64{static_cast<u8>(move < 0 ? 255 : move)} << 16 | u64{static_cast<u8>(upper)} << 8 |
-                     u64{static_cast<u8>(lower)};
+    write(entries[into_deep ? b : b + 1], P, O, pack(stamp, empties, lower, upper, move));
+  }
+  EF_HD_INLINE static u64 pack(u32 stamp, int empties, int lower, int upper, int move) {
+    return u64{stamp} << 32 | u64{static_cast<u8>(empties)} << 24 | u64{static_cast<u8>(move < 0 ? 255 : move)} << 16 |
+           u64{static_cast<u8>(upper)} << 8 | u64{static_cast<u8>(lower)};
+  }
+  EF_HD_INLINE static void write(HashEntry& slot, u64 P, u64 O, u64 data) {
     store_word(slot.key_p, P ^ data);
     store_word(slot.key_o, O ^ data);
     store_word(slot.data, data);
@@ -190,6 +193,23 @@ struct HashTable {
 #if !defined(__CUDA_ARCH__)
     __builtin_prefetch(&entries[bucket(P, O)]);
 #endif
+  }
+  // A measuring instrument, not part of solving (bench/solve_bench, BM_SolveFforumHintCeiling):
+  // the best moves this solve found at positions of `min_empties` empties or more become the
+  // next solve's entries, as move hints without bounds; the rest is forgotten. Solving the same
+  // position again then shows what the search costs when the table's move is the one an exact
+  // search chose at every such node: a floor for any ordering that works through table moves
+  // (docs/search.md). Host only; call between two solves of one table, by one thread; the next
+  // solve must advance the stamp (more than kSmallEmpties empties), or the carried entries stay
+  // for the one after.
+  void carry_moves_to_next_solve(int min_empties) {
+    if (stamp + 1 == 0) return;  // next_solve() clears the table then
+    for (u64 i = 0; i <= mask; ++i) {
+      u64 p, o, data;
+      if (!read(entries[i], p, o, data)) continue;
+      const int empties = static_cast<int>(data >> 24 & 0xFF), move = static_cast<int>(data >> 16 & 0xFF);
+      if (empties >= min_empties) write(entries[i], p, o, pack(stamp + 1, empties, -64, 64, move == 255 ? -1 : move));
+    }
   }
   // A new solve: earlier entries stop counting. (After 2^32 solves the stamp would come round
   // to old entries: clear them then.)
@@ -323,22 +343,28 @@ EF_HD_INLINE u64 stable_discs(u64 own, u64 other) {
 
 // ---- The last empties ------------------------------------------------------------------------
 
-// Exact score with one empty square `sq` left: the player takes it if it flips anything, else
-// the opponent does, else the game ends with it empty.
-EF_HD_INLINE int last_move_score(u64 P, u64 O, int sq, u64& nodes) {
+// Score with one empty square `sq` left, fail-soft against alpha: the player takes it if it
+// flips anything, else the opponent does, else the game ends with it empty. When the player
+// cannot take it, the opponent's move can only lower the player's score below what the empty
+// square gives; when that is already no better than alpha it is returned as the upper bound it
+// is, and the opponent's move is not played (Edax's "lazy cut-off": 7.3 M of 172.9 M nodes on
+// FFO #20-#39, docs/search.md). Exact when the result is above alpha.
+EF_HD_INLINE int last_move_score(u64 P, u64 O, int sq, int alpha, u64& nodes) {
   const int p = popcount64(P);  // p + o = 63
   const u64 f = othello::flips(P, O, sq);
   if (f) {
     ++nodes;
     return 2 * (p + popcount64(f) + 1) - 64;
   }
+  const int diff = 2 * p - 63;  // odd, never a draw
+  const int square_left_empty = diff > 0 ? diff + 1 : diff - 1;
+  if (square_left_empty <= alpha) return square_left_empty;
   const u64 g = othello::flips(O, P, sq);
   if (g) {
     nodes += 2;  // the pass and the opponent's move
     return 2 * (p - popcount64(g)) - 64;
   }
-  const int diff = 2 * p - 63;  // odd, never a draw
-  return diff > 0 ? diff + 1 : diff - 1;
+  return square_left_empty;
 }
 
 // Alpha-beta over the last N empty squares `sq[0..N)` (in the order to try them). kAfterPass:
@@ -346,7 +372,7 @@ EF_HD_INLINE int last_move_score(u64 P, u64 O, int sq, u64& nodes) {
 template <int N, bool kAfterPass = false>
 EF_HD_INLINE int solve_small(u64 P, u64 O, int alpha, int beta, const int* sq, u64& nodes) {
   if constexpr (N == 1) {
-    return last_move_score(P, O, sq[0], nodes);
+    return last_move_score(P, O, sq[0], alpha, nodes);
   } else {
     int best = -kScoreLimit;
     for (int i = 0; i < N; ++i) {
