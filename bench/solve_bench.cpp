@@ -136,13 +136,8 @@ void solve_positions(benchmark::State& state, const std::vector<data::ObfPositio
 // exact pass of any ordering that works through the table's moves from that many empties up;
 // hinted_vs_exact their ratio. This solver is compiled with the benchmark's own flags (a
 // baseline build runs slower than `evalforge solve`); the nodes do not depend on that.
-struct OrderingRef {
-  static constexpr bool kEnabled = true;
-  const cpu::SolverOrdering* order;
-  int value(u64 P, u64 O) const { return order->value(P, O); }
-};
 struct RecordedPasses {
-  search::endgame::SerialPasses<64, OrderingRef> serial;
+  search::endgame::SerialPasses<64, cpu::SolverOrdering> serial;
   std::vector<search::SolveResult>* passes;  // the ordering passes' results, in order
   bool replay = false;
   mutable std::size_t next = 0;
@@ -167,13 +162,13 @@ void solve_with_exact_hints(benchmark::State& state, const std::vector<data::Obf
   u64 nodes = 0, exact = 0, hinted = 0;
   double seconds = 0, hinted_seconds = 0;
   search::endgame::HashTable& view = table().view;
-  const OrderingRef ref{builtin_ordering()};
+  const cpu::SolverOrdering* order = builtin_ordering();
   for (auto _ : state) {
     for (const data::ObfPosition& pos : positions) {
       const othello::Board b = othello::Board::from_colors(pos.black, pos.white, pos.side);
       if (b.empties() <= search::endgame::kSmallEmpties) continue;  // no table, no passes
       std::vector<search::SolveResult> passes;
-      const RecordedPasses record{{&view, &ref}, &passes};
+      const RecordedPasses record{{&view, order}, &passes};
       const double t0 = thread_cpu_seconds();
       view.next_solve();
       const search::SolveResult first = search::endgame::drive_passes(
@@ -181,7 +176,7 @@ void solve_with_exact_hints(benchmark::State& state, const std::vector<data::Obf
       const double t1 = thread_cpu_seconds();
       view.carry_moves_to_next_solve(min_empties);
       view.next_solve();
-      const RecordedPasses replay{{&view, &ref}, &passes, true};
+      const RecordedPasses replay{{&view, order}, &passes, true};
       const double t2 = thread_cpu_seconds();
       const search::SolveResult again = search::endgame::drive_passes(
           b.player, b.opponent, -search::endgame::kScoreLimit, search::endgame::kScoreLimit, true, replay);
