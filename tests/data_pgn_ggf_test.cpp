@@ -496,11 +496,61 @@ TEST_F(PgnGgfFiles, ConvertCommandWritesEachFormatAndRefusesBadOutput) {
   EXPECT_NE(same_text.find("refusing to overwrite"), std::string::npos) << same_text;
   const auto [ext_status, ext_text] = run(fmt::format("'{}' --out '{}'", pgn.string(), (dir_ / "x.wtb").string()));
   EXPECT_EQ(ext_status, 2);
-  EXPECT_NE(ext_text.find(".txt (transcripts), .pgn or .ggf"), std::string::npos) << ext_text;
+  EXPECT_NE(ext_text.find(".txt (transcripts), .pgn, .ggf or .obf (positions)"), std::string::npos) << ext_text;
   const auto [dir_status, dir_text] =
       run(fmt::format("'{}' --out '{}'", pgn.string(), (dir_ / "absent" / "x.pgn").string()));
   EXPECT_EQ(dir_status, 2);
   EXPECT_NE(dir_text.find("does not exist"), std::string::npos) << dir_text;
+}
+
+// .obf: each chosen game's position at --empties, read back by the solver's reader as the board
+// the game reaches there (replayed here) with the side that moves next; a game that ends before
+// gives no line.
+TEST_F(PgnGgfFiles, ConvertCommandWritesPositionsAsObf) {
+  const std::string bin = EF_EVALFORGE_BIN;
+  const fs::path pgn = write("pos.pgn", "[Result \"30-34\"]\n" + kGame1Pgn + " 30-34\n\n" + kShortPgn + " 64-0\n");
+  const auto run = [&](const std::string& args) {
+    return test::run_command(fmt::format("'{}' data convert '{}' {} --no-cache 2>&1", bin, pgn.string(), args));
+  };
+  othello::Board expected;  // game 1 after 10 moves: 50 empties
+  for (int i = 0; i < 10; ++i) {
+    if (!expected.can_move()) expected.pass();
+    ASSERT_TRUE(expected.play(kGame1Moves[static_cast<std::size_t>(i)]));
+  }
+  if (!expected.can_move()) expected.pass();
+  ASSERT_EQ(expected.empties(), 50);
+  const fs::path obf = dir_ / "at50.obf";
+  const auto [status, text] = run(fmt::format("--out '{}' --empties 50", obf.string()));
+  ASSERT_EQ(status, 0) << text;
+  EXPECT_NE(text.find("wrote 1 positions of 50 empties"), std::string::npos) << text;  // the short game ended at 51
+  const std::vector<ObfPosition> back = read_obf(obf);
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].black, expected.black());
+  EXPECT_EQ(back[0].white, expected.white());
+  EXPECT_EQ(back[0].side, expected.side);
+  EXPECT_TRUE(back[0].move_scores.empty());
+  // --every / --first choose the games: the second alone ended before.
+  const auto [second_status, second_text] =
+      run(fmt::format("--out '{}' --empties 50 --every 5 --first 1", obf.string()));
+  ASSERT_EQ(second_status, 0) << second_text;
+  EXPECT_NE(second_text.find("wrote 0 positions"), std::string::npos) << second_text;
+  EXPECT_TRUE(read_obf(obf).empty());
+  // Both games at the start: 60 empties, black to move.
+  const auto [start_status, start_text] = run(fmt::format("--out '{}' --empties 60", obf.string()));
+  ASSERT_EQ(start_status, 0) << start_text;
+  const std::vector<ObfPosition> starts = read_obf(obf);
+  ASSERT_EQ(starts.size(), 2u);
+  EXPECT_EQ(starts[1].black, othello::Board{}.black());
+  EXPECT_EQ(starts[1].side, 0);
+  // Positions need --empties; the game formats take none of the position options.
+  const auto [no_empties_status, no_empties_text] = run(fmt::format("--out '{}'", (dir_ / "x.obf").string()));
+  EXPECT_EQ(no_empties_status, 2);
+  EXPECT_NE(no_empties_text.find("need --empties"), std::string::npos) << no_empties_text;
+  const auto [txt_status, txt_text] = run(fmt::format("--out '{}' --empties 20", (dir_ / "x.txt").string()));
+  EXPECT_EQ(txt_status, 2);
+  EXPECT_NE(txt_text.find("for an .obf --out"), std::string::npos) << txt_text;
+  EXPECT_FALSE(fs::exists(dir_ / "x.obf"));
+  EXPECT_FALSE(fs::exists(dir_ / "x.txt"));
 }
 
 TEST_F(PgnGgfFiles, InspectReportsPgnAndGgfFiles) {

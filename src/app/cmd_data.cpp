@@ -285,10 +285,13 @@ struct ConvertArgs {
   bool fatal = false;
   bool no_cache = false;
   std::string cache_dir;
+  int empties = -1;  // .obf: the position of each game at this many empties
+  int every = 1;     // .obf: games first, first + every, ...
+  int first = 0;
 };
 
 // The writer for an output file, from its extension (case-insensitive).
-enum class OutputFormat { kTranscript, kPgn, kGgf };
+enum class OutputFormat { kTranscript, kPgn, kGgf, kObf };
 OutputFormat output_format(const std::string& out) {
   std::string extension = std::filesystem::path(out).extension().string();
   std::transform(extension.begin(), extension.end(), extension.begin(),
@@ -296,13 +299,18 @@ OutputFormat output_format(const std::string& out) {
   if (extension == ".txt") return OutputFormat::kTranscript;
   if (extension == ".pgn") return OutputFormat::kPgn;
   if (extension == ".ggf") return OutputFormat::kGgf;
-  fail("--out {}: the output format comes from the extension: .txt (transcripts), .pgn or .ggf", out);
+  if (extension == ".obf") return OutputFormat::kObf;
+  fail("--out {}: the output format comes from the extension: .txt (transcripts), .pgn, .ggf or .obf (positions)", out);
 }
 
 // `data convert`: the games load_games reads (same readers, checks and cache), written in
 // another format; problems are reported as `data inspect` lists them.
 void run_convert(const ConvertArgs& args) {
   const OutputFormat format = output_format(args.out);
+  if (format == OutputFormat::kObf && args.empties < 0)
+    fail("--out {}: positions need --empties (each game's position at that many empties)", args.out);
+  if (format != OutputFormat::kObf && (args.empties >= 0 || args.every != 1 || args.first != 0))
+    fail("--empties, --every and --first choose positions for an .obf --out, not for {}", args.out);
   const std::filesystem::path out = args.out;
   std::error_code ec;
   if (std::filesystem::is_directory(out, ec)) fail("--out {} is a directory", args.out);
@@ -337,7 +345,20 @@ void run_convert(const ConvertArgs& args) {
     }
     unfinished += !board.game_over();
   }
+  if (format == OutputFormat::kObf) {
+    if (static_cast<std::size_t>(args.first) >= db.games.size())
+      fail("--first {}: the files hold {} games (0 is the first)", args.first, db.games.size());
+    std::vector<data::Game> chosen;
+    for (std::size_t i = static_cast<std::size_t>(args.first); i < db.games.size();
+         i += static_cast<std::size_t>(args.every))
+      chosen.push_back(db.games[i]);
+    const std::size_t n = data::write_obf_positions(out, chosen, args.empties);
+    fmt::print("wrote {} positions of {} empties to {} (games {}, {}, ...: {} of them end before)\n", n, args.empties,
+               args.out, args.first, args.first + args.every, chosen.size() - n);
+    return;
+  }
   switch (format) {
+    case OutputFormat::kObf: break;
     case OutputFormat::kTranscript: data::write_transcripts(out, db.games); break;
     case OutputFormat::kPgn: data::write_pgn(out, db.games); break;
     case OutputFormat::kGgf: data::write_ggf(out, db.games); break;
@@ -373,9 +394,21 @@ void register_data(CLI::App& app) {
 
   auto convert_args = std::make_shared<ConvertArgs>();
   CLI::App* convert = data->add_subcommand(
-      "convert", "Read game files (any format data inspect reads) and write their games as transcripts, PGN or GGF");
+      "convert",
+      "Read game files (any format data inspect reads) and write their games as transcripts, PGN or GGF, or their "
+      "positions at some number of empties as .obf");
   convert->add_option("files", convert_args->files, "Files to read")->required();
-  convert->add_option("--out", convert_args->out, "Output file: .txt (transcripts), .pgn or .ggf")->required();
+  convert
+      ->add_option("--out", convert_args->out,
+                   "Output file: .txt (transcripts), .pgn, .ggf, or .obf (positions, with --empties)")
+      ->required();
+  convert
+      ->add_option("--empties", convert_args->empties,
+                   ".obf: each game's position at this many empties (a test set for evalforge solve)")
+      ->check(CLI::Range(0, 60));
+  convert->add_option("--every", convert_args->every, ".obf: every N-th game only")->check(CLI::Range(1, 100'000'000));
+  convert->add_option("--first", convert_args->first, ".obf: starting from this game (0 = the first)")
+      ->check(CLI::Range(0, 100'000'000));
   convert->add_flag("--fatal", convert_args->fatal, "Stop at the first bad record (error naming file and line)");
   convert->add_flag("--no-cache", convert_args->no_cache, "Parse the files even when a binary cache is valid");
   convert->add_option("--cache-dir", convert_args->cache_dir, "Cache directory (default $XDG_CACHE_HOME/evalforge)");

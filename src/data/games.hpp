@@ -115,5 +115,10 @@ struct ObfPosition {
 };
 std::vector<ObfPosition> read_obf(const std::filesystem::path& file, std::vector<Problem>* problems = nullptr,
                                   bool fatal_problems = true);
+// Writes each game's position at `empties` empties as an .obf line (board and side to move, no
+// move scores: a test set for the solver, `evalforge data convert --empties`); the side to move
+// is the one that moves next (after a pass, the other one). Games that end before it are left
+// out. Returns the number of positions written. Throws ef::Error naming the file.
+std::size_t write_obf_positions(const std::filesystem::path& file, const std::vector<Game>& games, int empties);
 
 }  // namespace ef::data

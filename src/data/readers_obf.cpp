@@ -7,6 +7,7 @@
 #include <string_view>
 #include "core/error.hpp"
 #include "data/readers.hpp"
+#include "games/othello/game.hpp"
 #include "games/othello/squares.hpp"
 
 namespace ef::data {
@@ -98,6 +99,26 @@ std::string parse_obf_line(std::string_view line, ObfPosition& position) {
 }
 
 }  // namespace
+
+std::size_t write_obf_positions(const std::filesystem::path& file, const std::vector<Game>& games, int empties) {
+  std::size_t written = 0;
+  detail::write_game_text(file, "obf", "", games, [&](std::string& text, const Game& game) {
+    othello::Board board;
+    for (std::size_t i = 0;; ++i) {
+      if (!board.can_move()) board.pass();
+      if (board.empties() == empties) {
+        if (!board.can_move()) return;  // the game ended here
+        for (int square = 0; square < 64; ++square)
+          text += (board.black() >> square & 1) ? 'X' : ((board.white() >> square & 1) ? 'O' : '-');
+        text += board.side == othello::kBlack ? " X;\n" : " O;\n";
+        ++written;
+        return;
+      }
+      if (i == game.moves.size() || !board.play(game.moves[i])) return;  // ended (or stopped) before
+    }
+  });
+  return written;
+}
 
 int ObfPosition::best_score() const {
   int best = kNoScore;
