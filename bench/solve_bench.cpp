@@ -2,8 +2,9 @@
 //  - the exact endgame solver on FFO #20-#39 (each position: time, nodes, nodes/s; and all 20
 //    in one run), with mobility ordering only (BM_SolveFforum) and with the built-in ordering
 //    network (BM_SolveFforumOrdered; nodes_vs_plain, cpu_s_vs_plain: the ratios to the plain
-//    run of the same process; BM_SolveFforumCodeCopies: the solver's baseline and x86-64-v3
-//    machine code, interleaved, backends/cpu/endgame_solver.hpp; BM_SolveFforumHintCeiling: the
+//    run of the same process; BM_SolveFforumNetworks: the network retrained on the solver's own
+//    trees (edax-tree) against the built-in one it was made from, interleaved; BM_SolveFforumCodeCopies: the solver's
+//    baseline and x86-64-v3 machine code, interleaved, backends/cpu/endgame_solver.hpp; BM_SolveFforumHintCeiling: the
 //    nodes when the table holds an exact search's best moves, a floor for the ordering), beside Edax's ~36 M nodes/s
 //    per core on FFO #40-#42 (docs/anchors.md). Node counts are not comparable one to one (engines count differently,
 //    and Edax needs far fewer nodes thanks to its evaluation-guided ordering), so time per position is the figure to
@@ -70,15 +71,23 @@ void add_solver_counters(benchmark::State& state, u64 nodes, double seconds) {
   state.counters["ratio_edax"] = rate / kEdaxNodesPerSecond;
 }
 
-// The built-in ordering network (networks/ordering/, docs/search.md), or null when it is missing.
+// An ordering network of networks/ordering/ (docs/search.md) as the solver's evaluator, or null
+// when the file is missing.
+std::unique_ptr<cpu::SolverOrdering> load_ordering(const char* name) {
+  static std::vector<std::unique_ptr<play::OthelloAgent>> agents;  // kept alive for the evaluators
+  const auto file = std::filesystem::path(__FILE__).parent_path() / "../networks/ordering" / name;
+  if (!std::filesystem::exists(file)) return nullptr;
+  agents.push_back(std::make_unique<play::OthelloAgent>(play::load_agent(file.string())));
+  return std::make_unique<cpu::SolverOrdering>(agents.back()->ntuple_evaluator());
+}
+// The built-in one (edax: trained on WTHOR), and the one made from it by retraining two of its
+// networks on the solver's own trees (edax-tree, `evalforge ordering`).
 const cpu::SolverOrdering* builtin_ordering() {
-  static const std::unique_ptr<play::OthelloAgent> agent = [] {
-    const auto file = std::filesystem::path(__FILE__).parent_path() / "../networks/ordering/edax.toml";
-    return std::filesystem::exists(file) ? std::make_unique<play::OthelloAgent>(play::load_agent(file.string()))
-                                         : nullptr;
-  }();
-  static const std::unique_ptr<cpu::SolverOrdering> order =
-      agent ? std::make_unique<cpu::SolverOrdering>(agent->ntuple_evaluator()) : nullptr;
+  static const std::unique_ptr<cpu::SolverOrdering> order = load_ordering("edax.toml");
+  return order.get();
+}
+const cpu::SolverOrdering* tree_ordering() {
+  static const std::unique_ptr<cpu::SolverOrdering> order = load_ordering("edax-tree.toml");
   return order.get();
 }
 
@@ -240,6 +249,35 @@ void solve_code_copies(benchmark::State& state, const std::vector<data::ObfPosit
   if (!ratios.empty()) state.counters["v3_vs_baseline"] = median(ratios);
 }
 
+// The tree-trained network against the built-in one it was made from, on all 20, interleaved in
+// `rounds` rounds (the order alternating): each one's nodes and median CPU seconds, and the
+// median of the per-round ratios of the tree-trained network's time to the built-in one's.
+void solve_networks(benchmark::State& state, const std::vector<data::ObfPosition>& positions, int rounds) {
+  const cpu::SolverOrdering* orders[2] = {builtin_ordering(), tree_ordering()};
+  std::vector<double> seconds[2], ratios;
+  u64 nodes[2] = {0, 0};
+  for (auto _ : state) {
+    for (int round = 0; round < rounds; ++round) {
+      for (int step = 0; step < 2; ++step) {
+        const int k = round % 2 ? 1 - step : step;
+        const auto solver = cpu::make_endgame_solver(1, &table().view, orders[k]);
+        u64 n = 0;
+        double total = 0;
+        if (!solve_each(state, *solver, positions, n, total)) return;
+        nodes[k] = n;  // (the same every round: node counts do not depend on the machine)
+        seconds[k].push_back(total);
+      }
+      ratios.push_back(seconds[1].back() / seconds[0].back());
+    }
+  }
+  state.counters["nodes_wthor_network"] = static_cast<double>(nodes[0]);
+  state.counters["nodes_tree_network"] = static_cast<double>(nodes[1]);
+  state.counters["nodes_tree_vs_wthor"] = static_cast<double>(nodes[1]) / static_cast<double>(nodes[0]);
+  state.counters["cpu_s_wthor_network"] = median(seconds[0]);
+  state.counters["cpu_s_tree_network"] = median(seconds[1]);
+  state.counters["cpu_s_tree_vs_wthor"] = median(ratios);
+}
+
 // A position after `plies` uniformly random moves from the start (game `index`).
 othello::Position random_opening(u32 index, int plies) {
   Rng rng(2024, Purpose::kGame, index);
@@ -334,6 +372,12 @@ int main(int argc, char** argv) {
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime()
           ->Iterations(1);
+      if (tree_ordering())
+        benchmark::RegisterBenchmark("BM_SolveFforumNetworks/all_20_39/rounds:5",
+                                     [](benchmark::State& state) { solve_networks(state, positions, 5); })
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime()
+            ->Iterations(1);
       for (const int min_empties : {8, 11, 14, 17}) {
         const std::string name = "BM_SolveFforumHintCeiling/all_20_39/min_empties:" + std::to_string(min_empties);
         benchmark::RegisterBenchmark(

@@ -413,6 +413,80 @@ TEST(EndgameOrdering, ScoresAndMovesDoNotDependOnTheOrdering) {
 }
 
 namespace {
+// The built-in network with the solver's visit hook (endgame.hpp, OrderingEvaluator): counts the
+// visits by number of empties.
+struct VisitCounter {
+  static constexpr bool kEnabled = true;
+  const cpu::SolverOrdering* order;
+  std::vector<u64>* visits;  // by empties
+  int value(u64 P, u64 O) const { return order->value(P, O); }
+  void visit(u64 P, u64 O, int empties) const {
+    EXPECT_EQ(empties, 64 - popcount64(P | O));
+    ++(*visits)[static_cast<std::size_t>(empties)];
+  }
+};
+}  // namespace
+
+// The visit hook sees the exact passes' nodes above kSmallEmpties and changes nothing: the same
+// score, move and nodes as the network without it; the root once per exact pass (one, or two
+// when the aspiration window fails); none of the ordering passes' nodes.
+TEST(EndgameOrdering, VisitHookSeesExactPassNodesAndChangesNothing) {
+  const play::OthelloAgent builtin = play::load_agent(builtin_ordering_file().string());
+  const cpu::SolverOrdering order(builtin.ntuple_evaluator());
+  std::vector<search::endgame::HashEntry> entries(std::size_t{1} << 16);
+  search::endgame::HashTable table{entries.data(), entries.size() - 1, 0};
+  Rng rng(43, Purpose::kGame, 9);
+  int solved = 0;
+  for (int empties = 10; empties <= 18; ++empties) {
+    u64 P, O;
+    if (!random_endgame(rng, empties, P, O)) continue;
+    std::vector<u64> visits(65, 0);
+    const VisitCounter counter{&order, &visits};
+    const search::SolveResult plain = search::solve_endgame(P, O, -64, 64, &table, &order);
+    const search::SolveResult counted = search::solve_endgame(P, O, -64, 64, &table, &counter);
+    EXPECT_EQ(counted.score, plain.score) << empties;
+    EXPECT_EQ(counted.best_move, plain.best_move) << empties;
+    EXPECT_EQ(counted.nodes, plain.nodes) << empties;
+    EXPECT_GE(visits[empties], 1u) << empties;
+    EXPECT_LE(visits[empties], 2u) << empties;
+    u64 total = 0;
+    for (int e = 0; e <= search::endgame::kSmallEmpties; ++e) EXPECT_EQ(visits[e], 0u) << e;
+    for (int e = empties + 1; e <= 64; ++e) EXPECT_EQ(visits[e], 0u) << e;
+    for (const u64 v : visits) total += v;
+    EXPECT_GT(total, 1u) << empties;
+    EXPECT_LT(total, counted.nodes) << empties;
+    // The same solve pass by pass (solve_endgame's drive_passes with its own runner): the
+    // ordering passes visit nothing.
+    auto sum = [&] {
+      u64 n = 0;
+      for (const u64 v : visits) n += v;
+      return n;
+    };
+    u64 visits_in_ordering_passes = 0;
+    int ordering_passes = 0;
+    auto run_pass = [&](u64 p, u64 o, int alpha, int beta, int horizon) {
+      const u64 before = sum();
+      const search::SolveResult r = search::endgame::solve_pass<64>(p, o, alpha, beta, &table, &counter, horizon);
+      if (horizon > 0) {
+        visits_in_ordering_passes += sum() - before;
+        ++ordering_passes;
+      }
+      return r;
+    };
+    table.next_solve();
+    const search::SolveResult by_pass = search::endgame::drive_passes(P, O, -search::endgame::kScoreLimit,
+                                                                      search::endgame::kScoreLimit, true, run_pass);
+    EXPECT_EQ(by_pass.score, plain.score) << empties;
+    EXPECT_EQ(visits_in_ordering_passes, 0u) << empties;
+    if (empties >= search::endgame::kPassEmpties) {
+      EXPECT_GT(ordering_passes, 0) << empties;
+    }
+    ++solved;
+  }
+  EXPECT_GE(solved, 7);
+}
+
+namespace {
 // An ordering evaluation that says the same about every position: its passes' score (+-discs),
 // which centres the exact pass's aspiration window, is far from the truth on one side or the other.
 struct ConstantOrdering {
@@ -481,7 +555,7 @@ TEST(EndgameOrdering, BuiltinNetworkIsReproducible) {
   if (!std::filesystem::exists(wthor / "WTH_2015.wtb")) GTEST_SKIP() << wthor << " not found";
   const auto out = test::scratch_dir("ordering", "network");
   const auto [status, text] =
-      test::run_command(fmt::format("EVALFORGE='{}' '{}/scripts/make-ordering-network.sh' '{}' '{}' 2>&1",
+      test::run_command(fmt::format("EVALFORGE='{}' '{}/scripts/make-ordering-network.sh' '{}' '{}' wthor 2>&1",
                                     EF_EVALFORGE_BIN, EF_SOURCE_DIR, wthor.string(), out.string()));
   ASSERT_EQ(status, 0) << text;
   EXPECT_EQ(test::file_bytes(out / "edax.efnet"),

@@ -25,6 +25,7 @@ void register_solve(CLI::App& app);
 void register_verify(CLI::App& app);
 void register_gtp(CLI::App& app);
 void register_probcut(CLI::App& app);
+void register_ordering(CLI::App& app);
 void register_league(CLI::App& app);
 void register_match(CLI::App& app);
 void register_tournament(CLI::App& app);

@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   ef::app::register_verify(app);
   ef::app::register_gtp(app);
   ef::app::register_probcut(app);
+  ef::app::register_ordering(app);
   ef::app::register_league(app);
   ef::app::register_match(app);
   ef::app::register_tournament(app);

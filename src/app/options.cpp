@@ -139,7 +139,15 @@ std::string describe_error(const Error& e) {
                                                                              {"threshold", "--threshold"},
                                                                              {"generations", "--generations"},
                                                                              {"random_networks", "--random-networks"},
-                                                                             {"screen_random", "--screen-random"}};
+                                                                             {"screen_random", "--screen-random"},
+                                                                             {"roots", "--roots"},
+                                                                             {"root_empties", "--root-empties"},
+                                                                             {"min_empties", "--min-empties"},
+                                                                             {"max_empties", "--max-empties"},
+                                                                             {"per_level", "--per-level"},
+                                                                             {"deep_per_level", "--deep-per-level"},
+                                                                             {"table_bits", "--table-bits"},
+                                                                             {"base", "--base"}};
   for (const auto& [input, flag] : kFlags)
     if (e.input == input) return fmt::format("{}: {}", flag, e.detail);
   return e.what();

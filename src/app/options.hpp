@@ -37,8 +37,8 @@ void add_train_options(CLI::App& cmd, TrainArgs& args);
 TrainParams read_train_table(const std::string& file);  // the [training] table of a TOML config
 
 // The built-in n-tuple agent (the exact solver's move ordering, docs/search.md; also the
-// default player of `data generate`): networks/ordering/edax.toml of the source tree this
-// binary was built from.
+// default player of `data generate` and the base `evalforge ordering` starts from):
+// networks/ordering/edax.toml of the source tree this binary was built from.
 std::filesystem::path builtin_ordering_network();
 
 // `files`: paths or data-set names (fetched into the cache when missing).

@@ -19,6 +19,7 @@ enum class Purpose : u32 {
   kEvolve = 8,         // evolve runs' GA: initial chromosomes, selection, crossover, mutation
   kOpening = 9,        // random openings of yardstick games
   kFitnessGames = 10,  // a generation's seed for its fitness games (Tic-Tac-Toe's random ties)
+  kSolverTree = 11,    // nodes sampled from the exact solver's trees (runs/ordering_network.cpp)
 };
 
 class Rng {

@@ -72,12 +72,15 @@ SolverIsa default_solver_isa() {
 }
 
 std::unique_ptr<EndgameSolver> make_endgame_solver(int threads, search::endgame::HashTable* table,
-                                                   const SolverOrdering* order, int split_empties, SolverIsa isa) {
+                                                   const SolverOrdering* order, int split_empties, SolverIsa isa,
+                                                   NodeVisitor* visitor) {
   if (!cpu_runs(isa)) fail("solver: the {} copy is not available in this binary or on this CPU", solver_isa_name(isa));
 #if defined(EF_SOLVER_X86_64_V3)
-  if (isa == SolverIsa::kX86_64_V3) return detail::make_endgame_solver_x86_64_v3(threads, table, order, split_empties);
+  if (isa == SolverIsa::kX86_64_V3)
+    return detail::make_endgame_solver_x86_64_v3(threads, table, order, split_empties, visitor);
 #endif
-  return std::make_unique<detail::SolverOf<BaselineTag>>(threads, table, order, split_empties, SolverIsa::kBaseline);
+  return std::make_unique<detail::SolverOf<BaselineTag>>(threads, table, order, split_empties, SolverIsa::kBaseline,
+                                                         visitor);
 }
 
 }  // namespace ef::cpu

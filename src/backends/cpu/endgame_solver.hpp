@@ -29,6 +29,15 @@ std::vector<SolverIsa> available_solver_isas();
 // and the last available copy in any other.
 SolverIsa default_solver_isa();
 
+// Sees the exact passes' nodes above kSmallEmpties as the solver meets them (endgame.hpp's
+// visit hook), from the thread that searches them: runs/ordering_network.cpp samples the
+// solver's own trees through it. It cannot change what the solver does.
+class NodeVisitor {
+ public:
+  virtual ~NodeVisitor() = default;
+  virtual void visit(u64 P, u64 O, int empties) = 0;
+};
+
 class EndgameSolver {
  public:
   virtual ~EndgameSolver() = default;
@@ -40,11 +49,13 @@ class EndgameSolver {
 
 // search::ParallelSolve(threads, table, order, split_empties) in the copy `isa` (which must be
 // available: ef::Error otherwise). `order` may be null (mobility ordering only); it and the
-// table must outlive the solver.
+// table must outlive the solver, and so must `visitor` (may be null; called only with an
+// ordering).
 std::unique_ptr<EndgameSolver> make_endgame_solver(int threads, search::endgame::HashTable* table,
                                                    const SolverOrdering* order,
                                                    int split_empties = search::endgame::kSplitEmpties,
-                                                   SolverIsa isa = default_solver_isa());
+                                                   SolverIsa isa = default_solver_isa(),
+                                                   NodeVisitor* visitor = nullptr);
 
 namespace detail {
 
@@ -57,18 +68,22 @@ template <class Tag>
 class SolverOf final : public EndgameSolver {
  public:
   SolverOf(int threads, search::endgame::HashTable* table, const SolverOrdering* order, int split_empties,
-           SolverIsa isa)
-      : ref_{order}, solver_(threads, table, order ? &ref_ : nullptr, split_empties), isa_(isa) {}
+           SolverIsa isa, NodeVisitor* visitor)
+      : ref_{order, visitor}, solver_(threads, table, order ? &ref_ : nullptr, split_empties), isa_(isa) {}
   search::SolveResult solve(u64 P, u64 O, int alpha, int beta) override { return solver_.solve(P, O, alpha, beta); }
   double helper_cpu_seconds() const override { return solver_.helper_cpu_seconds(); }
   SolverIsa isa() const override { return isa_; }
 
  private:
-  // SolverOrdering as the solver's OrderingEvaluator.
+  // SolverOrdering as the solver's OrderingEvaluator, and the visitor behind its visit hook.
   struct Ref {
     static constexpr bool kEnabled = true;
     const SolverOrdering* order;
+    NodeVisitor* visitor;
     int value(u64 P, u64 O) const { return order->value(P, O); }
+    void visit(u64 P, u64 O, int empties) const {
+      if (visitor) visitor->visit(P, O, empties);
+    }
   };
   Ref ref_;
   search::ParallelSolve<Ref> solver_;
@@ -78,7 +93,8 @@ class SolverOf final : public EndgameSolver {
 #if defined(EF_SOLVER_X86_64_V3)
 // endgame_solver_x86_64_v3.cpp.
 std::unique_ptr<EndgameSolver> make_endgame_solver_x86_64_v3(int threads, search::endgame::HashTable* table,
-                                                             const SolverOrdering* order, int split_empties);
+                                                             const SolverOrdering* order, int split_empties,
+                                                             NodeVisitor* visitor);
 #endif
 
 }  // namespace detail

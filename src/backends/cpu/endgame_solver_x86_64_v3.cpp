@@ -17,8 +17,9 @@ struct V3Tag;  // detail::SolverOf's key for this copy
 namespace detail {
 
 std::unique_ptr<EndgameSolver> make_endgame_solver_x86_64_v3(int threads, search::endgame::HashTable* table,
-                                                             const SolverOrdering* order, int split_empties) {
-  return std::make_unique<SolverOf<V3Tag>>(threads, table, order, split_empties, SolverIsa::kX86_64_V3);
+                                                             const SolverOrdering* order, int split_empties,
+                                                             NodeVisitor* visitor) {
+  return std::make_unique<SolverOf<V3Tag>>(threads, table, order, split_empties, SolverIsa::kX86_64_V3, visitor);
 }
 
 }  // namespace detail

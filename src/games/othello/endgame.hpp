@@ -225,6 +225,10 @@ struct HashTable {
 // An optional estimate for move ordering at nodes with many empties: value(P, O) estimates the
 // final disc difference for P (to move) in 1/kOrderUnit discs. The solver stays exact whatever
 // it returns; only the node count changes. NoOrdering: mobility and parity only.
+// An evaluator may also have `visit(P, O, empties) const`: the solver calls it at every node of
+// an exact pass (not the ordering passes) above kSmallEmpties, before the table or any cut-off
+// is tried. runs/ordering_network.cpp samples the solver's own trees through it; the solver
+// itself does not depend on it.
 constexpr int kOrderUnit = 256;
 struct NoOrdering {
   static constexpr bool kEnabled = false;
@@ -547,6 +551,9 @@ EF_HD_INLINE bool enter(Frame<kMaxEmpties>& f, u64 P, u64 O, int alpha, int beta
   }
   const u64 empty = ~(P | O);
   const int empties = popcount64(empty);
+  if constexpr (requires { order->visit(P, O, empties); }) {
+    if (order && horizon == 0) order->visit(P, O, empties);
+  }
   if constexpr (Order::kEnabled) {
     // An ordering pass (horizon > 0): the evaluation stands in for the search below the horizon.
     if (horizon > 0 && !root && empties <= horizon) {

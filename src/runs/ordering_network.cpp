@@ -1,0 +1,267 @@
+#include "runs/ordering_network.hpp"
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <unordered_set>
+#include "backends/cpu/endgame_solver.hpp"
+#include "core/error.hpp"
+#include "core/parallel.hpp"
+#include "core/rng.hpp"
+#include "games/othello/endgame.hpp"
+#include "games/othello/game.hpp"
+#include "games/othello/ntuple_evaluator.hpp"
+
+namespace ef {
+
+namespace {
+
+struct Node {
+  u64 P, O;
+};
+
+// Records the exact passes' nodes of the sampled range (the solver's visit hook).
+struct Recorder final : cpu::NodeVisitor {
+  std::vector<Node> nodes;
+  int min_empties = 0, max_empties = 0;
+  void visit(u64 P, u64 O, int empties) override {
+    if (empties >= min_empties && empties <= max_empties) nodes.push_back({P, O});
+  }
+};
+
+struct PairHash {
+  std::size_t operator()(const std::pair<u64, u64>& p) const {
+    return static_cast<std::size_t>(p.first * 0x9E3779B97F4A7C15ull ^ (p.second + 0x632BE59BD9B4E019ull));
+  }
+};
+
+// The root of `game` (P to move) at root_empties empties, or false: the game ends before it,
+// or the game passes through an excluded position anywhere, before the root or after it (a
+// later position is in the root's tree); `was_excluded` says which.
+bool root_of_game(const data::Game& game, int root_empties,
+                  const std::unordered_set<std::pair<u64, u64>, PairHash>& excluded, u64& P, u64& O,
+                  bool& was_excluded) {
+  othello::Board board;
+  bool have_root = false;
+  was_excluded = excluded.count({board.black(), board.white()}) > 0;
+  for (const std::uint8_t square : game.moves) {
+    if (board.empties() == root_empties && !have_root) {
+      if (!board.can_move()) board.pass();
+      have_root = true;
+      P = board.player;
+      O = board.opponent;
+    }
+    if (!board.can_move()) board.pass();
+    if (!board.play(square)) break;  // (games from load_games replay cleanly)
+    if (excluded.count({board.black(), board.white()})) was_excluded = true;
+  }
+  return have_root && !was_excluded;
+}
+
+}  // namespace
+
+void check_tree_sample_options(const TreeSampleOptions& o) {
+  constexpr int kLeast = search::endgame::kSmallEmpties + 1;  // the solver's frames start above kSmallEmpties
+  if (o.roots < 1 || o.roots > 10'000'000) fail_input("roots", "{} is outside [1, 10000000]", o.roots);
+  if (o.min_empties < kLeast || o.min_empties > 40)
+    fail_input("min_empties", "{} is outside [{}, 40] (the solver visits no node of fewer empties)", o.min_empties,
+               kLeast);
+  if (o.max_empties < o.min_empties || o.max_empties > 40)
+    fail_input("max_empties", "{} is outside [{}, 40] (at least the fewest empties sampled)", o.max_empties,
+               o.min_empties);
+  if (o.root_empties <= o.max_empties || o.root_empties > 40)
+    fail_input("root_empties", "{} is outside [{}, 40] (above the most empties sampled)", o.root_empties,
+               o.max_empties + 1);
+  if (o.per_level < 0 || o.per_level > 1000) fail_input("per_level", "{} is outside [0, 1000]", o.per_level);
+  if (o.deep_per_level < 0 || o.deep_per_level > 1000)
+    fail_input("deep_per_level", "{} is outside [0, 1000]", o.deep_per_level);
+  if (o.table_bits < 10 || o.table_bits > 28) fail_input("table_bits", "{} is outside [10, 28]", o.table_bits);
+  if (o.threads < 1) fail_input("threads", "{} (expected at least 1)", o.threads);
+}
+
+bool tree_root_held_out(std::uint32_t root) { return (root * 2654435761u >> 7) % 20 == 0; }
+
+TreeSamples sample_solver_trees(const std::vector<data::Game>& games, const cpu::SolverOrdering& order,
+                                const TreeSampleOptions& o) {
+  check_tree_sample_options(o);
+  std::unordered_set<std::pair<u64, u64>, PairHash> excluded;
+  for (const auto& [black, white] : o.excluded)
+    for (int s = 0; s < 8; ++s) excluded.insert({othello::symmetry(black, s), othello::symmetry(white, s)});
+
+  // Root j comes from game j * games / roots: spread over the whole database (files are often
+  // in date order).
+  const std::size_t roots = std::min<std::size_t>(static_cast<std::size_t>(o.roots), games.size());
+  std::vector<std::vector<TreeSample>> per_root(roots);
+  std::vector<char> solved(roots, 0), skipped_excluded(roots, 0);
+  std::atomic<std::size_t> next{0};
+  std::atomic<int> done{0};
+  std::mutex progress_mutex;
+  run_parallel(o.threads, [&] {
+    std::vector<search::endgame::HashEntry> entries(std::size_t{1} << o.table_bits);
+    search::endgame::HashTable table{entries.data(), entries.size() - 1, 0};
+    // One thread per solve, in the fastest copy of the solver this CPU runs (the copies search
+    // the same tree: the samples do not depend on which).
+    Recorder recorder;
+    recorder.min_empties = o.min_empties;
+    recorder.max_empties = o.max_empties;
+    const auto recording = cpu::make_endgame_solver(1, &table, &order, search::endgame::kSplitEmpties,
+                                                    cpu::default_solver_isa(), &recorder);
+    const auto solver = cpu::make_endgame_solver(1, &table, &order);
+    std::vector<Node> at_level;
+    for (std::size_t j; (j = next++) < roots;) {
+      const data::Game& game = games[j * games.size() / roots];
+      u64 P = 0, O = 0;
+      bool was_excluded = false;
+      if (root_of_game(game, o.root_empties, excluded, P, O, was_excluded)) {
+        recorder.nodes.clear();
+        recording->solve(P, O);
+        solved[j] = 1;
+        for (int e = o.min_empties; e <= o.max_empties; ++e) {
+          at_level.clear();
+          for (const auto& n : recorder.nodes)
+            if (64 - popcount64(n.P | n.O) == e) at_level.push_back(n);
+          // Distinct positions: a re-search or a transposition visits one again.
+          std::sort(at_level.begin(), at_level.end(),
+                    [](const Node& a, const Node& b) { return a.P != b.P ? a.P < b.P : a.O < b.O; });
+          at_level.erase(std::unique(at_level.begin(), at_level.end(),
+                                     [](const Node& a, const Node& b) { return a.P == b.P && a.O == b.O; }),
+                         at_level.end());
+          // A partial Fisher-Yates shuffle: `want` distinct nodes, uniformly.
+          const int want =
+              std::min<int>(e >= o.deep_empties ? o.deep_per_level : o.per_level, static_cast<int>(at_level.size()));
+          Rng rng(o.seed, Purpose::kSolverTree, static_cast<u32>(j), static_cast<u32>(e));
+          for (int k = 0; k < want; ++k) {
+            const std::size_t pick = k + rng.below(static_cast<u32>(at_level.size() - k));
+            std::swap(at_level[k], at_level[pick]);
+            const auto& n = at_level[k];
+            const search::SolveResult exact = solver->solve(n.P, n.O);
+            per_root[j].push_back({n.P, n.O, exact.score, e, static_cast<std::uint32_t>(j)});
+          }
+        }
+      } else if (was_excluded) {
+        skipped_excluded[j] = 1;
+      }
+      const int d = ++done;
+      if (o.progress) {
+        std::lock_guard lock(progress_mutex);
+        o.progress(d, static_cast<int>(roots));
+      }
+    }
+  });
+  TreeSamples out;
+  for (std::size_t j = 0; j < roots; ++j) {
+    out.samples.insert(out.samples.end(), per_root[j].begin(), per_root[j].end());
+    out.roots += solved[j];
+    out.excluded_games += skipped_excluded[j];
+  }
+  return out;
+}
+
+std::vector<int> networks_within(const play::OthelloAgent& base, const TreeSampleOptions& sampled) {
+  if (base.kind != play::OthelloEvaluator::kNtuple || base.networks.empty())
+    fail_input("base", "agent {} has no n-tuple networks to train", base.name);
+  std::vector<int> chosen;
+  for (int n = 0; n < static_cast<int>(base.networks.size()); ++n) {
+    bool used = false, inside = true;
+    for (int t = 0; t < ntuple::kMoveNumbers; ++t)
+      if (base.network_of_move[t] == n) {
+        used = true;
+        if (60 - t < sampled.min_empties || 60 - t > sampled.max_empties) inside = false;
+      }
+    if (used && inside) chosen.push_back(n);
+  }
+  if (chosen.empty())
+    fail_input("min_empties",
+               "no network of agent {} values only positions of {}..{} empties (the sampled range): nothing to "
+               "train",
+               base.name, sampled.min_empties, sampled.max_empties);
+  return chosen;
+}
+
+TreeTraining train_on_solver_trees(const play::OthelloAgent& base, const TreeSampleOptions& sampled,
+                                   const std::vector<TreeSample>& samples, const TrainParams& params,
+                                   TrainBackend& backend) {
+  const std::vector<int> chosen = networks_within(base, sampled);
+  const int n_networks = static_cast<int>(base.networks.size());
+  std::vector<int> first(n_networks, -1), last(n_networks, -1);
+  for (int t = 0; t < ntuple::kMoveNumbers; ++t) {
+    const int n = base.network_of_move[t];
+    if (first[n] < 0) first[n] = t;
+    last[n] = t;
+  }
+
+  // One resident position set per network: the samples of its moves as (black, white) with the
+  // label black - white, in the colours the solver's evaluator uses (ntuple::solver_view).
+  std::vector<PositionData> data(n_networks);
+  std::vector<std::vector<std::uint32_t>> train_ids(n_networks), held_ids(n_networks);
+  for (const TreeSample& s : samples) {
+    const ntuple::SolverView view = ntuple::solver_view(s.P, s.O);
+    const int n = base.network_of_move[view.move];
+    if (std::find(chosen.begin(), chosen.end(), n) == chosen.end()) continue;
+    PositionData& d = data[n];
+    (tree_root_held_out(s.root) ? held_ids : train_ids)[n].push_back(static_cast<std::uint32_t>(d.size()));
+    d.black.push_back(view.p_black ? s.P : s.O);
+    d.white.push_back(view.p_black ? s.O : s.P);
+    d.label.push_back(ntuple::label_to_fixed(view.p_black ? s.score : -s.score));
+  }
+  std::vector<TrainJob> jobs;
+  std::vector<int> job_network;
+  for (const int n : chosen) {
+    if (train_ids[n].empty())
+      fail_input("samples", "no training sample for network {} of agent {} (moves {}-{}): nothing to train it on", n,
+                 base.name, first[n], last[n]);
+    TrainJob j;
+    j.geometry = &base.geometries[static_cast<std::size_t>(base.networks[n].geometry)];
+    j.positions = backend.add_positions(data[n]);
+    j.train_ids = train_ids[n];
+    j.eval_ids = held_ids[n].empty() ? train_ids[n] : held_ids[n];
+    j.params = params;
+    j.stream[0] = static_cast<u32>(n);
+    j.return_weights = true;
+    jobs.push_back(j);
+    job_network.push_back(n);
+  }
+  std::vector<TrainResult> results(jobs.size());
+  backend.train(jobs, results);
+
+  TreeTraining out{base, {}};
+  for (std::size_t k = 0; k < jobs.size(); ++k)
+    out.agent.networks[job_network[k]].weights = std::move(results[k].weights);
+  // Held-out errors of the base and the trained networks, through the solver's own evaluator.
+  const ntuple::Evaluator base_eval = base.ntuple_evaluator(), trained_eval = out.agent.ntuple_evaluator();
+  const cpu::SolverOrdering base_order(base_eval), trained_order(trained_eval);
+  for (const int n : chosen) {
+    TreeNetworkReport r;
+    r.network = n;
+    r.first_move = first[n];
+    r.last_move = last[n];
+    r.train = train_ids[n].size();
+    r.held_out = held_ids[n].size();
+    double mean = 0;  // the constant predictor: the training labels' mean
+    for (const std::uint32_t i : train_ids[n])
+      mean += static_cast<double>(data[n].label[i]) / static_cast<double>(ntuple::kOne);
+    mean /= static_cast<double>(r.train);
+    for (const std::uint32_t i : held_ids[n]) {
+      const u64 black = data[n].black[i], white = data[n].white[i];
+      const double y = static_cast<double>(data[n].label[i]) / static_cast<double>(ntuple::kOne);
+      // value(P, O) is for P, the side the network's colours put to move: black at an even move.
+      const bool black_moves = ntuple::solver_view(black, white).p_black;
+      auto black_value = [&](const cpu::SolverOrdering& ord) {
+        const int v = black_moves ? ord.value(black, white) : -ord.value(white, black);
+        return static_cast<double>(v) / search::endgame::kOrderUnit;
+      };
+      const double b = black_value(base_order), t = black_value(trained_order);
+      r.mse_constant += (mean - y) * (mean - y);
+      r.mse_base += (b - y) * (b - y);
+      r.mse_trained += (t - y) * (t - y);
+    }
+    if (r.held_out) {
+      r.mse_constant /= static_cast<double>(r.held_out);
+      r.mse_base /= static_cast<double>(r.held_out);
+      r.mse_trained /= static_cast<double>(r.held_out);
+    }
+    out.networks.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace ef

@@ -1,0 +1,94 @@
+// The exact solver's ordering network, retrained on the solver's own search trees
+// (`evalforge ordering`, docs/search.md "An ordering network trained on the solver's trees").
+//
+// The built-in network was trained on positions of real games. The solver asks it about other
+// positions: the nodes of its own trees, most of them lopsided ones no game reaches, where it
+// underestimates the margin and is noisy (docs/search.md). So:
+//  1. sample_solver_trees: root positions from game records (`roots` games spread evenly over
+//     the database, each at `root_empties` empties) are solved with the base network; the exact
+//     pass's nodes of min_empties..max_empties empties are recorded (the solver's visit hook,
+//     games/othello/endgame.hpp), a few per number of empties are drawn at random, and each is
+//     solved exactly: its label.
+//  2. train_on_solver_trees: the base agent's networks whose move numbers all lie in that range
+//     are trained from zero on the samples of their moves (the others are kept), 1 root in 20
+//     held out to measure them.
+// Both are pure functions of their inputs: each root is solved by one thread with its own table
+// (a solve never sees another's entries), the draws come from Philox streams keyed by (seed,
+// root, empties), and training is deterministic, so the thread count changes nothing.
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+#include "backends/backend.hpp"
+#include "backends/cpu/network_eval.hpp"
+#include "data/games.hpp"
+#include "games/othello/agent.hpp"
+
+namespace ef {
+
+struct TreeSampleOptions {
+  int roots = 3000;        // games the roots come from, spread evenly over the database
+  int root_empties = 20;   // empties of each root position
+  int min_empties = 12;    // nodes sampled: min_empties..max_empties empties
+  int max_empties = 19;    //   (must be below root_empties)
+  int per_level = 8;       // nodes drawn per root and number of empties below deep_empties,
+  int deep_per_level = 2;  //   and from deep_empties up (their exact solves cost more)
+  int deep_empties = 17;
+  u64 seed = 1;
+  int threads = 1;
+  int table_bits = 20;  // each thread's transposition table: 2^table_bits entries
+  // Games that pass through one of these positions (any of the 8 symmetries, either colour to
+  // move) give no root: keeps a benchmark's positions (FFO) and their subtrees out of the data.
+  std::vector<std::pair<u64, u64>> excluded;          // (black, white)
+  std::function<void(int done, int total)> progress;  // after each root (from any thread)
+};
+
+// One sampled node: P to move, its exact score, the index of its root (the held-out split).
+struct TreeSample {
+  u64 P = 0, O = 0;
+  int score = 0;
+  int empties = 0;
+  std::uint32_t root = 0;
+};
+
+struct TreeSamples {
+  std::vector<TreeSample> samples;  // ordered by root, then empties, then draw
+  int roots = 0;                    // roots solved
+  int excluded_games = 0;           // games skipped because of TreeSampleOptions::excluded
+};
+
+// Throws ef::Error naming the option for values out of range.
+void check_tree_sample_options(const TreeSampleOptions& options);
+
+TreeSamples sample_solver_trees(const std::vector<data::Game>& games, const cpu::SolverOrdering& order,
+                                const TreeSampleOptions& options);
+
+// Whether sample `root` is held out of training (1 root in 20, by a hash of its index).
+bool tree_root_held_out(std::uint32_t root);
+
+struct TreeNetworkReport {
+  int network = 0;  // index in the agent's networks
+  int first_move = 0, last_move = 0;
+  std::size_t train = 0, held_out = 0;                     // samples
+  double mse_constant = 0, mse_base = 0, mse_trained = 0;  // discs^2 on the held-out samples
+};
+
+struct TreeTraining {
+  play::OthelloAgent agent;  // the base agent with the trained networks in place
+  std::vector<TreeNetworkReport> networks;
+};
+
+// The networks of `base` that train_on_solver_trees trains: those whose move numbers all lie
+// within min_empties..max_empties (empties = 60 - move number), ascending. Throws ef::Error
+// (naming min_empties) when there is none, or when `base` is not an n-tuple agent: call it before
+// sampling, which takes long.
+std::vector<int> networks_within(const play::OthelloAgent& base, const TreeSampleOptions& sampled);
+
+// Throws ef::Error as networks_within does, and when a network to train has no training sample.
+TreeTraining train_on_solver_trees(const play::OthelloAgent& base, const TreeSampleOptions& sampled,
+                                   const std::vector<TreeSample>& samples, const TrainParams& params,
+                                   TrainBackend& backend);
+
+}  // namespace ef

@@ -1,0 +1,247 @@
+// The ordering network trained on the solver's own trees (runs/ordering_network.hpp, `evalforge
+// ordering`): the samples are exact and do not depend on the thread count, excluded games give
+// no root, and only the networks within the sampled empties are trained.
+#include "runs/ordering_network.hpp"
+#include <fmt/core.h>
+#include <gtest/gtest.h>
+#include <filesystem>
+#include <map>
+#include <vector>
+#include "backends/backend.hpp"
+#include "backends/cpu/network_eval.hpp"
+#include "core/error.hpp"
+#include "core/rng.hpp"
+#include "data/games.hpp"
+#include "games/othello/agent_file.hpp"
+#include "games/othello/endgame.hpp"
+#include "games/othello/game.hpp"
+#include "test_support.hpp"
+
+namespace ef {
+namespace {
+
+std::filesystem::path player_network() { return std::filesystem::path(EF_SOURCE_DIR) / "networks/ordering/edax.toml"; }
+
+// A complete game of random legal moves, deterministic for a seed.
+data::Game random_game(u64 seed) {
+  Rng rng(seed, Purpose::kGame, 91);
+  othello::Board board;
+  data::Game game;
+  while (!board.game_over()) {
+    if (!board.can_move()) board.pass();
+    const int square = rng.random_bit(board.moves());
+    board.play(square);
+    game.moves.push_back(static_cast<std::uint8_t>(square));
+  }
+  game.score = board.disc_diff();
+  return game;
+}
+
+std::vector<data::Game> random_games(int n) {
+  std::vector<data::Game> games;
+  for (int i = 0; i < n; ++i) games.push_back(random_game(100 + static_cast<u64>(i)));
+  return games;
+}
+
+// The board of `game` once it has `empties` empties (black, white).
+std::pair<u64, u64> board_at(const data::Game& game, int empties) {
+  othello::Board board;
+  for (const std::uint8_t square : game.moves) {
+    if (board.empties() == empties) break;
+    if (!board.can_move()) board.pass();
+    board.play(square);
+  }
+  return {board.black(), board.white()};
+}
+
+bool same(const TreeSample& a, const TreeSample& b) {
+  return a.P == b.P && a.O == b.O && a.score == b.score && a.empties == b.empties && a.root == b.root;
+}
+
+TEST(OrderingNetwork, SamplesAreExactAndDoNotDependOnThreads) {
+  const play::OthelloAgent base = play::load_agent(player_network().string());
+  const cpu::SolverOrdering order(base.ntuple_evaluator());
+  const std::vector<data::Game> games = random_games(12);
+  TreeSampleOptions o;
+  o.roots = 12;
+  o.root_empties = 14;
+  o.min_empties = 8;
+  o.max_empties = 12;
+  o.per_level = 3;
+  o.deep_per_level = 1;
+  o.deep_empties = 11;
+  o.table_bits = 16;
+  o.threads = 1;
+  const TreeSamples one = sample_solver_trees(games, order, o);
+  o.threads = 2;
+  const TreeSamples two = sample_solver_trees(games, order, o);
+  ASSERT_GE(one.roots, 10);
+  EXPECT_EQ(one.roots, two.roots);
+  EXPECT_EQ(one.excluded_games, 0);
+  ASSERT_EQ(one.samples.size(), two.samples.size());
+  for (std::size_t i = 0; i < one.samples.size(); ++i) EXPECT_TRUE(same(one.samples[i], two.samples[i])) << i;
+
+  // Every label is the exact score (here by the solver without table or ordering), every sample
+  // within the range, and no more per root and level than asked for.
+  std::map<std::pair<std::uint32_t, int>, int> per_level;
+  for (const TreeSample& s : one.samples) {
+    const int empties = 64 - popcount64(s.P | s.O);
+    EXPECT_EQ(s.empties, empties);
+    EXPECT_GE(empties, 8);
+    EXPECT_LE(empties, 12);
+    EXPECT_LT(s.root, 12u);
+    EXPECT_EQ(s.score, search::solve_endgame(s.P, s.O).score) << s.P << " " << s.O;
+    ++per_level[{s.root, empties}];
+  }
+  EXPECT_GE(one.samples.size(), 10u * 3 * 3);  // levels 8-10: 3 each (the trees have plenty)
+  for (const auto& [key, count] : per_level) EXPECT_LE(count, key.second >= 11 ? 1 : 3);
+
+  // A game that passes through an excluded position gives no root: one position before the
+  // root (game 3) and one after it (game 5, symmetric: any of the 8 symmetries counts).
+  const auto [b3, w3] = board_at(games[3], 20);
+  const auto [b5, w5] = board_at(games[5], 10);
+  o.excluded = {{b3, w3}, {othello::symmetry(b5, 3), othello::symmetry(w5, 3)}};
+  const TreeSamples without = sample_solver_trees(games, order, o);
+  EXPECT_EQ(without.excluded_games, 2);
+  EXPECT_EQ(without.roots, one.roots - 2);
+  std::vector<TreeSample> expected;
+  for (const TreeSample& s : one.samples)
+    if (s.root != 3 && s.root != 5) expected.push_back(s);
+  ASSERT_EQ(without.samples.size(), expected.size());
+  for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_TRUE(same(without.samples[i], expected[i])) << i;
+}
+
+TEST(OrderingNetwork, OptionsOutOfRangeNameTheOption) {
+  auto message = [](TreeSampleOptions o) {
+    try {
+      check_tree_sample_options(o);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  TreeSampleOptions o;
+  EXPECT_EQ(message(o), "accepted");
+  o.min_empties = 5;  // the solver's frames start above kSmallEmpties
+  EXPECT_EQ(message(o).rfind("min_empties", 0), 0u) << message(o);
+  o = {};
+  o.max_empties = 11;  // below min_empties = 12
+  EXPECT_EQ(message(o).rfind("max_empties", 0), 0u) << message(o);
+  o = {};
+  o.root_empties = 19;  // must lie above max_empties
+  EXPECT_EQ(message(o).rfind("root_empties", 0), 0u) << message(o);
+  o = {};
+  o.roots = 0;
+  EXPECT_EQ(message(o).rfind("roots", 0), 0u) << message(o);
+}
+
+// Samples at 12-19 empties: the built-in player network's stages of moves 41-44 and 45-48 (its
+// networks 3 and 4) lie within them and are trained; every other network is kept bit for bit.
+TEST(OrderingNetwork, TrainsOnlyTheNetworksWithinTheSampledEmpties) {
+  const play::OthelloAgent base = play::load_agent(player_network().string());
+  ASSERT_EQ(base.network_of_move[41], 3);
+  ASSERT_EQ(base.network_of_move[44], 3);
+  ASSERT_EQ(base.network_of_move[45], 4);
+  ASSERT_EQ(base.network_of_move[48], 4);
+  ASSERT_NE(base.network_of_move[40], 3);
+  ASSERT_NE(base.network_of_move[49], 4);
+  // Positions of random games at 10-21 empties, labelled with the game's result for the side to
+  // move (any label will do here: this checks what is trained, not how well).
+  std::vector<TreeSample> samples;
+  const std::vector<data::Game> games = random_games(200);
+  for (std::uint32_t g = 0; g < games.size(); ++g)
+    for (int e = 10; e <= 21; ++e) {
+      const auto [black, white] = board_at(games[g], e);
+      if (64 - popcount64(black | white) != e) continue;
+      const bool black_moves = (60 - e) % 2 == 0;
+      samples.push_back({black_moves ? black : white, black_moves ? white : black,
+                         black_moves ? games[g].score : -games[g].score, e, g});
+    }
+  TreeSampleOptions range;
+  range.min_empties = 12;
+  range.max_empties = 19;
+  auto backend = make_backend("cpu", 2);
+  TrainParams params;
+  params.epochs = 2;
+  const TreeTraining a = train_on_solver_trees(base, range, samples, params, *backend);
+  const TreeTraining b = train_on_solver_trees(base, range, samples, params, *backend);
+  ASSERT_EQ(a.networks.size(), 2u);
+  EXPECT_EQ(a.networks[0].network, 3);
+  EXPECT_EQ(a.networks[0].first_move, 41);
+  EXPECT_EQ(a.networks[0].last_move, 44);
+  EXPECT_EQ(a.networks[1].network, 4);
+  EXPECT_EQ(a.networks[1].first_move, 45);
+  EXPECT_EQ(a.networks[1].last_move, 48);
+  for (const TreeNetworkReport& r : a.networks) {
+    EXPECT_GT(r.train, 0u);
+    EXPECT_GT(r.held_out, 0u);
+    std::size_t of_moves = 0;
+    for (const TreeSample& s : samples)
+      if (60 - s.empties >= r.first_move && 60 - s.empties <= r.last_move) ++of_moves;
+    EXPECT_EQ(r.train + r.held_out, of_moves);
+  }
+  ASSERT_EQ(a.agent.networks.size(), base.networks.size());
+  for (std::size_t n = 0; n < base.networks.size(); ++n) {
+    EXPECT_EQ(a.agent.networks[n].weights == base.networks[n].weights, n != 3 && n != 4) << n;
+    EXPECT_EQ(a.agent.networks[n].weights, b.agent.networks[n].weights) << n;  // deterministic
+  }
+  EXPECT_EQ(a.agent.network_of_move, base.network_of_move);
+
+  TreeSampleOptions narrow;  // 13-15 empties: no network lies within
+  narrow.min_empties = 13;
+  narrow.max_empties = 15;
+  narrow.root_empties = 16;
+  EXPECT_THROW(train_on_solver_trees(base, narrow, samples, params, *backend), Error);
+}
+
+// The command: a bad range is refused naming the flag; a small run writes an agent that differs
+// from its base only in the trained networks, the same on 1 and 2 threads.
+TEST(OrderingCommand, WritesTheSameAgentOnOneAndTwoThreadsAndRefusesBadRanges) {
+  const auto dir = test::scratch_dir("ordering", "command");
+  const auto transcripts = dir / "games.txt";
+  data::write_transcripts(transcripts, random_games(30));
+  const std::string common =
+      fmt::format("'{}' ordering --data '{}' --roots 8 --epochs 1", EF_EVALFORGE_BIN, transcripts.string());
+  {
+    const auto [status, out] =
+        test::run_command(common + fmt::format(" --out '{}' --max-empties 22 2>&1", (dir / "x.toml").string()));
+    EXPECT_NE(status, 0);
+    EXPECT_NE(out.find("--root-empties"), std::string::npos) << out;
+  }
+  {
+    const auto [status, out] = test::run_command(
+        common + fmt::format(" --out '{}' --min-empties 16 --max-empties 14 2>&1", (dir / "x.toml").string()));
+    EXPECT_NE(status, 0);
+    EXPECT_NE(out.find("--max-empties"), std::string::npos) << out;
+  }
+  {  // no network lies within 13-15 empties: refused before any solve
+    const auto [status, out] =
+        test::run_command(common + fmt::format(" --out '{}' --min-empties 13 --max-empties 15 --root-empties 16 2>&1",
+                                               (dir / "x.toml").string()));
+    EXPECT_NE(status, 0);
+    EXPECT_NE(out.find("--min-empties"), std::string::npos) << out;
+    EXPECT_EQ(out.find("roots solved"), std::string::npos) << out;
+  }
+  {  // nothing drawn: nothing to train, no agent written
+    const auto [status, out] = test::run_command(
+        common + fmt::format(" --out '{}' --per-level 0 --deep-per-level 0 2>&1", (dir / "x.toml").string()));
+    EXPECT_NE(status, 0);
+    EXPECT_NE(out.find("no training sample"), std::string::npos) << out;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "x.toml"));
+  for (const int threads : {1, 2}) {
+    const auto [status, out] =
+        test::run_command(common + fmt::format(" --per-level 1 --deep-per-level 1 --threads {} --out '{}' 2>&1",
+                                               threads, (dir / fmt::format("t{}.toml", threads)).string()));
+    ASSERT_EQ(status, 0) << out;
+  }
+  EXPECT_EQ(test::file_bytes(dir / "t1.efnet"), test::file_bytes(dir / "t2.efnet"));
+  const play::OthelloAgent base = play::load_agent(player_network().string());
+  const play::OthelloAgent trained = play::load_agent((dir / "t1.toml").string());
+  ASSERT_EQ(trained.networks.size(), base.networks.size());
+  for (std::size_t n = 0; n < base.networks.size(); ++n)
+    EXPECT_EQ(trained.networks[n].weights == base.networks[n].weights, n != 3 && n != 4) << n;
+}
+
+}  // namespace
+}  // namespace ef
