@@ -2,13 +2,15 @@
 //  - the exact endgame solver on FFO #20-#39 (each position: time, nodes, nodes/s; and all 20
 //    in one run), with mobility ordering only (BM_SolveFforum) and with the built-in ordering
 //    network (BM_SolveFforumOrdered; nodes_vs_plain, cpu_s_vs_plain: the ratios to the plain
-//    run of the same process; BM_SolveFforumNetworks: the network retrained on the solver's own
-//    trees (edax-tree) against the built-in one it was made from, interleaved; BM_SolveFforumCodeCopies: the solver's
-//    baseline and x86-64-v3 machine code, interleaved, backends/cpu/endgame_solver.hpp; BM_SolveFforumHintCeiling: the
-//    nodes when the table holds an exact search's best moves, a floor for the ordering), beside Edax's ~36 M nodes/s
-//    per core on FFO #40-#42 (docs/anchors.md). Node counts are not comparable one to one (engines count differently,
-//    and Edax needs far fewer nodes thanks to its evaluation-guided ordering), so time per position is the figure to
-//    compare;
+//    run of the same process; BM_SolveFforumNetworks: the networks retrained on the solver's own
+//    trees (edax-tree; edax-shapes, with searched shapes) against the built-in one they were made from,
+//    interleaved (BM_SolveNetworks: the same on the .obf file named by $EF_SOLVE_OBF, e.g. a
+//    book set from `evalforge data convert logbook --out book21.obf --empties 21 --every 1000 --first 7`);
+//    BM_SolveFforumCodeCopies: the solver's baseline and x86-64-v3 machine code, interleaved,
+//    backends/cpu/endgame_solver.hpp; BM_SolveFforumHintCeiling: the nodes when the table holds an exact search's best
+//    moves, a floor for the ordering), beside Edax's ~36 M nodes/s per core on FFO #40-#42 (docs/anchors.md). Node
+//    counts are not comparable one to one (engines count differently, and Edax needs far fewer nodes thanks to its
+//    evaluation-guided ordering), so time per position is the figure to compare;
 //  - whole games of fixed-depth alpha-beta from random openings, both sides the same evaluator,
 //    in games/s at depth 1 and depth 4: SWH, and an Edax-shape n-tuple network (random
 //    weights), beside the reference ~13,000 depth-1 and ~120 depth-4 n-tuple games/s per core.
@@ -80,14 +82,19 @@ std::unique_ptr<cpu::SolverOrdering> load_ordering(const char* name) {
   agents.push_back(std::make_unique<play::OthelloAgent>(play::load_agent(file.string())));
   return std::make_unique<cpu::SolverOrdering>(agents.back()->ntuple_evaluator());
 }
-// The built-in one (edax: trained on WTHOR), and the one made from it by retraining two of its
-// networks on the solver's own trees (edax-tree, `evalforge ordering`).
+// The built-in one (edax: trained on WTHOR), the one made from it by retraining two of its
+// networks on the solver's own trees (edax-tree, `evalforge ordering`), and the one whose two
+// networks have shapes searched on those trees' positions (edax-shapes).
 const cpu::SolverOrdering* builtin_ordering() {
   static const std::unique_ptr<cpu::SolverOrdering> order = load_ordering("edax.toml");
   return order.get();
 }
 const cpu::SolverOrdering* tree_ordering() {
   static const std::unique_ptr<cpu::SolverOrdering> order = load_ordering("edax-tree.toml");
+  return order.get();
+}
+const cpu::SolverOrdering* shapes_ordering() {
+  static const std::unique_ptr<cpu::SolverOrdering> order = load_ordering("edax-shapes.toml");
   return order.get();
 }
 
@@ -100,15 +107,24 @@ Totals plain_totals;
 
 // Solves each position once, adding to `nodes` and `seconds` (CPU); false, with the benchmark
 // marked failed, when a score differs from the file's.
+// Positions without scores in the file (e.g. from `evalforge data convert --empties`) are
+// checked against `seen`, the first solve's scores, when given: every ordering must agree.
 bool solve_each(benchmark::State& state, cpu::EndgameSolver& solver, const std::vector<data::ObfPosition>& positions,
-                u64& nodes, double& seconds) {
-  for (const data::ObfPosition& pos : positions) {
+                u64& nodes, double& seconds, std::vector<int>* seen = nullptr) {
+  if (seen) seen->resize(positions.size(), data::kNoScore);
+  for (std::size_t i = 0; i < positions.size(); ++i) {
+    const data::ObfPosition& pos = positions[i];
     const othello::Board b = othello::Board::from_colors(pos.black, pos.white, pos.side);
     const double t0 = thread_cpu_seconds();
     const search::SolveResult r = solver.solve(b.player, b.opponent);
     seconds += thread_cpu_seconds() - t0;
-    if (r.score != pos.best_score()) {
-      state.SkipWithError("score differs from the file");
+    int expected = pos.best_score();
+    if (expected == data::kNoScore && seen) {
+      if ((*seen)[i] == data::kNoScore) (*seen)[i] = r.score;
+      expected = (*seen)[i];
+    }
+    if (r.score != expected) {
+      state.SkipWithError(pos.move_scores.empty() ? "scores differ between orderings" : "score differs from the file");
       return false;
     }
     nodes += r.nodes;
@@ -249,33 +265,41 @@ void solve_code_copies(benchmark::State& state, const std::vector<data::ObfPosit
   if (!ratios.empty()) state.counters["v3_vs_baseline"] = median(ratios);
 }
 
-// The tree-trained network against the built-in one it was made from, on all 20, interleaved in
-// `rounds` rounds (the order alternating): each one's nodes and median CPU seconds, and the
-// median of the per-round ratios of the tree-trained network's time to the built-in one's.
+// The networks made from the built-in one (edax-tree: two networks retrained on the solver's own
+// trees; edax-shapes: those networks with shapes searched on the trees' positions, each file
+// when present) against the built-in one, on all positions, interleaved in `rounds` rounds (the
+// order rotating): each one's nodes and median CPU seconds, and the median of the per-round
+// ratios of its time to the built-in one's.
 void solve_networks(benchmark::State& state, const std::vector<data::ObfPosition>& positions, int rounds) {
-  const cpu::SolverOrdering* orders[2] = {builtin_ordering(), tree_ordering()};
-  std::vector<double> seconds[2], ratios;
-  u64 nodes[2] = {0, 0};
+  std::vector<std::pair<std::string, const cpu::SolverOrdering*>> orders{{"wthor", builtin_ordering()}};
+  if (tree_ordering()) orders.emplace_back("tree", tree_ordering());
+  if (shapes_ordering()) orders.emplace_back("shapes", shapes_ordering());
+  const std::size_t n_orders = orders.size();
+  std::vector<std::vector<double>> seconds(n_orders), ratios(n_orders);
+  std::vector<u64> nodes(n_orders, 0);
+  std::vector<int> seen;  // scores of positions the file gives none for
   for (auto _ : state) {
     for (int round = 0; round < rounds; ++round) {
-      for (int step = 0; step < 2; ++step) {
-        const int k = round % 2 ? 1 - step : step;
-        const auto solver = cpu::make_endgame_solver(1, &table().view, orders[k]);
+      for (std::size_t step = 0; step < n_orders; ++step) {
+        const std::size_t k = (step + static_cast<std::size_t>(round)) % n_orders;
+        const auto solver = cpu::make_endgame_solver(1, &table().view, orders[k].second);
         u64 n = 0;
         double total = 0;
-        if (!solve_each(state, *solver, positions, n, total)) return;
+        if (!solve_each(state, *solver, positions, n, total, &seen)) return;
         nodes[k] = n;  // (the same every round: node counts do not depend on the machine)
         seconds[k].push_back(total);
       }
-      ratios.push_back(seconds[1].back() / seconds[0].back());
+      for (std::size_t k = 1; k < n_orders; ++k) ratios[k].push_back(seconds[k].back() / seconds[0].back());
     }
   }
-  state.counters["nodes_wthor_network"] = static_cast<double>(nodes[0]);
-  state.counters["nodes_tree_network"] = static_cast<double>(nodes[1]);
-  state.counters["nodes_tree_vs_wthor"] = static_cast<double>(nodes[1]) / static_cast<double>(nodes[0]);
-  state.counters["cpu_s_wthor_network"] = median(seconds[0]);
-  state.counters["cpu_s_tree_network"] = median(seconds[1]);
-  state.counters["cpu_s_tree_vs_wthor"] = median(ratios);
+  for (std::size_t k = 0; k < n_orders; ++k) {
+    const std::string& name = orders[k].first;
+    state.counters["nodes_" + name + "_network"] = static_cast<double>(nodes[k]);
+    state.counters["cpu_s_" + name + "_network"] = median(seconds[k]);
+    if (k == 0) continue;
+    state.counters["nodes_" + name + "_vs_wthor"] = static_cast<double>(nodes[k]) / static_cast<double>(nodes[0]);
+    state.counters["cpu_s_" + name + "_vs_wthor"] = median(ratios[k]);
+  }
 }
 
 // A position after `plies` uniformly random moves from the start (game `index`).
@@ -372,7 +396,7 @@ int main(int argc, char** argv) {
           ->Unit(benchmark::kMillisecond)
           ->UseRealTime()
           ->Iterations(1);
-      if (tree_ordering())
+      if (tree_ordering() || shapes_ordering())
         benchmark::RegisterBenchmark("BM_SolveFforumNetworks/all_20_39/rounds:5",
                                      [](benchmark::State& state) { solve_networks(state, positions, 5); })
             ->Unit(benchmark::kMillisecond)
@@ -392,6 +416,18 @@ int main(int argc, char** argv) {
     }
   } else {
     benchmark::AddCustomContext("fforum", "not found: " + file.string() + " (set EF_SHARED_DATA_DIR)");
+  }
+  // Any other test set, e.g. positions of 21 empties from the Logistello book (the networks'
+  // differences show better on 122 typical positions than on FFO's 20, where one dominates).
+  static std::vector<data::ObfPosition> other;
+  if (const char* extra = std::getenv("EF_SOLVE_OBF"); extra && *extra && builtin_ordering()) {
+    table();
+    other = data::read_obf(extra);  // throws file:line: what
+    const std::string name = "BM_SolveNetworks/" + std::filesystem::path(extra).filename().string() + "/rounds:3";
+    benchmark::RegisterBenchmark(name.c_str(), [](benchmark::State& state) { solve_networks(state, other, 3); })
+        ->Unit(benchmark::kMillisecond)
+        ->UseRealTime()
+        ->Iterations(1);
   }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

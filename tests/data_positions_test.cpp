@@ -12,6 +12,7 @@
 #include "data/games.hpp"
 #include "data/positions.hpp"
 #include "games/othello/bitboard.hpp"
+#include "games/othello/game.hpp"
 #include "games/othello/squares.hpp"
 #include "test_support.hpp"
 
@@ -212,6 +213,34 @@ TEST(Positions, BadRequestsThrow) {
   games[0] = game_of(kShort);
   games[0].score = kNoScore;
   EXPECT_THROW(positions_at_move(games, 3, {}), Error);
+}
+
+// .obf positions with exact scores (e.g. `evalforge ordering --samples-out`) as a position set:
+// those of the move's empties, in the file's colours, labelled black - white from the best listed
+// score, identical boards merged.
+TEST(Positions, ScoredObfPositionsAtMove) {
+  const auto games = hand_games();
+  const auto [black, white] = board_after(kTransposeA, 5);  // move 5: 55 empties, white to move
+  const auto [b2, w2] = board_after(kShort, 5);
+  const auto [b3, w3] = board_after(kShort, 4);  // move 4: not taken at move 5
+  std::vector<ObfPosition> positions(5);
+  positions[0] = {black, white, othello::kWhite, {{19, 3}, {20, 7}}, 11};  // best 7 for white: -7
+  positions[1] = {black, white, othello::kWhite, {{19, 3}}, 12};           // the same board: -3
+  positions[2] = {b2, w2, othello::kBlack, {{19, -10}}, 13};
+  positions[3] = {b3, w3, othello::kBlack, {{19, 20}}, 14};
+  positions[4] = {b3, w3, othello::kBlack, {}, 15};  // no score, but at move 4: not read
+  const PositionSet at_5 = scored_positions_at_move(positions, 5, "p.obf");
+  EXPECT_EQ(at_5.move, 5);
+  ASSERT_EQ(at_5.size(), 2u);
+  std::map<std::pair<u64, u64>, std::pair<double, std::uint32_t>> by_board;
+  for (std::size_t i = 0; i < at_5.size(); ++i)
+    by_board[{at_5.black[i], at_5.white[i]}] = {at_5.label[i], at_5.count[i]};
+  EXPECT_EQ(by_board[std::make_pair(black, white)], std::make_pair(-5.0, 2u));
+  EXPECT_EQ(by_board[std::make_pair(b2, w2)], std::make_pair(-10.0, 1u));
+  EXPECT_EQ(scored_positions_at_move(positions, 3, "p.obf").size(), 0u);
+  const std::string e = test::error_of([&] { scored_positions_at_move(positions, 4, "p.obf"); });
+  EXPECT_NE(e.find("p.obf:15: the position has no move score"), std::string::npos) << e;
+  EXPECT_THROW(scored_positions_at_move(positions, 61, "p.obf"), Error);
 }
 
 // ---- Splits ---------------------------------------------------------------------------

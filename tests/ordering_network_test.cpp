@@ -5,6 +5,7 @@
 #include <fmt/core.h>
 #include <gtest/gtest.h>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <vector>
 #include "backends/backend.hpp"
@@ -15,6 +16,7 @@
 #include "games/othello/agent_file.hpp"
 #include "games/othello/endgame.hpp"
 #include "games/othello/game.hpp"
+#include "games/othello/shape.hpp"
 #include "test_support.hpp"
 
 namespace ef {
@@ -54,8 +56,11 @@ std::pair<u64, u64> board_at(const data::Game& game, int empties) {
   return {board.black(), board.white()};
 }
 
+void write_text(const std::filesystem::path& file, const std::string& text) { std::ofstream(file) << text; }
+
 bool same(const TreeSample& a, const TreeSample& b) {
-  return a.P == b.P && a.O == b.O && a.score == b.score && a.empties == b.empties && a.root == b.root;
+  return a.P == b.P && a.O == b.O && a.score == b.score && a.empties == b.empties && a.root == b.root &&
+         a.best_move == b.best_move;
 }
 
 TEST(OrderingNetwork, SamplesAreExactAndDoNotDependOnThreads) {
@@ -91,6 +96,10 @@ TEST(OrderingNetwork, SamplesAreExactAndDoNotDependOnThreads) {
     EXPECT_LE(empties, 12);
     EXPECT_LT(s.root, 12u);
     EXPECT_EQ(s.score, search::solve_endgame(s.P, s.O).score) << s.P << " " << s.O;
+    // The best move reaches that score.
+    ASSERT_TRUE(othello::legal_moves(s.P, s.O) >> s.best_move & 1);
+    const u64 f = othello::flips(s.P, s.O, s.best_move);
+    EXPECT_EQ(-search::solve_endgame(s.O & ~f, s.P | f | (u64{1} << s.best_move)).score, s.score);
     ++per_level[{s.root, empties}];
   }
   EXPECT_GE(one.samples.size(), 10u * 3 * 3);  // levels 8-10: 3 each (the trees have plenty)
@@ -109,6 +118,46 @@ TEST(OrderingNetwork, SamplesAreExactAndDoNotDependOnThreads) {
     if (s.root != 3 && s.root != 5) expected.push_back(s);
   ASSERT_EQ(without.samples.size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) EXPECT_TRUE(same(without.samples[i], expected[i])) << i;
+
+  // The samples file: read back the same; each line an .obf position in the solver's colours
+  // (black to move at an even move number) with its best move and exact score, so that
+  // `evalforge solve` reads it and `search` takes it as data.
+  const auto dir = test::scratch_dir("ordering", "samples-file");
+  write_tree_samples(dir / "s.obf", one.samples, {"a header line"});
+  const std::vector<TreeSample> back = read_tree_samples(dir / "s.obf");
+  ASSERT_EQ(back.size(), one.samples.size());
+  for (std::size_t i = 0; i < back.size(); ++i) EXPECT_TRUE(same(back[i], one.samples[i])) << i;
+  const std::vector<data::ObfPosition> obf = data::read_obf(dir / "s.obf");
+  ASSERT_EQ(obf.size(), one.samples.size());
+  for (std::size_t i = 0; i < obf.size(); ++i) {
+    const TreeSample& s = one.samples[i];
+    const bool black_moves = (popcount64(s.P | s.O) - 4) % 2 == 0;
+    EXPECT_EQ(obf[i].side, black_moves ? othello::kBlack : othello::kWhite);
+    EXPECT_EQ(obf[i].black, black_moves ? s.P : s.O);
+    ASSERT_EQ(obf[i].move_scores.size(), 1u);
+    EXPECT_EQ(obf[i].move_scores[0], std::make_pair(s.best_move, s.score));
+  }
+}
+
+// A samples file that is not one names the file and the line.
+TEST(OrderingNetwork, BadSamplesFilesNameTheLine) {
+  const auto dir = test::scratch_dir("ordering", "bad-samples");
+  const std::string board = "---------------------------OX------XO---------------------------";
+  auto error_for = [&](const std::string& text) {
+    write_text(dir / "s.obf", text);
+    return test::error_of([&] { read_tree_samples(dir / "s.obf"); });
+  };
+  write_text(dir / "s.obf", "% root 3\n" + board + " X; d3:+0;\n");
+  ASSERT_EQ(read_tree_samples(dir / "s.obf").size(), 1u);
+  EXPECT_EQ(read_tree_samples(dir / "s.obf")[0].root, 3u);
+  EXPECT_NE(error_for(board + " X; d3:+0;\n").find("s.obf:1: a sample before any '% root N' line"), std::string::npos);
+  EXPECT_NE(error_for("% root x\n").find("s.obf:1: 'x' is not a root number"), std::string::npos);
+  EXPECT_NE(error_for("% root 1\n" + board + " X;\n").find("s.obf:2: a sample lists one move"), std::string::npos);
+  EXPECT_NE(error_for("% root 1\n" + board + " X; d3:+0; c4:+0;\n").find("s.obf:2: a sample lists one move"),
+            std::string::npos);
+  EXPECT_NE(error_for("% root 1\n\n" + board + " X; a1:+0;\n").find("s.obf:3: move a1 is not legal"),
+            std::string::npos);
+  EXPECT_THROW(read_tree_samples(dir / "missing.obf"), Error);
 }
 
 TEST(OrderingNetwork, OptionsOutOfRangeNameTheOption) {
@@ -187,6 +236,30 @@ TEST(OrderingNetwork, TrainsOnlyTheNetworksWithinTheSampledEmpties) {
   }
   EXPECT_EQ(a.agent.network_of_move, base.network_of_move);
 
+  // With shapes: the networks trained take the shape searched for a move within their moves,
+  // nearest their middle (41-44: 42 and 43 tie, the lower wins; 45-48: 46); the rest keep theirs.
+  ntuple::Shape s42{"s42", 42, {{0, 1, 2, 3}, {8, 9, 10}}}, s43{"s43", 43, {{0, 1}}}, s46{"s46", 46, {{0, 9, 18, 27}}},
+      s50{"s50", 50, {{5, 6}}};
+  const std::vector<ntuple::Shape> shapes{s50, s46, s43, s42};
+  const TreeTraining c = train_on_solver_trees(base, range, samples, params, *backend, shapes, "shapes.json");
+  ASSERT_EQ(c.agent.networks.size(), base.networks.size());
+  for (std::size_t n = 0; n < base.networks.size(); ++n) {
+    const ntuple::Geometry& g = c.agent.geometries[static_cast<std::size_t>(c.agent.networks[n].geometry)];
+    EXPECT_EQ(c.agent.networks[n].weights.size(), g.num_weights()) << n;
+    if (n == 3 || n == 4) continue;
+    EXPECT_EQ(c.agent.networks[n].weights, base.networks[n].weights) << n;
+    EXPECT_EQ(c.agent.networks[n].geometry, base.networks[n].geometry) << n;
+  }
+  auto geometry_of = [&](int n) { return c.agent.geometries[static_cast<std::size_t>(c.agent.networks[n].geometry)]; };
+  EXPECT_EQ(geometry_of(3).num_weights(), s42.geometry().num_weights());
+  EXPECT_EQ(geometry_of(3).num_tuples, 2);
+  EXPECT_EQ(geometry_of(4).num_weights(), s46.geometry().num_weights());
+  EXPECT_EQ(geometry_of(4).num_tuples, 1);
+  EXPECT_EQ(c.agent.geometry_names.size(), c.agent.geometries.size());
+  EXPECT_EQ(c.networks[0].mse_base, a.networks[0].mse_base);  // the base's error is the base's
+  const std::string e = test::error_of([&] { with_tree_shapes(base, range, {s42, s50}, "best.json"); });
+  EXPECT_NE(e.find("best.json has no shape searched for a move within 45-48"), std::string::npos) << e;
+
   TreeSampleOptions narrow;  // 13-15 empties: no network lies within
   narrow.min_empties = 13;
   narrow.max_empties = 15;
@@ -241,6 +314,40 @@ TEST(OrderingCommand, WritesTheSameAgentOnOneAndTwoThreadsAndRefusesBadRanges) {
   ASSERT_EQ(trained.networks.size(), base.networks.size());
   for (std::size_t n = 0; n < base.networks.size(); ++n)
     EXPECT_EQ(trained.networks[n].weights == base.networks[n].weights, n != 3 && n != 4) << n;
+
+  // --samples-out writes what was drawn; --samples trains on it to the same agent, without
+  // sampling; a --shapes file without a shape for a trained network is refused before sampling.
+  {
+    const auto [status, out] =
+        test::run_command(common + fmt::format(" --per-level 1 --deep-per-level 1 --out '{}' --samples-out '{}' 2>&1",
+                                               (dir / "w.toml").string(), (dir / "s.obf").string()));
+    ASSERT_EQ(status, 0) << out;
+  }
+  EXPECT_EQ(test::file_bytes(dir / "w.efnet"), test::file_bytes(dir / "t1.efnet"));
+  {
+    const auto [status, out] =
+        test::run_command(fmt::format("'{}' ordering --samples '{}' --epochs 1 --out '{}' 2>&1", EF_EVALFORGE_BIN,
+                                      (dir / "s.obf").string(), (dir / "r.toml").string()));
+    ASSERT_EQ(status, 0) << out;
+    EXPECT_EQ(out.find("roots solved"), std::string::npos) << out;
+  }
+  EXPECT_EQ(test::file_bytes(dir / "r.efnet"), test::file_bytes(dir / "t1.efnet"));
+  write_text(dir / "shapes.json", R"({"shapes": [{"name": "a", "move": 42, "tuples": [["a1", "b1"]]}]})");
+  {
+    const auto [status, out] =
+        test::run_command(common + fmt::format(" --shapes '{}' --out '{}' 2>&1", (dir / "shapes.json").string(),
+                                               (dir / "x.toml").string()));
+    EXPECT_NE(status, 0);
+    EXPECT_NE(out.find("no shape searched for a move within 45-48"), std::string::npos) << out;
+    EXPECT_EQ(out.find("roots solved"), std::string::npos) << out;
+  }
+  {
+    const auto [status, out] =
+        test::run_command(fmt::format("'{}' ordering --samples '{}' --roots 3 --out '{}' 2>&1", EF_EVALFORGE_BIN,
+                                      (dir / "s.obf").string(), (dir / "x.toml").string()));
+    EXPECT_NE(status, 0);
+    EXPECT_NE(out.find("--samples excludes --roots"), std::string::npos) << out;
+  }
 }
 
 }  // namespace

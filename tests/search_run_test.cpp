@@ -1,13 +1,20 @@
 // The shape search as a run: config validation, run directory, bit-identity across thread
 // counts and across an interruption + resume.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "data/games.hpp"
 #include "data/generate.hpp"
 #include "ga/thread_team.hpp"
+#include "games/othello/game.hpp"
+#include "games/othello/squares.hpp"
 #include "runs/shape_search_run.hpp"
 #include "test_support.hpp"
 
@@ -167,6 +174,60 @@ TEST(SearchRun, UnusableDataLeavesNoRunBehind) {
   EXPECT_NE(e.find("move 20: the data has 1 fitness and 0 test positions"), std::string::npos) << e;
   EXPECT_FALSE(fs::exists(dir / "r" / "config.toml"));
   EXPECT_TRUE(ga::run_search(tiny_config(), dir / "r", quiet(1)).complete);
+}
+
+// Positions with exact scores (.obf, as `evalforge ordering --samples-out` writes them) as data:
+// each island takes the positions of its move's empties, split by position. Files of both
+// kinds, or a split by game, are refused naming what is wrong.
+TEST(SearchRun, ObfPositionsWithScoresAreData) {
+  const fs::path dir = temp_dir("obf");
+  const fs::path obf = dir / "p.obf";
+  std::map<int, std::set<std::pair<u64, u64>>> distinct;  // move -> boards
+  {
+    std::ofstream out(obf);
+    out << "% positions of generated games at moves 20, 30 and 40, labelled with the game's score\n";
+    for (const data::Game& game : data::load_games({games_file()}).games) {
+      othello::Board board;
+      for (std::size_t i = 0; i < game.moves.size(); ++i) {
+        if (!board.can_move()) board.pass();
+        const int move = 60 - board.empties();
+        if ((move == 20 || move == 30 || move == 40) && board.can_move()) {
+          for (int sq = 0; sq < 64; ++sq)
+            out << ((board.black() >> sq & 1) ? 'X' : (board.white() >> sq & 1) ? 'O' : '-');
+          const int score = board.side == othello::kBlack ? game.score : -game.score;
+          out << (board.side == othello::kBlack ? " X; " : " O; ") << square_name(ctz64(board.moves())) << ":"
+              << (score < 0 ? "-" : "+") << std::abs(score) << ";\n";
+          distinct[move].insert({board.black(), board.white()});
+        }
+        board.play(game.moves[i]);
+      }
+    }
+  }
+  ga::SearchConfig c = tiny_config();
+  c.data_files = {obf.string()};
+  const auto out = ga::run_search(c, dir / "r", quiet(2));
+  EXPECT_TRUE(out.complete);
+  const std::string log = read(dir / "r" / "log.txt");
+  for (const int move : {20, 30, 40}) {
+    // 20% of the distinct boards test, the rest are fitness positions.
+    const std::size_t n = distinct[move].size(), test = n / 5;
+    EXPECT_NE(log.find(fmt::format("island move {}: {} fitness, {} test positions (.obf, {} empties)", move, n - test,
+                                   test, 60 - move)),
+              std::string::npos)
+        << log;
+  }
+  // The same on one thread, bit for bit.
+  ga::run_search(c, dir / "one", quiet(1));
+  EXPECT_EQ(read(dir / "r" / "best_shapes.json"), read(dir / "one" / "best_shapes.json"));
+
+  c.data_files = {obf.string(), games_file().string()};
+  std::string e = test::error_of([&] { ga::run_search(c, dir / "mixed", quiet(1)); });
+  EXPECT_NE(e.find("mix .obf positions with game records"), std::string::npos) << e;
+  c.data_files = {obf.string()};
+  c.split = data::SplitBy::kGame;
+  e = test::error_of([&] { ga::run_search(c, dir / "by-game", quiet(1)); });
+  EXPECT_NE(e.find("split = \"game\""), std::string::npos) << e;
+  EXPECT_FALSE(fs::exists(dir / "mixed" / "config.toml"));
 }
 
 TEST(SearchRun, BitIdenticalForOneAndTwoThreads) {

@@ -1,11 +1,13 @@
-// evalforge ordering --data FILES... --out FILE.toml [--base AGENT] [--roots N] [--root-empties E]
-//                    [--min-empties A] [--max-empties B] [--per-level K] [--deep-per-level K]
-//                    [--deep-empties E] [--exclude FILE.obf]... [--lr X] [--epochs N] [--seed S]
-//                    [--threads T]
+// evalforge ordering (--data FILES... | --samples FILE.obf) --out FILE.toml [--base AGENT]
+//                    [--roots N] [--root-empties E] [--min-empties A] [--max-empties B]
+//                    [--per-level K] [--deep-per-level K] [--deep-empties E] [--exclude FILE.obf]...
+//                    [--samples-out FILE.obf] [--shapes best_shapes.json] [--lr X] [--epochs N]
+//                    [--seed S] [--threads T]
 // Retrains the exact solver's ordering network on positions of its own search trees, labelled
 // by exact solves (runs/ordering_network.hpp, docs/search.md). scripts/make-ordering-network.sh
 // runs it to make the solver's built-in network from the WTHOR-trained one.
 #include <fmt/core.h>
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +20,7 @@
 #include "data/datasets.hpp"
 #include "data/games.hpp"
 #include "games/othello/agent_file.hpp"
+#include "games/othello/shape.hpp"
 #include "runs/ordering_network.hpp"
 
 namespace ef::app {
@@ -26,15 +29,34 @@ namespace {
 
 struct OrderingArgs {
   std::vector<std::string> data, exclude;
-  std::string base, out;
+  std::string base, out, samples_in, samples_out, shapes;
   TreeSampleOptions sample;
   TrainArgs train;
   int threads = 0;
+  bool range_given = false;  // --min-empties or --max-empties on the command line
 };
+
+void train_and_write(const OrderingArgs& args, const play::OthelloAgent& base, const std::string& base_file,
+                     const TreeSampleOptions& o, const std::vector<TreeSample>& samples,
+                     const std::vector<ntuple::Shape>& shapes, const TrainParams& params, TrainBackend& backend);
 
 void run_ordering(const OrderingArgs& args) {
   TreeSampleOptions o = args.sample;
   o.threads = resolve_threads(args.threads);
+  std::vector<TreeSample> from_file;
+  if (!args.samples_in.empty()) {
+    from_file = read_tree_samples(args.samples_in);  // throws file:line: what
+    if (from_file.empty()) fail("--samples {}: no samples", args.samples_in);
+    // Unless given, the range is the samples' own: it says which networks are trained.
+    if (!args.range_given) {
+      const auto [least, most] =
+          std::minmax_element(from_file.begin(), from_file.end(),
+                              [](const TreeSample& a, const TreeSample& b) { return a.empties < b.empties; });
+      o.min_empties = least->empties;
+      o.max_empties = most->empties;
+    }
+    o.root_empties = std::max(o.root_empties, o.max_empties + 1);  // nothing is sampled: only the range counts
+  }
   check_tree_sample_options(o);
   TrainParams params = args.train.resolve();
   if (!args.train.epochs && args.train.config.empty()) params.epochs = 8;  // what the built-in network uses
@@ -44,8 +66,23 @@ void run_ordering(const OrderingArgs& args) {
   // What sampling (minutes to hours) would only find out at its end, first: a range that holds
   // no whole network, an output that cannot be written.
   networks_within(base, o);
-  const std::filesystem::path out_dir = std::filesystem::path(args.out).parent_path();
-  require_writable_directory(out_dir.empty() ? std::filesystem::path(".") : out_dir, "--out");
+  const std::vector<ntuple::Shape> shapes =
+      args.shapes.empty() ? std::vector<ntuple::Shape>{} : ntuple::load_shapes(args.shapes);
+  with_tree_shapes(base, o, shapes, args.shapes);  // a network without a shape: an error now, not after sampling
+  for (const auto& [file, flag] : {std::pair{args.out, "--out"}, std::pair{args.samples_out, "--samples-out"}}) {
+    if (file.empty()) continue;
+    const std::filesystem::path dir = std::filesystem::path(file).parent_path();
+    require_writable_directory(dir.empty() ? std::filesystem::path(".") : dir, flag);
+  }
+  auto backend = make_backend("cpu", o.threads);
+  if (!args.samples_in.empty()) {
+    // Samples written by an earlier run (--samples-out): train only.
+    fmt::print("{} samples of {}..{} empties from {}\n", from_file.size(), o.min_empties, o.max_empties,
+               args.samples_in);
+    train_and_write(args, base, base_file, o, from_file, shapes, params, *backend);
+    return;
+  }
+  if (args.data.empty()) fail("--data: give the game records the roots come from (or --samples FILE)");
   for (const std::filesystem::path& file : data::resolve_data_specs(args.exclude)) {
     const std::vector<data::ObfPosition> positions = data::read_obf(file);  // throws file:line: what
     if (positions.empty()) fail("--exclude {}: no positions", file.string());
@@ -66,9 +103,21 @@ void run_ordering(const OrderingArgs& args) {
   const TreeSamples samples = sample_solver_trees(db.games, order, o);
   fmt::print("{} roots solved ({} games skipped: they pass through an --exclude position), {} samples\n", samples.roots,
              samples.excluded_games, samples.samples.size());
+  if (!args.samples_out.empty()) {
+    write_tree_samples(
+        args.samples_out, samples.samples,
+        {fmt::format("evalforge ordering samples: {} roots at {} empties, nodes of {}..{} empties, seed {}; "
+                     "base {}",
+                     samples.roots, o.root_empties, o.min_empties, o.max_empties, o.seed, base_file)});
+    fmt::print("wrote {} ({} samples)\n", args.samples_out, samples.samples.size());
+  }
+  train_and_write(args, base, base_file, o, samples.samples, shapes, params, *backend);
+}
 
-  auto backend = make_backend("cpu", o.threads);
-  const TreeTraining trained = train_on_solver_trees(base, o, samples.samples, params, *backend);
+void train_and_write(const OrderingArgs& args, const play::OthelloAgent& base, const std::string& base_file,
+                     const TreeSampleOptions& o, const std::vector<TreeSample>& samples,
+                     const std::vector<ntuple::Shape>& shapes, const TrainParams& params, TrainBackend& backend) {
+  const TreeTraining trained = train_on_solver_trees(base, o, samples, params, backend, shapes, args.shapes);
   fmt::print("{:>7} {:>7} {:>8} {:>8} {:>12} {:>12} {:>12}\n", "network", "moves", "train", "held-out", "MSE constant",
              "MSE base", "MSE trained");
   for (const TreeNetworkReport& r : trained.networks)
@@ -89,35 +138,60 @@ void register_ordering(CLI::App& app) {
   auto args = std::make_shared<OrderingArgs>();
   CLI::App* cmd = app.add_subcommand(
       "ordering", "Retrain the exact solver's ordering network on its own search trees, exact labels (docs/search.md)");
-  cmd->add_option("--data", args->data, "Game records the root positions come from (files or data-set names)")
-      ->required()
-      ->take_all();
+  auto* data =
+      cmd->add_option("--data", args->data, "Game records the root positions come from (files or data-set names)")
+          ->take_all();
+  auto* samples = cmd->add_option("--samples", args->samples_in,
+                                  "Train on the samples of an earlier run's --samples-out instead of sampling");
+  samples->excludes(data);
+  cmd->add_option("--samples-out", args->samples_out,
+                  "Also write the samples (.obf: each node's best move and exact score, '% root J' lines): for "
+                  "--samples, evalforge solve, or evalforge search --data")
+      ->excludes(samples);
+  cmd->add_option("--shapes", args->shapes,
+                  "Train the networks with these shapes instead of the base's: a shape search's best_shapes.json, "
+                  "the shape searched for a move within each network's moves (nearest their middle)");
   cmd->add_option("--out", args->out, "Agent file to write (.toml; its .efnet beside it)")->required();
   cmd->add_option("--base", args->base,
                   "The n-tuple agent to start from: it orders the sampled solves, and its networks outside the "
                   "sampled empties are kept (default: networks/ordering/edax.toml)");
   TreeSampleOptions& s = args->sample;
-  cmd->add_option("--roots", s.roots, "Root positions (games spread evenly over the data)")->capture_default_str();
-  cmd->add_option("--root-empties", s.root_empties, "Empties of each root position")->capture_default_str();
-  cmd->add_option("--min-empties", s.min_empties, "Fewest empties of a sampled node")->capture_default_str();
-  cmd->add_option("--max-empties", s.max_empties,
-                  "Most empties of a sampled node; the networks whose moves all lie within min..max are trained")
-      ->capture_default_str();
-  cmd->add_option("--per-level", s.per_level, "Nodes drawn per root and number of empties")->capture_default_str();
-  cmd->add_option("--deep-per-level", s.deep_per_level, "The same from --deep-empties up (exact solves cost more)")
-      ->capture_default_str();
-  cmd->add_option("--deep-empties", s.deep_empties, "Where --deep-per-level takes over")->capture_default_str();
-  cmd->add_option("--exclude", args->exclude,
-                  "Positions (.obf file or data-set name, e.g. ffo) whose games give no root: keeps a benchmark "
-                  "out of the data; repeatable");
-  cmd->add_option("--seed", s.seed, "Seed of the draws")->capture_default_str();
-  cmd->add_option("--table-bits", s.table_bits, "Transposition table of each thread: 2^bits entries")
-      ->capture_default_str();
+  std::vector<CLI::Option*> sampling;  // options of the sampling, which --samples skips
+  sampling.push_back(
+      cmd->add_option("--roots", s.roots, "Root positions (games spread evenly over the data)")->capture_default_str());
+  sampling.push_back(
+      cmd->add_option("--root-empties", s.root_empties, "Empties of each root position")->capture_default_str());
+  CLI::Option* min_empties =
+      cmd->add_option("--min-empties", s.min_empties, "Fewest empties of a sampled node (with --samples: the file's)")
+          ->capture_default_str();
+  CLI::Option* max_empties =
+      cmd->add_option("--max-empties", s.max_empties,
+                      "Most empties of a sampled node (with --samples: the file's); the networks whose moves all lie "
+                      "within min..max are trained")
+          ->capture_default_str();
+  sampling.push_back(
+      cmd->add_option("--per-level", s.per_level, "Nodes drawn per root and number of empties")->capture_default_str());
+  sampling.push_back(
+      cmd->add_option("--deep-per-level", s.deep_per_level, "The same from --deep-empties up (exact solves cost more)")
+          ->capture_default_str());
+  sampling.push_back(
+      cmd->add_option("--deep-empties", s.deep_empties, "Where --deep-per-level takes over")->capture_default_str());
+  sampling.push_back(
+      cmd->add_option("--exclude", args->exclude,
+                      "Positions (.obf file or data-set name, e.g. ffo) whose games give no root: keeps a benchmark "
+                      "out of the data; repeatable"));
+  sampling.push_back(cmd->add_option("--seed", s.seed, "Seed of the draws")->capture_default_str());
+  sampling.push_back(cmd->add_option("--table-bits", s.table_bits, "Transposition table of each thread: 2^bits entries")
+                         ->capture_default_str());
   cmd->add_option("--threads", args->threads, "Worker threads (0: all cores); the result does not depend on it")
       ->check(CLI::Range(0, 4096))
       ->capture_default_str();
+  for (CLI::Option* option : sampling) samples->excludes(option);
   add_train_options(*cmd, args->train);
-  cmd->callback([args] { run_ordering(*args); });
+  cmd->callback([args, min_empties, max_empties] {
+    args->range_given = min_empties->count() > 0 || max_empties->count() > 0;
+    run_ordering(*args);
+  });
 }
 
 }  // namespace ef::app

@@ -116,7 +116,10 @@ void register_search(CLI::App& app) {
   auto a = std::make_shared<SearchArgs>();
   auto* cmd = app.add_subcommand("search", "Search n-tuple shapes with BRKGA islands (resumable run directory)");
   cmd->add_option("--config", a->config, "Search config (TOML), e.g. configs/quick.toml or configs/paper.toml");
-  cmd->add_option("--data", a->data, "Game records (overrides [data] files)")->take_all();
+  cmd->add_option("--data", a->data,
+                  "Game records, or .obf positions with exact scores (e.g. evalforge ordering --samples-out); "
+                  "overrides [data] files")
+      ->take_all();
   cmd->add_option("--out", a->out, "Run directory (default runs/search-DATE-TIME)");
   add_accept_config_edits(*cmd, cmd->add_option("--resume", a->resume, "Continue the run in this directory"),
                           a->accept_config_edits);

@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 #include "core/hd.hpp"
 
@@ -113,6 +114,9 @@ struct ObfPosition {
   std::size_t line = 0;                          // 1-based line in the file
   int best_score() const;  // the highest move score (the position's exact value); kNoScore if none
 };
+// One .obf line (already trimmed, not a comment) into `position` (whose fields start empty);
+// returns what is wrong with it, or "" (the checks read_obf makes).
+std::string parse_obf_line(std::string_view line, ObfPosition& position);
 std::vector<ObfPosition> read_obf(const std::filesystem::path& file, std::vector<Problem>* problems = nullptr,
                                   bool fatal_problems = true);
 // Writes each game's position at `empties` empties as an .obf line (board and side to move, no

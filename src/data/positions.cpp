@@ -8,6 +8,7 @@
 #include "core/error.hpp"
 #include "core/rng.hpp"
 #include "data/readers.hpp"
+#include "games/othello/game.hpp"
 
 namespace ef::data {
 namespace {
@@ -180,6 +181,18 @@ std::vector<PositionSet> positions_at_moves(const std::vector<Game>& games, cons
 PositionSet positions_at_move(const std::vector<Game>& games, int move, const PositionOptions& options,
                               const std::vector<std::uint32_t>* game_ids) {
   return std::move(positions_at_moves(games, {move}, options, game_ids).front());
+}
+
+PositionSet scored_positions_at_move(const std::vector<ObfPosition>& positions, int move, const std::string& file) {
+  if (move < 0 || move > kMaxMove) fail("move {} is outside 0..{}", move, kMaxMove);
+  std::vector<Entry> entries;
+  for (const ObfPosition& p : positions) {
+    if (64 - popcount64(p.black | p.white) != kMaxMove - move) continue;
+    const int best = p.best_score();
+    if (best == kNoScore) fail("{}:{}: the position has no move score (a label needs its exact value)", file, p.line);
+    entries.push_back({p.black, p.white, p.side == othello::kBlack ? best : -best, 1});
+  }
+  return merge_entries(entries, move);
 }
 
 std::vector<std::size_t> distinct_positions_at_moves(const std::vector<Game>& games, const std::vector<int>& moves,

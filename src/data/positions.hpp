@@ -38,6 +38,12 @@ std::vector<PositionSet> positions_at_moves(const std::vector<Game>& games, cons
                                             const PositionOptions& options,
                                             const std::vector<std::uint32_t>* game_ids = nullptr);
 
+// Positions with exact scores (.obf lines, e.g. `evalforge ordering --samples-out`) at move k:
+// those with 60 - k empties, in the file's colours, labelled black - white from the side to
+// move's best listed score; identical boards merged as positions_at_move merges them. Throws
+// ef::Error naming `file` and the line of a position with no score.
+PositionSet scored_positions_at_move(const std::vector<ObfPosition>& positions, int move, const std::string& file);
+
 // Number of distinct boards at each of `moves` over all games (labels not needed), in one replay.
 // Memory follows the distinct boards, not the games: a move's list is sorted and deduplicated
 // whenever it has grown by `compact_every` boards since the last time (or doubled, whichever is

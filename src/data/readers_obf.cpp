@@ -27,6 +27,8 @@ bool iequals(std::string_view a, std::string_view b) {
          });
 }
 
+}  // namespace
+
 std::string parse_obf_line(std::string_view line, ObfPosition& position) {
   if (line.size() < 64) return fmt::format("board has {} characters, 64 expected", line.size());
   for (int square = 0; square < 64; ++square) {
@@ -97,8 +99,6 @@ std::string parse_obf_line(std::string_view line, ObfPosition& position) {
   }
   return {};
 }
-
-}  // namespace
 
 std::size_t write_obf_positions(const std::filesystem::path& file, const std::vector<Game>& games, int empties) {
   std::size_t written = 0;

@@ -1,15 +1,21 @@
 #include "runs/ordering_network.hpp"
+#include <fmt/format.h>
 #include <algorithm>
 #include <atomic>
+#include <charconv>
+#include <cstdlib>
 #include <mutex>
+#include <string_view>
 #include <unordered_set>
 #include "backends/cpu/endgame_solver.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/parallel.hpp"
 #include "core/rng.hpp"
 #include "games/othello/endgame.hpp"
 #include "games/othello/game.hpp"
 #include "games/othello/ntuple_evaluator.hpp"
+#include "games/othello/squares.hpp"
 
 namespace ef {
 
@@ -55,6 +61,18 @@ bool root_of_game(const data::Game& game, int root_empties,
     if (excluded.count({board.black(), board.white()})) was_excluded = true;
   }
   return have_root && !was_excluded;
+}
+
+// The first and last move number of each network of `base` (-1 for a network no move uses).
+std::pair<std::vector<int>, std::vector<int>> move_ranges(const play::OthelloAgent& base) {
+  const int n_networks = static_cast<int>(base.networks.size());
+  std::vector<int> first(n_networks, -1), last(n_networks, -1);
+  for (int t = 0; t < ntuple::kMoveNumbers; ++t) {
+    const int n = base.network_of_move[t];
+    if (first[n] < 0) first[n] = t;
+    last[n] = t;
+  }
+  return {first, last};
 }
 
 }  // namespace
@@ -134,7 +152,7 @@ TreeSamples sample_solver_trees(const std::vector<data::Game>& games, const cpu:
             std::swap(at_level[k], at_level[pick]);
             const auto& n = at_level[k];
             const search::SolveResult exact = solver->solve(n.P, n.O);
-            per_root[j].push_back({n.P, n.O, exact.score, e, static_cast<std::uint32_t>(j)});
+            per_root[j].push_back({n.P, n.O, exact.score, e, static_cast<std::uint32_t>(j), exact.best_move});
           }
         }
       } else if (was_excluded) {
@@ -154,6 +172,76 @@ TreeSamples sample_solver_trees(const std::vector<data::Game>& games, const cpu:
     out.excluded_games += skipped_excluded[j];
   }
   return out;
+}
+
+void write_tree_samples(const std::filesystem::path& file, const std::vector<TreeSample>& samples,
+                        const std::vector<std::string>& header) {
+  std::string text;
+  for (const std::string& line : header) text += "% " + line + "\n";
+  std::int64_t root = -1;
+  for (const TreeSample& s : samples) {
+    if (s.root != root) {
+      root = s.root;
+      text += fmt::format("% root {}\n", root);
+    }
+    if (s.best_move < 0 || s.best_move > 63)
+      fail("{}: the sample of root {} has no best move (square {})", file.string(), s.root, s.best_move);
+    const ntuple::SolverView view = ntuple::solver_view(s.P, s.O);
+    const u64 black = view.p_black ? s.P : s.O, white = view.p_black ? s.O : s.P;
+    for (int square = 0; square < 64; ++square)
+      text += (black >> square & 1) ? 'X' : ((white >> square & 1) ? 'O' : '-');
+    text += fmt::format(" {}; {}:{:+d};\n", view.p_black ? 'X' : 'O', square_name(s.best_move), s.score);
+  }
+  write_atomically(file, text);
+}
+
+std::vector<TreeSample> read_tree_samples(const std::filesystem::path& file) {
+  const std::string bytes = read_file(file);
+  std::vector<TreeSample> samples;
+  std::int64_t root = -1;
+  std::size_t number = 0;
+  for (std::size_t at = 0; at < bytes.size();) {
+    const std::size_t end = std::min(bytes.find('\n', at), bytes.size());
+    std::string_view text(bytes.data() + at, end - at);
+    at = end + 1;
+    ++number;
+    while (!text.empty() && (text.back() == '\r' || text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+    if (text.empty() || text[0] == '#') continue;
+    if (text[0] == '%') {
+      // "% root J" starts root J's samples; other comments are skipped.
+      std::string_view rest = text.substr(1);
+      while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
+      if (rest.substr(0, 4) != "root") continue;
+      rest.remove_prefix(4);
+      while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
+      std::uint32_t value = 0;
+      const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), value);
+      if (rest.empty() || ec != std::errc{} || end != rest.data() + rest.size())
+        fail("{}:{}: '{}' is not a root number (expected '% root J')", file.string(), number, rest);
+      root = value;
+      continue;
+    }
+    data::ObfPosition p;
+    const std::string problem = data::parse_obf_line(text, p);
+    if (!problem.empty()) fail("{}:{}: {}", file.string(), number, problem);
+    if (p.move_scores.size() != 1 || p.move_scores[0].first < 0)
+      fail("{}:{}: a sample lists one move, its best (a square), with its exact score; this line lists {}",
+           file.string(), number,
+           p.move_scores.empty()      ? "none"
+           : p.move_scores.size() > 1 ? "several"
+                                      : "a pass");
+    if (root < 0) fail("{}:{}: a sample before any '% root N' line", file.string(), number);
+    TreeSample s;
+    s.P = p.side == othello::kBlack ? p.black : p.white;
+    s.O = p.side == othello::kBlack ? p.white : p.black;
+    s.best_move = p.move_scores[0].first;
+    s.score = p.move_scores[0].second;
+    s.empties = 64 - popcount64(p.black | p.white);
+    s.root = static_cast<std::uint32_t>(root);
+    samples.push_back(s);
+  }
+  return samples;
 }
 
 std::vector<int> networks_within(const play::OthelloAgent& base, const TreeSampleOptions& sampled) {
@@ -177,20 +265,48 @@ std::vector<int> networks_within(const play::OthelloAgent& base, const TreeSampl
   return chosen;
 }
 
+play::OthelloAgent with_tree_shapes(const play::OthelloAgent& base, const TreeSampleOptions& sampled,
+                                    const std::vector<ntuple::Shape>& shapes, const std::string& shapes_file) {
+  play::OthelloAgent shaped = base;
+  if (shapes.empty()) return shaped;
+  const std::vector<int> chosen = networks_within(base, sampled);
+  const auto [first, last] = move_ranges(base);
+  for (const int n : chosen) {
+    const ntuple::Shape* pick = nullptr;
+    int pick_distance = 0;
+    for (const ntuple::Shape& shape : shapes) {
+      if (shape.move < first[n] || shape.move > last[n]) continue;
+      const int distance = std::abs(2 * shape.move - first[n] - last[n]);  // to the middle, doubled
+      if (!pick || distance < pick_distance || (distance == pick_distance && shape.move < pick->move)) {
+        pick = &shape;
+        pick_distance = distance;
+      }
+    }
+    if (!pick)
+      fail_input("shapes",
+                 "{} has no shape searched for a move within {}-{} (network {} of agent {}; a shape search's "
+                 "best_shapes.json gives each shape its move)",
+                 shapes_file, first[n], last[n], n, base.name);
+    shaped.geometry_names.resize(shaped.geometries.size());
+    shaped.geometries.push_back(pick->geometry());
+    shaped.geometry_names.push_back(pick->name.empty() ? fmt::format("move-{}", pick->move) : pick->name);
+    shaped.networks[n].geometry = static_cast<int>(shaped.geometries.size()) - 1;
+    shaped.networks[n].weights.assign(shaped.geometries.back().num_weights(), 0);  // trained from zero
+  }
+  return shaped;
+}
+
 TreeTraining train_on_solver_trees(const play::OthelloAgent& base, const TreeSampleOptions& sampled,
                                    const std::vector<TreeSample>& samples, const TrainParams& params,
-                                   TrainBackend& backend) {
+                                   TrainBackend& backend, const std::vector<ntuple::Shape>& shapes,
+                                   const std::string& shapes_file) {
   const std::vector<int> chosen = networks_within(base, sampled);
-  const int n_networks = static_cast<int>(base.networks.size());
-  std::vector<int> first(n_networks, -1), last(n_networks, -1);
-  for (int t = 0; t < ntuple::kMoveNumbers; ++t) {
-    const int n = base.network_of_move[t];
-    if (first[n] < 0) first[n] = t;
-    last[n] = t;
-  }
+  const auto [first, last] = move_ranges(base);
+  const play::OthelloAgent shaped = with_tree_shapes(base, sampled, shapes, shapes_file);
 
   // One resident position set per network: the samples of its moves as (black, white) with the
   // label black - white, in the colours the solver's evaluator uses (ntuple::solver_view).
+  const std::size_t n_networks = base.networks.size();
   std::vector<PositionData> data(n_networks);
   std::vector<std::vector<std::uint32_t>> train_ids(n_networks), held_ids(n_networks);
   for (const TreeSample& s : samples) {
@@ -210,7 +326,7 @@ TreeTraining train_on_solver_trees(const play::OthelloAgent& base, const TreeSam
       fail_input("samples", "no training sample for network {} of agent {} (moves {}-{}): nothing to train it on", n,
                  base.name, first[n], last[n]);
     TrainJob j;
-    j.geometry = &base.geometries[static_cast<std::size_t>(base.networks[n].geometry)];
+    j.geometry = &shaped.geometries[static_cast<std::size_t>(shaped.networks[n].geometry)];
     j.positions = backend.add_positions(data[n]);
     j.train_ids = train_ids[n];
     j.eval_ids = held_ids[n].empty() ? train_ids[n] : held_ids[n];
@@ -223,7 +339,7 @@ TreeTraining train_on_solver_trees(const play::OthelloAgent& base, const TreeSam
   std::vector<TrainResult> results(jobs.size());
   backend.train(jobs, results);
 
-  TreeTraining out{base, {}};
+  TreeTraining out{shaped, {}};
   for (std::size_t k = 0; k < jobs.size(); ++k)
     out.agent.networks[job_network[k]].weights = std::move(results[k].weights);
   // Held-out errors of the base and the trained networks, through the solver's own evaluator.

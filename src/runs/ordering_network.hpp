@@ -25,6 +25,7 @@
 #include "backends/cpu/network_eval.hpp"
 #include "data/games.hpp"
 #include "games/othello/agent.hpp"
+#include "games/othello/shape.hpp"
 
 namespace ef {
 
@@ -45,12 +46,14 @@ struct TreeSampleOptions {
   std::function<void(int done, int total)> progress;  // after each root (from any thread)
 };
 
-// One sampled node: P to move, its exact score, the index of its root (the held-out split).
+// One sampled node: P to move, its exact score and a best move, the index of its root (the
+// held-out split).
 struct TreeSample {
   u64 P = 0, O = 0;
   int score = 0;
   int empties = 0;
   std::uint32_t root = 0;
+  int best_move = -1;  // a square (P always has a move: the solver visits nodes after a pass)
 };
 
 struct TreeSamples {
@@ -64,6 +67,17 @@ void check_tree_sample_options(const TreeSampleOptions& options);
 
 TreeSamples sample_solver_trees(const std::vector<data::Game>& games, const cpu::SolverOrdering& order,
                                 const TreeSampleOptions& options);
+
+// The samples as an .obf file that `evalforge solve` can check and `evalforge search` can take as
+// data: one line per sample, in the colours the solver's evaluator gives it (black moves at an
+// even move number, ntuple::solver_view), with its best move and exact score; a line
+// "% root J" before each root's samples (obf comment lines). `header`: comment lines first.
+void write_tree_samples(const std::filesystem::path& file, const std::vector<TreeSample>& samples,
+                        const std::vector<std::string>& header);
+// Reads such a file back (the same samples). Throws ef::Error naming the file and line: a line
+// that is not an .obf position, a position without exactly one move score, one before any
+// "% root" line, a root line without a number.
+std::vector<TreeSample> read_tree_samples(const std::filesystem::path& file);
 
 // Whether sample `root` is held out of training (1 root in 20, by a hash of its index).
 bool tree_root_held_out(std::uint32_t root);
@@ -86,9 +100,20 @@ struct TreeTraining {
 // sampling, which takes long.
 std::vector<int> networks_within(const play::OthelloAgent& base, const TreeSampleOptions& sampled);
 
+// `base` with the networks that train_on_solver_trees trains reshaped (zero weights) as its
+// `shapes` argument says; `base` itself when `shapes` is empty. Throws ef::Error as
+// train_on_solver_trees does for a network without a shape: call it before sampling.
+play::OthelloAgent with_tree_shapes(const play::OthelloAgent& base, const TreeSampleOptions& sampled,
+                                    const std::vector<ntuple::Shape>& shapes, const std::string& shapes_file);
+
 // Throws ef::Error as networks_within does, and when a network to train has no training sample.
+// `shapes` (may be empty): the networks trained get these shapes instead of their own, each the
+// shape whose `move` lies within the network's moves, nearest their middle (a shape search's
+// best_shapes.json, one shape per island's move); a network with no such shape is an error
+// naming `shapes_file`. The base networks' held-out errors are still those of `base`.
 TreeTraining train_on_solver_trees(const play::OthelloAgent& base, const TreeSampleOptions& sampled,
                                    const std::vector<TreeSample>& samples, const TrainParams& params,
-                                   TrainBackend& backend);
+                                   TrainBackend& backend, const std::vector<ntuple::Shape>& shapes = {},
+                                   const std::string& shapes_file = {});
 
 }  // namespace ef

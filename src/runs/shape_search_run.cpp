@@ -128,8 +128,68 @@ data::GameDatabase load_run_games(const std::vector<std::string>& files, const c
   return db;
 }
 
+bool is_obf(const std::string& file) { return data::detect_format(file) == data::FileFormat::kObf; }
+
+// Positions with exact scores (.obf files, e.g. an ordering run's --samples-out) of `files`:
+// all of them, or none (an error names the first file of the other kind).
+std::optional<std::vector<data::ObfPosition>> load_run_positions(const std::vector<std::string>& files,
+                                                                 const char* what) {
+  const auto obf = std::count_if(files.begin(), files.end(), is_obf);
+  if (obf == 0) return std::nullopt;
+  if (obf != static_cast<std::ptrdiff_t>(files.size()))
+    fail("{}: {} files mix .obf positions with game records ({}); give one kind", what, what,
+         *std::find_if(files.begin(), files.end(), [](const std::string& f) { return !is_obf(f); }));
+  std::vector<data::ObfPosition> all;
+  for (const auto& f : files) {
+    if (!fs::exists(f)) fail("{}: no such {} file", f, what);
+    std::vector<data::ObfPosition> some = data::read_obf(f);  // throws file:line: what
+    for (const auto& p : some)
+      if (p.best_score() == data::kNoScore)
+        fail("{}:{}: the position has no move score (its label is its exact value)", f, p.line);
+    all.insert(all.end(), std::make_move_iterator(some.begin()), std::make_move_iterator(some.end()));
+  }
+  return all;
+}
+
+// upload_data for .obf positions: each island's positions at its move (60 - move empties), split
+// by position as games split by position are (or, with [data] test_files, all fitness positions
+// and the test files' for the test score).
+IslandData upload_positions(const SearchConfig& c, const Archipelago& a,
+                            const std::vector<data::ObfPosition>& positions, Backend& backend, const LineSink& log) {
+  if (c.split != data::SplitBy::kPosition)
+    fail("[data] split = \"game\": .obf positions come without their games; split = \"position\" splits them");
+  std::optional<std::vector<data::ObfPosition>> test;
+  if (!c.test_files.empty()) {
+    test = load_run_positions(c.test_files, "test");
+    if (!test) fail("{}: with .obf positions as data, the test files are .obf positions too", c.test_files[0]);
+  }
+  IslandData d;
+  for (int move : a.moves) {
+    const data::PositionSet all = data::scored_positions_at_move(positions, move, "data");
+    data::Split split;
+    if (test) {
+      split.first = all;
+      split.second = data::scored_positions_at_move(*test, move, "test");
+    } else {
+      split = data::split_positions(all, c.test_fraction, c.islands.seed, data::kFitnessTestStream);
+    }
+    if (split.first.size() < 5 || split.second.size() == 0)
+      fail("move {}: {} fitness and {} test positions of {} empties in the data; need at least 5 and 1", move,
+           split.first.size(), split.second.size(), 60 - move);
+    ResidentSplit r = make_resident(split, backend);
+    d.fitness.push_back({r.handle, static_cast<u32>(split.first.size())});
+    d.fitness_ids.push_back(std::move(r.fitness_ids));
+    d.test_ids.push_back(std::move(r.test_ids));
+    log(fmt::format("island move {:>2}: {} fitness, {} test positions (.obf, {} empties)", move, split.first.size(),
+                    split.second.size(), 60 - move));
+  }
+  return d;
+}
+
 // The position sets of the islands `a` holds.
 IslandData upload_data(const SearchConfig& c, const Archipelago& a, Backend& backend, const LineSink& log) {
+  if (auto positions = load_run_positions(c.data_files, "data"))
+    return upload_positions(c, a, *positions, backend, log);
   const data::GameDatabase db = load_run_games(c.data_files, "data", log);
   std::optional<data::GameDatabase> test_db;
   if (!c.test_files.empty()) test_db = load_run_games(c.test_files, "test", log);
