@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# Rebuilds the exact solver's ordering networks (docs/search.md), in two stages:
-#  1. networks/ordering/edax.{toml,efnet}, the built-in network: the Edax shape trained from zero
+# Rebuilds the exact solver's ordering networks (docs/search.md), in three stages:
+#  1. networks/ordering/edax.{toml,efnet}, the WTHOR-trained network: the Edax shape trained from zero
 #     on the WTHOR database's perfect-play scores (--label theoretical), one network per 4 moves
 #     from move 30 to 54, 8 epochs, 99% of the positions (~2 minutes);
 #  2. networks/ordering/edax-tree.{toml,efnet}: stage 1's agent with its networks of 12-19
 #     empties retrained on positions of the solver's own search trees, labelled by exact solves
 #     (`evalforge ordering`: 3000 roots of 20 empties from the same games; ~20 minutes on 2
-#     cores; fewer nodes, not less time: not the default, docs/search.md). The games that pass through an FFO #20-#39 position give
+#     cores; fewer nodes, not less time, docs/search.md). The games that pass through an FFO #20-#39 position give
 #     no root, so that benchmark stays out of the data.
-# Both are deterministic (any thread count), so this writes the same bytes as the shipped files
+#  3. networks/ordering/edax-shapes.{toml,efnet}, the solver's default ordering: stage 1's agent
+#     with its networks of 12-19 empties given shapes that the project's own shape search chose
+#     on the solver's tree positions (1000 roots' samples, `evalforge ordering --samples-out`;
+#     `evalforge search --config configs/ordering-shapes.toml` on them), trained on stage 2's
+#     samples (`evalforge ordering --samples --shapes`; ~15 minutes on 2 cores).
+#     WORK=DIR keeps the samples and the search run there (default: a new temporary folder).
+# All are deterministic (any thread count), so this writes the same bytes as the shipped files
 # (EndgameOrdering.BuiltinNetworkIsReproducible in tests/search_endgame_test.cpp checks stage 1
 # when the data is there).
 #
@@ -39,4 +45,15 @@ bin=${EVALFORGE:-build/evalforge}  # tests pass the binary they built
 exclude=()
 ffo=${FFO:-ffo}
 [[ $ffo == none ]] || exclude=(--exclude "$ffo")
-"$bin" ordering --data "${files[@]}" --base "$out/edax.toml" ${exclude[@]+"${exclude[@]}"} --out "$out/edax-tree.toml"
+work=${WORK:-$(mktemp -d)}
+mkdir -p "$work"
+"$bin" ordering --data "${files[@]}" --base "$out/edax.toml" ${exclude[@]+"${exclude[@]}"} --out "$out/edax-tree.toml" \
+  --samples-out "$work/tree-3000.obf"
+# Stage 3: the shape search runs on 1000 roots' samples (7 minutes; on stage 2's 3000 it would
+# take an hour), the searched shapes are trained on stage 2's samples.
+"$bin" ordering --data "${files[@]}" --roots 1000 --base "$out/edax.toml" ${exclude[@]+"${exclude[@]}"} \
+  --out "$work/edax-tree-1000.toml" --samples-out "$work/tree-1000.obf"
+"$bin" search --config configs/ordering-shapes.toml --data "$work/tree-1000.obf" --out "$work/shape-search" --quiet
+"$bin" ordering --samples "$work/tree-3000.obf" --base "$out/edax.toml" \
+  --shapes "$work/shape-search/best_shapes.json" --out "$out/edax-shapes.toml"
+echo "make-ordering-network: the samples and the shape search of stages 2 and 3 are in $work"

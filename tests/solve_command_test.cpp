@@ -105,7 +105,8 @@ TEST_F(SolveCommand, OrderingNetworkChangesNodesOnly) {
   EXPECT_NE(without.find("ordering: none"), std::string::npos) << without;
   EXPECT_EQ(with.find("BAD"), std::string::npos) << with;
   EXPECT_EQ(without.find("BAD"), std::string::npos) << without;
-  const std::string agent = (fs::path(EF_SOURCE_DIR) / "networks/ordering/edax.toml").string();
+  // The built-in network is edax-shapes.toml (the solver's default since 2026-12-05).
+  const std::string agent = (fs::path(EF_SOURCE_DIR) / "networks/ordering/edax-shapes.toml").string();
   const auto [s3, named] =
       test::run_command(fmt::format("'{}' solve '{}' --no-timing --ordering '{}' 2>&1", bin, file.string(), agent));
   ASSERT_EQ(s3, 0) << named;

@@ -67,7 +67,7 @@ std::unique_ptr<Ordering> load_ordering(const std::string& spec) {
   if (spec == "none") return o;
   std::string file = spec;
   if (spec == "auto" || spec == "builtin") {
-    file = builtin_ordering_network().string();
+    file = builtin_solver_ordering().string();
     if (!std::filesystem::exists(file)) {
       if (spec == "builtin")
         fail("--ordering builtin: {} is missing (scripts/make-ordering-network.sh rebuilds it)", file);

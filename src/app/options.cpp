@@ -18,6 +18,10 @@ std::filesystem::path builtin_ordering_network() {
   return std::filesystem::path(EF_NETWORKS_DIR) / "ordering" / "edax.toml";
 }
 
+std::filesystem::path builtin_solver_ordering() {
+  return std::filesystem::path(EF_NETWORKS_DIR) / "ordering" / "edax-shapes.toml";
+}
+
 std::vector<int> parse_moves(const std::string& text, const std::string& what) {
   if (text == "paper") return {18, 22, 26, 30, 34, 38, 42, 46};
   if (text == "all") {

@@ -36,10 +36,14 @@ struct TrainArgs {
 void add_train_options(CLI::App& cmd, TrainArgs& args);
 TrainParams read_train_table(const std::string& file);  // the [training] table of a TOML config
 
-// The built-in n-tuple agent (the exact solver's move ordering, docs/search.md; also the
-// default player of `data generate` and the base `evalforge ordering` starts from):
-// networks/ordering/edax.toml of the source tree this binary was built from.
+// The built-in n-tuple agent trained on WTHOR (the default player of `data generate` and the
+// base `evalforge ordering` starts from): networks/ordering/edax.toml of the source tree this
+// binary was built from.
 std::filesystem::path builtin_ordering_network();
+// The exact solver's default move ordering (`evalforge solve --ordering auto`, docs/search.md):
+// networks/ordering/edax-shapes.toml, edax.toml with its networks of 12-19 empties given shapes
+// searched on the solver's own tree positions and trained on them.
+std::filesystem::path builtin_solver_ordering();
 
 // `files`: paths or data-set names (fetched into the cache when missing).
 data::GameDatabase load_data_files(const std::vector<std::string>& files, const data::ReadOptions& options,
