@@ -196,6 +196,11 @@ void write_tree_samples(const std::filesystem::path& file, const std::vector<Tre
 }
 
 std::vector<TreeSample> read_tree_samples(const std::filesystem::path& file) {
+  const auto trim_blanks = [](std::string_view t) {
+    while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
+    while (!t.empty() && (t.back() == ' ' || t.back() == '\t' || t.back() == '\r')) t.remove_suffix(1);
+    return t;
+  };
   const std::string bytes = read_file(file);
   std::vector<TreeSample> samples;
   std::int64_t root = -1;
@@ -205,16 +210,13 @@ std::vector<TreeSample> read_tree_samples(const std::filesystem::path& file) {
     std::string_view text(bytes.data() + at, end - at);
     at = end + 1;
     ++number;
-    while (!text.empty() && (text.back() == '\r' || text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+    text = trim_blanks(text);
     if (text.empty() || text[0] == '#') continue;
     if (text[0] == '%') {
       // "% root J" starts root J's samples; other comments are skipped.
-      std::string_view rest = text.substr(1);
-      while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
+      std::string_view rest = trim_blanks(text.substr(1));
       if (rest.substr(0, 4) != "root") continue;
-      rest.remove_prefix(4);
-      while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
+      rest = trim_blanks(rest.substr(4));
       std::uint32_t value = 0;
       const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), value);
       if (rest.empty() || ec != std::errc{} || end != rest.data() + rest.size())
