@@ -117,6 +117,11 @@ struct ObfPosition {
 // One .obf line (already trimmed, not a comment) into `position` (whose fields start empty);
 // returns what is wrong with it, or "" (the checks read_obf makes).
 std::string parse_obf_line(std::string_view line, ObfPosition& position);
+// `s` without the blanks (space, tab, '\r') at either end: how .obf lines are trimmed.
+std::string_view trim_obf_blanks(std::string_view s);
+// Appends an .obf line's position: the 64 squares a1..h8 (X black, O white, - empty), a space,
+// the side to move and ';' (no move scores, no newline).
+void append_obf_position(std::string& text, u64 black, u64 white, int side);
 std::vector<ObfPosition> read_obf(const std::filesystem::path& file, std::vector<Problem>* problems = nullptr,
                                   bool fatal_problems = true);
 // Writes each game's position at `empties` empties as an .obf line (board and side to move, no

@@ -15,12 +15,6 @@ namespace {
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 bool iequals(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
@@ -28,6 +22,17 @@ bool iequals(std::string_view a, std::string_view b) {
 }
 
 }  // namespace
+
+std::string_view trim_obf_blanks(std::string_view s) {
+  while (!s.empty() && is_blank(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_blank(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+void append_obf_position(std::string& text, u64 black, u64 white, int side) {
+  for (int square = 0; square < 64; ++square) text += (black >> square & 1) ? 'X' : ((white >> square & 1) ? 'O' : '-');
+  text += side == othello::kBlack ? " X;" : " O;";
+}
 
 std::string parse_obf_line(std::string_view line, ObfPosition& position) {
   if (line.size() < 64) return fmt::format("board has {} characters, 64 expected", line.size());
@@ -42,7 +47,7 @@ std::string parse_obf_line(std::string_view line, ObfPosition& position) {
       return fmt::format("square {} is {} (X, O or - expected)", square_name(square),
                          detail::quoted(std::string_view(&c, 1)));
   }
-  std::string_view rest = trim(line.substr(64));
+  std::string_view rest = trim_obf_blanks(line.substr(64));
   if (rest.empty()) return "side to move missing after the board";
   if (rest[0] == 'X' || rest[0] == 'x')
     position.side = othello::kBlack;
@@ -50,7 +55,7 @@ std::string parse_obf_line(std::string_view line, ObfPosition& position) {
     position.side = othello::kWhite;
   else
     return fmt::format("side to move {} (X or O expected)", detail::quoted(rest.substr(0, 1)));
-  rest = trim(rest.substr(1));
+  rest = trim_obf_blanks(rest.substr(1));
 
   const othello::Board board = othello::Board::from_colors(position.black, position.white, position.side);
   const u64 legal = board.moves();
@@ -58,21 +63,21 @@ std::string parse_obf_line(std::string_view line, ObfPosition& position) {
   bool first = true;
   while (!rest.empty()) {
     const std::size_t end = std::min(rest.find(';'), rest.size());
-    const std::string_view entry = trim(rest.substr(0, end));
+    const std::string_view entry = trim_obf_blanks(rest.substr(0, end));
     rest = end < rest.size() ? rest.substr(end + 1) : std::string_view{};
     if (entry.empty()) {
       if (first) {
         first = false;
         continue;
       }
-      if (trim(rest).empty()) break;  // a trailing ';'
+      if (trim_obf_blanks(rest).empty()) break;  // a trailing ';'
       return "empty move entry between ';'";
     }
     first = false;
     const std::size_t colon = entry.find(':');
     if (colon == std::string_view::npos) return fmt::format("move entry {} has no ':score'", detail::quoted(entry));
-    const std::string_view move_text = trim(entry.substr(0, colon));
-    const std::string_view score_text = trim(entry.substr(colon + 1));
+    const std::string_view move_text = trim_obf_blanks(entry.substr(0, colon));
+    const std::string_view score_text = trim_obf_blanks(entry.substr(colon + 1));
 
     int square = -1;
     if (iequals(move_text, "PS") || iequals(move_text, "PA") || iequals(move_text, "pass")) {
@@ -108,9 +113,8 @@ std::size_t write_obf_positions(const std::filesystem::path& file, const std::ve
       if (!board.can_move()) board.pass();
       if (board.empties() == empties) {
         if (!board.can_move()) return;  // the game ended here
-        for (int square = 0; square < 64; ++square)
-          text += (board.black() >> square & 1) ? 'X' : ((board.white() >> square & 1) ? 'O' : '-');
-        text += board.side == othello::kBlack ? " X;\n" : " O;\n";
+        append_obf_position(text, board.black(), board.white(), board.side);
+        text += '\n';
         ++written;
         return;
       }
@@ -134,7 +138,7 @@ std::vector<ObfPosition> read_obf(const std::filesystem::path& file, std::vector
   std::vector<ObfPosition> positions;
   std::string line;
   while (reader.next(line)) {
-    const std::string_view text = trim(line);
+    const std::string_view text = trim_obf_blanks(line);
     if (text.empty() || text[0] == '#' || text[0] == '%') continue;
     if (reader.line_was_cut()) {
       sink.report(reader.line_number(), "line too long");

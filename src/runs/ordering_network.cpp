@@ -187,20 +187,14 @@ void write_tree_samples(const std::filesystem::path& file, const std::vector<Tre
     if (s.best_move < 0 || s.best_move > 63)
       fail("{}: the sample of root {} has no best move (square {})", file.string(), s.root, s.best_move);
     const ntuple::SolverView view = ntuple::solver_view(s.P, s.O);
-    const u64 black = view.p_black ? s.P : s.O, white = view.p_black ? s.O : s.P;
-    for (int square = 0; square < 64; ++square)
-      text += (black >> square & 1) ? 'X' : ((white >> square & 1) ? 'O' : '-');
-    text += fmt::format(" {}; {}:{:+d};\n", view.p_black ? 'X' : 'O', square_name(s.best_move), s.score);
+    data::append_obf_position(text, view.p_black ? s.P : s.O, view.p_black ? s.O : s.P,
+                              view.p_black ? othello::kBlack : othello::kWhite);
+    text += fmt::format(" {}:{:+d};\n", square_name(s.best_move), s.score);
   }
   write_atomically(file, text);
 }
 
 std::vector<TreeSample> read_tree_samples(const std::filesystem::path& file) {
-  const auto trim_blanks = [](std::string_view t) {
-    while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
-    while (!t.empty() && (t.back() == ' ' || t.back() == '\t' || t.back() == '\r')) t.remove_suffix(1);
-    return t;
-  };
   const std::string bytes = read_file(file);
   std::vector<TreeSample> samples;
   std::int64_t root = -1;
@@ -210,13 +204,13 @@ std::vector<TreeSample> read_tree_samples(const std::filesystem::path& file) {
     std::string_view text(bytes.data() + at, end - at);
     at = end + 1;
     ++number;
-    text = trim_blanks(text);
+    text = data::trim_obf_blanks(text);
     if (text.empty() || text[0] == '#') continue;
     if (text[0] == '%') {
       // "% root J" starts root J's samples; other comments are skipped.
-      std::string_view rest = trim_blanks(text.substr(1));
+      std::string_view rest = data::trim_obf_blanks(text.substr(1));
       if (rest.substr(0, 4) != "root") continue;
-      rest = trim_blanks(rest.substr(4));
+      rest = data::trim_obf_blanks(rest.substr(4));
       std::uint32_t value = 0;
       const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), value);
       if (rest.empty() || ec != std::errc{} || end != rest.data() + rest.size())

@@ -130,6 +130,14 @@ data::GameDatabase load_run_games(const std::vector<std::string>& files, const c
 
 bool is_obf(const std::string& file) { return data::detect_format(file) == data::FileFormat::kObf; }
 
+// Makes a split resident as island data: its fitness set and the ids of both halves.
+void add_island(IslandData& d, const data::Split& split, Backend& backend) {
+  ResidentSplit r = make_resident(split, backend);
+  d.fitness.push_back({r.handle, static_cast<u32>(split.first.size())});
+  d.fitness_ids.push_back(std::move(r.fitness_ids));
+  d.test_ids.push_back(std::move(r.test_ids));
+}
+
 // Positions with exact scores (.obf files, e.g. an ordering run's --samples-out) of `files`:
 // all of them, or none (an error names the first file of the other kind).
 std::optional<std::vector<data::ObfPosition>> load_run_positions(const std::vector<std::string>& files,
@@ -176,10 +184,7 @@ IslandData upload_positions(const SearchConfig& c, const Archipelago& a,
     if (split.first.size() < 5 || split.second.size() == 0)
       fail("move {}: {} fitness and {} test positions of {} empties in the data; need at least 5 and 1", move,
            split.first.size(), split.second.size(), 60 - move);
-    ResidentSplit r = make_resident(split, backend);
-    d.fitness.push_back({r.handle, static_cast<u32>(split.first.size())});
-    d.fitness_ids.push_back(std::move(r.fitness_ids));
-    d.test_ids.push_back(std::move(r.test_ids));
+    add_island(d, split, backend);
     log(fmt::format("island move {:>2}: {} fitness, {} test positions (.obf, {} empties)", move, split.first.size(),
                     split.second.size(), 60 - move));
   }
@@ -207,10 +212,7 @@ IslandData upload_data(const SearchConfig& c, const Archipelago& a, Backend& bac
     const data::Split& split = m.split;
     if (split.first.size() < 5)
       fail("move {}: only {} fitness and {} test positions in the data", move, split.first.size(), split.second.size());
-    ResidentSplit r = make_resident(split, backend);
-    d.fitness.push_back({r.handle, static_cast<u32>(split.first.size())});
-    d.fitness_ids.push_back(std::move(r.fitness_ids));
-    d.test_ids.push_back(std::move(r.test_ids));
+    add_island(d, split, backend);
     log(fmt::format("island move {:>2}: {} fitness, {} test positions{}", move, split.first.size(), split.second.size(),
                     test_db ? fmt::format(" (held out; {} of them also fitness positions)", m.test_seen) : ""));
   }
