@@ -6,7 +6,7 @@
 //    trees (edax-tree; edax-shapes, with searched shapes) against the built-in one they were made from,
 //    interleaved (BM_SolveNetworks: the same on the .obf file named by $EF_SOLVE_OBF, e.g. a
 //    book set from `evalforge data convert logbook --out book21.obf --empties 21 --every 1000 --first 7`);
-//    BM_SolveFforumCodeCopies: the solver's baseline and x86-64-v3 machine code, interleaved,
+//    BM_SolveFforumCodeCopies: the solver's baseline, x86-64-v3 and x86-64-v4 machine code, interleaved,
 //    backends/cpu/endgame_solver.hpp; BM_SolveFforumHintCeiling: the nodes when the table holds an exact search's best
 //    moves, a floor for the ordering), beside Edax's ~36 M nodes/s per core on FFO #40-#42 (docs/anchors.md). Node
 //    counts are not comparable one to one (engines count differently, and Edax needs far fewer nodes thanks to its
@@ -238,8 +238,7 @@ double median(std::vector<double> v) {
 // the per-round ratios of the x86-64-v3 copy's time to the baseline's (same nodes, checked).
 void solve_code_copies(benchmark::State& state, const std::vector<data::ObfPosition>& positions, int rounds) {
   const std::vector<cpu::SolverIsa> isas = cpu::available_solver_isas();
-  std::vector<std::vector<double>> seconds(isas.size());
-  std::vector<double> ratios;
+  std::vector<std::vector<double>> seconds(isas.size()), ratios(isas.size());  // ratios to the baseline, per round
   for (auto _ : state) {
     for (int round = 0; round < rounds; ++round) {
       std::vector<u64> nodes(isas.size(), 0);
@@ -257,12 +256,14 @@ void solve_code_copies(benchmark::State& state, const std::vector<data::ObfPosit
           state.SkipWithError("the copies searched different trees");
           return;
         }
-      if (isas.size() > 1) ratios.push_back(seconds.back().back() / seconds.front().back());
+      for (std::size_t k = 1; k < isas.size(); ++k) ratios[k].push_back(seconds[k].back() / seconds.front().back());
     }
   }
-  for (std::size_t k = 0; k < isas.size(); ++k)
-    state.counters[std::string("cpu_s_") + cpu::solver_isa_name(isas[k])] = median(seconds[k]);
-  if (!ratios.empty()) state.counters["v3_vs_baseline"] = median(ratios);
+  for (std::size_t k = 0; k < isas.size(); ++k) {
+    const std::string name = cpu::solver_isa_name(isas[k]);
+    state.counters["cpu_s_" + name] = median(seconds[k]);
+    if (k > 0) state.counters[name + "_vs_baseline"] = median(ratios[k]);
+  }
 }
 
 // The networks made from the built-in one (edax-tree: two networks retrained on the solver's own

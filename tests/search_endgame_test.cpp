@@ -623,9 +623,10 @@ TEST(EndgameParallel, ScoresAndMovesDoNotDependOnThreadsOrderingOrTable) {
   EXPECT_GE(solved, 15);
 }
 
-// The CPU solver's copies (baseline build and x86-64-v3, backends/cpu/endgame_solver.hpp) search
-// the same tree: on one thread the same score, move and node count, with and without the
-// ordering network; on two threads the same score and move.
+// The CPU solver's copies (baseline build, x86-64-v3 and x86-64-v4, backends/cpu/endgame_solver.hpp)
+// search the same tree: on one thread the same score, move and node count, with and without the
+// ordering network; on two threads the same score and move. Each copy this CPU runs is compared
+// with the baseline.
 TEST(EndgameParallel, SolverCodeCopiesSearchTheSameTree) {
   const std::vector<cpu::SolverIsa> isas = cpu::available_solver_isas();
   ASSERT_EQ(isas.front(), cpu::SolverIsa::kBaseline);
@@ -643,13 +644,17 @@ TEST(EndgameParallel, SolverCodeCopiesSearchTheSameTree) {
       if (!o && empties > 18) continue;  // slow without the network
       for (int threads : {1, 2}) {
         const auto base = cpu::make_endgame_solver(threads, &table, o, search::endgame::kSplitEmpties, isas[0]);
-        const auto wide = cpu::make_endgame_solver(threads, &table, o, search::endgame::kSplitEmpties, isas[1]);
-        EXPECT_EQ(wide->isa(), cpu::SolverIsa::kX86_64_V3);
-        const search::SolveResult a = base->solve(P, O), b = wide->solve(P, O);
-        EXPECT_EQ(a.score, b.score) << empties << " empties, " << threads << " threads";
-        EXPECT_EQ(a.best_move, b.best_move) << empties << " empties, " << threads << " threads";
-        if (threads == 1) EXPECT_EQ(a.nodes, b.nodes) << empties << " empties";
-        ++compared;
+        const search::SolveResult a = base->solve(P, O);
+        for (std::size_t k = 1; k < isas.size(); ++k) {
+          const auto wide = cpu::make_endgame_solver(threads, &table, o, search::endgame::kSplitEmpties, isas[k]);
+          EXPECT_EQ(wide->isa(), isas[k]);
+          const search::SolveResult b = wide->solve(P, O);
+          const char* name = cpu::solver_isa_name(isas[k]);
+          EXPECT_EQ(a.score, b.score) << name << ", " << empties << " empties, " << threads << " threads";
+          EXPECT_EQ(a.best_move, b.best_move) << name << ", " << empties << " empties, " << threads << " threads";
+          if (threads == 1) EXPECT_EQ(a.nodes, b.nodes) << name << ", " << empties << " empties";
+          ++compared;
+        }
       }
     }
   }
