@@ -233,9 +233,10 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-// The machine-code copies of the solver (baseline build, x86-64-v3) on all 20 with the network,
-// interleaved in `rounds` rounds: each copy's median CPU seconds for the 20, and the median of
-// the per-round ratios of the x86-64-v3 copy's time to the baseline's (same nodes, checked).
+// The machine-code copies of the solver this CPU runs (baseline build, x86-64-v3, x86-64-v4) on
+// all 20 with the network, interleaved in `rounds` rounds: each copy's median CPU seconds for
+// the 20, and for each wider copy the median of the per-round ratios of its time to the
+// baseline's (same nodes, checked).
 void solve_code_copies(benchmark::State& state, const std::vector<data::ObfPosition>& positions, int rounds) {
   const std::vector<cpu::SolverIsa> isas = cpu::available_solver_isas();
   std::vector<std::vector<double>> seconds(isas.size()), ratios(isas.size());  // ratios to the baseline, per round

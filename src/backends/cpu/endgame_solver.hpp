@@ -6,7 +6,7 @@
 //    turns on the SIMD move generator of games/othello/bitboard.hpp and the popcount
 //    instruction: about 1.5x faster than a baseline x86-64 build on FFO #20-#39;
 //  - x86-64-v4 (x86-64 builds only): compiled for AVX-512, whose per-lane leading-zero count
-//    shortens the flip generator: about 7% faster than x86-64-v3 on FFO #20-#29.
+//    shortens the flip generator: about 6% faster than x86-64-v3 (FFO #20-#39: 0.92x the time).
 // All search the same tree: scores, moves and node counts are the same (tested), so the copy is
 // a matter of speed only. The copies are built into optimised builds without sanitizers
 // (CMakeLists.txt); the widest the CPU runs is the default, except in a -march=native build,
@@ -64,8 +64,8 @@ namespace detail {
 // The solver, keyed by `Tag`, a type of the file that instantiates it (each copy passes one
 // from its anonymous namespace). Everything it instantiates (its ordering reference Ref, the
 // ParallelSolve and solver templates over Ref) is then that file's alone: a function compiled
-// for x86-64-v3 can never stand in, at link time, for the baseline copy another file uses (a
-// clash of one definition that would crash a CPU without AVX2).
+// for x86-64-v3 or -v4 can never stand in, at link time, for the baseline copy another file uses
+// (a clash of one definition that would crash a CPU without AVX2 or AVX-512).
 template <class Tag>
 class SolverOf final : public EndgameSolver {
  public:

@@ -3,6 +3,9 @@
 // Functions take (player, opponent) boards: the side to move first.
 #pragma once
 #include "core/hd.hpp"
+#if !defined(__CUDACC__) && defined(__AVX512CD__) && defined(__AVX512VL__)
+#include <immintrin.h>  // _mm256_lzcnt_epi64 in flips_simd
+#endif
 
 namespace ef::othello {
 
@@ -130,9 +133,6 @@ EF_HD_INLINE u64 flips_portable(u64 P, u64 O, int sq) {
 #if !defined(__CUDACC__) && defined(__AVX2__) && (defined(__GNUC__) || defined(__clang__)) && \
     !defined(EF_OTHELLO_NO_SIMD)
 #define EF_OTHELLO_SIMD 1
-#if defined(__AVX512CD__) && defined(__AVX512VL__)
-#include <immintrin.h>  // _mm256_lzcnt_epi64 in flips_simd
-#endif
 
 namespace detail {
 
@@ -178,12 +178,11 @@ inline __attribute__((always_inline)) u64 legal_moves_simd(u64 P, u64 O) {
 // ~O & ray. AVX-512 (CD and VL) counts leading zeros in each lane: that bit is 2^63 >> clz
 // (a shift by 64, for an empty lane, gives 0 in vpsrlvq), and the flips are the ray's squares
 // above it when it is a player's disc: ray & -(outflank << 1), 0 when outflank is 0. That is
-// 7% less time for the whole solver on FFO #20-#29 (docs/search.md). AVX2 has no vector clz:
+// about 6% less time for the whole solver (docs/search.md). AVX2 has no vector clz:
 // there the bit comes from smearing it down the ray, s = x | x>>k | ... | x>>7k covers the ray
 // squares at or below it; its top bit is x & ~(s >> k), and the flips are ray & ~s.
 inline __attribute__((always_inline)) u64 flips_simd(u64 P, u64 O, int sq) {
   using detail::u64x4;
-  const u64x4 step = {1, 8, 9, 7};
   u64x4 up, down;
   __builtin_memcpy(&up, detail::kRayTable.sq[sq].up, sizeof up);
   __builtin_memcpy(&down, detail::kRayTable.sq[sq].down, sizeof down);
@@ -199,6 +198,7 @@ inline __attribute__((always_inline)) u64 flips_simd(u64 P, u64 O, int sq) {
   const u64x4 outflank_down = highest & p;
   f |= -(outflank_down << 1) & down;
 #else
+  const u64x4 step = {1, 8, 9, 7};
   u64x4 smear = y | (y >> step);
   smear |= smear >> (step + step);
   smear |= smear >> (step << 2);

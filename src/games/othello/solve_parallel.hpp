@@ -101,7 +101,7 @@ class ParallelSolve {
  private:
   // A helper's thread, in a type of this class's own: the vector of them is then an
   // instantiation of this ParallelSolve alone, never shared with other code (the CPU solver's
-  // x86-64-v3 copy, backends/cpu/endgame_solver.hpp, relies on that).
+  // x86-64-v3 and -v4 copies, backends/cpu/endgame_solver.hpp, rely on that).
   struct HelperThread {
     std::thread thread;
   };
