@@ -576,8 +576,9 @@ TEST(HexVc, ResistanceWithLinksMatchesADenseSolve) {
         ++checked;
         // A link wider than the band (a1 to the far corner, 48+ cells apart in row order) is left out.
         const std::vector<ResistorLink> wide = {{square_of(0, 0), square_of(n - 1, n - 1)}};
-        if (n >= 7 && b.empty().has(square_of(0, 0)) && b.empty().has(square_of(n - 1, n - 1)))
+        if (n >= 7 && b.empty().has(square_of(0, 0)) && b.empty().has(square_of(n - 1, n - 1))) {
           EXPECT_EQ(effective_resistance(b, colour, 1e-4, wide.data(), 1), plain);
+        }
       }
     }
   }
