@@ -652,7 +652,9 @@ TEST(EndgameParallel, SolverCodeCopiesSearchTheSameTree) {
           const char* name = cpu::solver_isa_name(isas[k]);
           EXPECT_EQ(a.score, b.score) << name << ", " << empties << " empties, " << threads << " threads";
           EXPECT_EQ(a.best_move, b.best_move) << name << ", " << empties << " empties, " << threads << " threads";
-          if (threads == 1) EXPECT_EQ(a.nodes, b.nodes) << name << ", " << empties << " empties";
+          if (threads == 1) {
+            EXPECT_EQ(a.nodes, b.nodes) << name << ", " << empties << " empties";
+          }
           ++compared;
         }
       }
