@@ -11,6 +11,7 @@
 #include "backends/backend.hpp"
 #include "backends/cpu/network_eval.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/rng.hpp"
 #include "data/games.hpp"
 #include "games/othello/agent_file.hpp"
@@ -63,10 +64,9 @@ bool same(const TreeSample& a, const TreeSample& b) {
          a.best_move == b.best_move;
 }
 
-TEST(OrderingNetwork, SamplesAreExactAndDoNotDependOnThreads) {
-  const play::OthelloAgent base = play::load_agent(player_network().string());
-  const cpu::SolverOrdering order(base.ntuple_evaluator());
-  const std::vector<data::Game> games = random_games(12);
+// A sampling that takes a second: 12 roots of 14 empties, 3 nodes per level of 8-10 empties and
+// 1 of 11-12.
+TreeSampleOptions small_sampling() {
   TreeSampleOptions o;
   o.roots = 12;
   o.root_empties = 14;
@@ -76,6 +76,14 @@ TEST(OrderingNetwork, SamplesAreExactAndDoNotDependOnThreads) {
   o.deep_per_level = 1;
   o.deep_empties = 11;
   o.table_bits = 16;
+  return o;
+}
+
+TEST(OrderingNetwork, SamplesAreExactAndDoNotDependOnThreads) {
+  const play::OthelloAgent base = play::load_agent(player_network().string());
+  const cpu::SolverOrdering order(base.ntuple_evaluator());
+  const std::vector<data::Game> games = random_games(12);
+  TreeSampleOptions o = small_sampling();
   o.threads = 1;
   const TreeSamples one = sample_solver_trees(games, order, o);
   o.threads = 2;
@@ -137,6 +145,121 @@ TEST(OrderingNetwork, SamplesAreExactAndDoNotDependOnThreads) {
     ASSERT_EQ(obf[i].move_scores.size(), 1u);
     EXPECT_EQ(obf[i].move_scores[0], std::make_pair(s.best_move, s.score));
   }
+}
+
+// A sampling stopped part way (a crash, Ctrl-C) resumes from the roots it finished, through its
+// journal, to the samples an uninterrupted run gives; a root whose block was cut short is
+// solved again.
+TEST(OrderingNetwork, AStoppedSamplingResumesFromItsJournal) {
+  const play::OthelloAgent base = play::load_agent(player_network().string());
+  const cpu::SolverOrdering order(base.ntuple_evaluator());
+  std::vector<data::Game> games = random_games(12);
+  games[7].moves.resize(30);  // ends long before the root: a root of kind "none"
+  TreeSampleOptions o = small_sampling();
+  o.per_level = 2;
+  o.threads = 2;
+  const auto [b3, w3] = board_at(games[3], 20);
+  o.excluded = {{b3, w3}};  // a root of kind "excluded"
+  const TreeSamples whole = sample_solver_trees(games, order, o);
+  ASSERT_EQ(whole.excluded_games, 1);
+  ASSERT_EQ(whole.roots, 10);
+
+  // The run "crashes" once 5 roots have been journaled: every later finish throws.
+  const auto dir = test::scratch_dir("ordering", "journal");
+  const auto journal = dir / "s.obf.partial";
+  const std::vector<std::string> identity = tree_sample_identity(o, games, base);
+  write_text(journal, tree_journal_header(identity));
+  int journaled = 0;
+  TreeSampleOptions stopping = o;
+  stopping.on_root = [&](const TreeRootOutcome& r) {
+    if (journaled == 5) throw Error("stopped");
+    append_durably(journal, tree_journal_block(r), false);
+    ++journaled;
+  };
+  EXPECT_THROW(sample_solver_trees(games, order, stopping), Error);
+  ASSERT_EQ(journaled, 5);
+  // ... and the append of a sixth root was cut short half way.
+  TreeRootOutcome torn;
+  torn.root = 99;  // (not a root of this sampling: a torn block is dropped unread)
+  torn.kind = TreeRootOutcome::Kind::kSolved;
+  for (const TreeSample& s : whole.samples)
+    if (s.root == 0 || s.root == 1) torn.samples.push_back(s);
+  const std::string block = tree_journal_block(torn);
+  append_durably(journal, block.substr(0, block.size() / 2), false);
+
+  TreeJournal read = read_tree_journal(journal);
+  EXPECT_EQ(read.identity, identity);
+  EXPECT_TRUE(read.torn);
+  ASSERT_EQ(read.roots.size(), 5u);
+  std::vector<std::uint32_t> roots;
+  for (const TreeRootOutcome& r : read.roots) {
+    roots.push_back(r.root);
+    for (const TreeSample& s : r.samples) EXPECT_EQ(s.root, r.root);
+    EXPECT_EQ(r.kind == TreeRootOutcome::Kind::kExcluded, r.root == 3);
+    EXPECT_EQ(r.kind == TreeRootOutcome::Kind::kNoRoot, r.root == 7);
+  }
+  TreeSampleOptions resumed = o;
+  resumed.resumed = read.roots;
+  std::vector<std::uint32_t> solved_now;
+  resumed.on_root = [&](const TreeRootOutcome& r) { solved_now.push_back(r.root); };
+  const TreeSamples after = sample_solver_trees(games, order, resumed);
+  EXPECT_EQ(solved_now.size(), 7u);  // 12 roots, 5 done before
+  for (const std::uint32_t r : solved_now) EXPECT_EQ(std::count(roots.begin(), roots.end(), r), 0) << r;
+  EXPECT_EQ(after.roots, whole.roots);
+  EXPECT_EQ(after.excluded_games, whole.excluded_games);
+  ASSERT_EQ(after.samples.size(), whole.samples.size());
+  for (std::size_t i = 0; i < whole.samples.size(); ++i) EXPECT_TRUE(same(after.samples[i], whole.samples[i])) << i;
+
+  // Other options, data or base agent: another identity (the command refuses such a journal).
+  TreeSampleOptions other = o;
+  other.seed = 2;
+  EXPECT_NE(tree_sample_identity(other, games, base), identity);
+  other = o;
+  other.excluded.clear();
+  EXPECT_NE(tree_sample_identity(other, games, base), identity);
+  EXPECT_NE(tree_sample_identity(o, random_games(11), base), identity);
+  play::OthelloAgent changed = base;
+  changed.networks[4].weights[0] += 1;
+  EXPECT_NE(tree_sample_identity(o, games, changed), identity);
+  o.threads = 1;  // the thread count changes nothing
+  EXPECT_EQ(tree_sample_identity(o, games, base), identity);
+  // Resumed roots must be roots of this sampling, each once.
+  resumed.on_root = nullptr;
+  resumed.resumed = {read.roots[0], read.roots[0]};
+  EXPECT_NE(test::error_of([&] { sample_solver_trees(games, order, resumed); }).find("given twice"), std::string::npos);
+  resumed.resumed = {TreeRootOutcome{12, TreeRootOutcome::Kind::kNoRoot, {}}};
+  EXPECT_NE(test::error_of([&] { sample_solver_trees(games, order, resumed); }).find("outside the 12 roots"),
+            std::string::npos);
+}
+
+// A journal that no sampling could have written names the file and the line.
+TEST(OrderingNetwork, BadJournalsNameTheLine) {
+  const auto dir = test::scratch_dir("ordering", "bad-journal");
+  const std::string sample = "---------------------------OX------XO--------------------------- X; d3:+0;\n";
+  auto error_for = [&](const std::string& text) {
+    write_text(dir / "j", text);
+    return test::error_of([&] { read_tree_journal(dir / "j"); });
+  };
+  write_text(dir / "j", "% id\n% root 3 solved\n" + sample + "% end 3\n% root 4 none\n% end 4\n% root 5 solved\n");
+  const TreeJournal ok = read_tree_journal(dir / "j");
+  EXPECT_EQ(ok.identity, std::vector<std::string>{"id"});
+  ASSERT_EQ(ok.roots.size(), 2u);
+  EXPECT_EQ(ok.roots[0].samples.size(), 1u);
+  EXPECT_EQ(ok.roots[0].samples[0].root, 3u);
+  EXPECT_EQ(ok.roots[1].kind, TreeRootOutcome::Kind::kNoRoot);
+  EXPECT_TRUE(ok.torn);  // root 5's block has no end
+  EXPECT_NE(error_for("% id\n" + sample).find("j:2: '"), std::string::npos);
+  EXPECT_NE(error_for("% root 1 none\n" + sample).find("j:2: '"), std::string::npos);  // samples only when solved
+  EXPECT_NE(error_for("% root 1 solved\n% end 2\n").find("j:2: '% end 2' ends no open block (root 1's is open)"),
+            std::string::npos);
+  EXPECT_NE(error_for("% root 1 solved\n% root 2 solved\n").find("j:2: root 2's block starts before root 1's"),
+            std::string::npos);
+  EXPECT_NE(error_for("% root 1 none\n% end 1\n% root 1 none\n").find("j:3: root 1 has a block already"),
+            std::string::npos);
+  EXPECT_NE(error_for("% root x none\n").find("j:1: '% root x none' is not the start"), std::string::npos);
+  EXPECT_NE(error_for("% root 1 maybe\n").find("j:1:"), std::string::npos);
+  EXPECT_NE(error_for("% root 1 none\n% end 1\n% a comment\n").find("j:3:"), std::string::npos);
+  EXPECT_THROW(read_tree_journal(dir / "missing"), Error);
 }
 
 // A samples file that is not one names the file and the line.
@@ -348,6 +471,70 @@ TEST(OrderingCommand, WritesTheSameAgentOnOneAndTwoThreadsAndRefusesBadRanges) {
     EXPECT_NE(status, 0);
     EXPECT_NE(out.find("--samples excludes --roots"), std::string::npos) << out;
   }
+}
+
+// The command: with --samples-out, a journal beside it (F.partial) makes a stopped sampling
+// resume, to the same samples and agent, and goes once F is written; a journal of another
+// sampling is refused, naming it, and left alone.
+TEST(OrderingCommand, ResumesAStoppedSamplingFromItsJournal) {
+  const auto dir = test::scratch_dir("ordering", "command-journal");
+  const auto transcripts = dir / "games.txt";
+  data::write_transcripts(transcripts, random_games(30));
+  const std::string common =
+      fmt::format("'{}' ordering --data '{}' --base '{}' --roots 8 --per-level 1 --deep-per-level 1 --epochs 1",
+                  EF_EVALFORGE_BIN, transcripts.string(), player_network().string());
+  {
+    const auto [status, out] =
+        test::run_command(common + fmt::format(" --out '{}' --samples-out '{}' 2>&1", (dir / "full.toml").string(),
+                                               (dir / "full.obf").string()));
+    ASSERT_EQ(status, 0) << out;
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir / "full.obf.partial"));
+  const std::vector<TreeSample> samples = read_tree_samples(dir / "full.obf");
+
+  // The journal a run stopped after three roots leaves: those roots' blocks, and a fourth cut
+  // short by the stop.
+  TreeSampleOptions o;
+  o.roots = 8;
+  o.per_level = 1;
+  o.deep_per_level = 1;
+  const play::OthelloAgent base = play::load_agent(player_network().string());
+  const std::vector<std::string> identity = tree_sample_identity(o, data::load_games({transcripts}).games, base);
+  std::string journal = tree_journal_header(identity);
+  std::vector<TreeRootOutcome> done;
+  for (const TreeSample& s : samples) {
+    if (done.empty() || done.back().root != s.root) {
+      if (done.size() == 3) break;
+      done.push_back({s.root, TreeRootOutcome::Kind::kSolved, {}});
+    }
+    done.back().samples.push_back(s);
+  }
+  ASSERT_EQ(done.size(), 3u);
+  for (const TreeRootOutcome& r : done) journal += tree_journal_block(r);
+  journal += "% root 7 solved\n--------";
+  write_text(dir / "part.obf.partial", journal);
+  {
+    const auto [status, out] =
+        test::run_command(common + fmt::format(" --out '{}' --samples-out '{}' 2>&1", (dir / "part.toml").string(),
+                                               (dir / "part.obf").string()));
+    ASSERT_EQ(status, 0) << out;
+    EXPECT_NE(out.find("part.obf.partial: 3 of 8 roots done"), std::string::npos) << out;
+  }
+  EXPECT_TRUE(test::file_bytes(dir / "part.obf") == test::file_bytes(dir / "full.obf"));
+  EXPECT_TRUE(test::file_bytes(dir / "part.efnet") == test::file_bytes(dir / "full.efnet"));  // (binary: no dump)
+  EXPECT_FALSE(std::filesystem::exists(dir / "part.obf.partial"));
+
+  write_text(dir / "other.obf.partial", journal);
+  {
+    const auto [status, out] =
+        test::run_command(common + fmt::format(" --seed 2 --out '{}' --samples-out '{}' 2>&1",
+                                               (dir / "other.toml").string(), (dir / "other.obf").string()));
+    EXPECT_NE(status, 0);
+    EXPECT_NE(out.find("other.obf.partial: the journal of a sampling with other"), std::string::npos) << out;
+    EXPECT_EQ(out.find("roots solved"), std::string::npos) << out;
+  }
+  EXPECT_EQ(test::file_bytes(dir / "other.obf.partial"), journal);
+  EXPECT_FALSE(std::filesystem::exists(dir / "other.toml"));
 }
 
 }  // namespace

@@ -5,9 +5,12 @@
 //                    [--seed S] [--threads T]
 // Retrains the exact solver's ordering network on positions of its own search trees, labelled
 // by exact solves (runs/ordering_network.hpp, docs/search.md). scripts/make-ordering-network.sh
-// runs it to make the solver's built-in network from the WTHOR-trained one.
+// runs it to make the solver's built-in network from the WTHOR-trained one. With --samples-out
+// the sampling is resumable: a journal (FILE.partial) holds every finished root, and the same
+// command run again goes on from it.
 #include <fmt/core.h>
 #include <algorithm>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +19,7 @@
 #include "backends/backend.hpp"
 #include "backends/cpu/network_eval.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/parallel.hpp"
 #include "data/datasets.hpp"
 #include "data/games.hpp"
@@ -100,6 +104,39 @@ void run_ordering(const OrderingArgs& args) {
   const cpu::SolverOrdering order(evaluator);
   o.threads =
       std::min(o.threads, std::max(1, std::min<int>(o.roots, static_cast<int>(db.games.size()))));  // a table each
+  // With --samples-out, every finished root is appended to a journal beside it (F.partial), so
+  // that a sampling of hours that is stopped or crashes loses only the roots in flight: the
+  // same command resumes it, with the same result as an uninterrupted run.
+  std::filesystem::path journal;
+  if (!args.samples_out.empty()) {
+    journal = args.samples_out + ".partial";
+    const std::vector<std::string> identity = tree_sample_identity(o, db.games, base);
+    if (std::filesystem::exists(journal)) {
+      TreeJournal earlier = read_tree_journal(journal);  // throws file:line: what
+      if (earlier.identity != identity) {
+        std::size_t k = 0;
+        while (k < earlier.identity.size() && k < identity.size() && earlier.identity[k] == identity[k]) ++k;
+        fail(
+            "{}: the journal of a sampling with other data, base agent or options (it says '{}', this command '{}'); "
+            "run that command again to resume it, or delete the file to start over",
+            journal.string(), k < earlier.identity.size() ? earlier.identity[k] : "",
+            k < identity.size() ? identity[k] : "");
+      }
+      if (earlier.torn) {
+        // An append cut short: keep the whole blocks only, so that new blocks follow a clean end.
+        std::string text = tree_journal_header(identity);
+        for (const TreeRootOutcome& r : earlier.roots) text += tree_journal_block(r);
+        write_atomically(journal, text);
+      }
+      fmt::print(stderr, "resuming from {}: {} of {} roots done{}\n", journal.string(), earlier.roots.size(),
+                 std::min<std::size_t>(o.roots, db.games.size()),
+                 earlier.torn ? " (a root cut short by the interruption is solved again)" : "");
+      o.resumed = std::move(earlier.roots);
+    } else {
+      write_atomically(journal, tree_journal_header(identity));
+    }
+    o.on_root = [&journal](const TreeRootOutcome& r) { append_durably(journal, tree_journal_block(r), false); };
+  }
   const TreeSamples samples = sample_solver_trees(db.games, order, o);
   fmt::print("{} roots solved ({} games skipped: they pass through an --exclude position), {} samples\n", samples.roots,
              samples.excluded_games, samples.samples.size());
@@ -110,6 +147,7 @@ void run_ordering(const OrderingArgs& args) {
                      "base {}",
                      samples.roots, o.root_empties, o.min_empties, o.max_empties, o.seed, base_file)});
     fmt::print("wrote {} ({} samples)\n", args.samples_out, samples.samples.size());
+    std::filesystem::remove(journal);  // the samples file holds everything it had
   }
   train_and_write(args, base, base_file, o, samples.samples, shapes, params, *backend);
 }
@@ -146,7 +184,8 @@ void register_ordering(CLI::App& app) {
   samples->excludes(data);
   cmd->add_option("--samples-out", args->samples_out,
                   "Also write the samples (.obf: each node's best move and exact score, '% root J' lines): for "
-                  "--samples, evalforge solve, or evalforge search --data")
+                  "--samples, evalforge solve, or evalforge search --data. Makes the sampling resumable: finished "
+                  "roots go to FILE.partial as they finish; the same command run again goes on from there")
       ->excludes(samples);
   cmd->add_option("--shapes", args->shapes,
                   "Train the networks with these shapes instead of the base's: a shape search's best_shapes.json, "

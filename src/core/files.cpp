@@ -136,6 +136,24 @@ int open_regular_file(const std::filesystem::path& file, std::uint64_t max_bytes
   return fd;
 }
 
+void append_durably(const std::filesystem::path& file, std::string_view bytes, bool create) {
+  if (bytes.empty()) return;
+  const int fd = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
+  if (fd < 0) fail("{}: cannot append: {}", file.string(), std::strerror(errno));
+  std::size_t done = 0;
+  bool ok = true;
+  while (ok && done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) done += static_cast<std::size_t>(n);
+  }
+  ok = ok && ::fsync(fd) == 0;
+  const int saved_errno = errno;
+  ::close(fd);
+  if (!ok) fail("{}: append failed (disk full?): {}", file.string(), std::strerror(saved_errno));
+}
+
 void sync_directory(const std::filesystem::path& dir) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) fail("{}: cannot open the directory: {}", dir.string(), std::strerror(errno));

@@ -388,21 +388,7 @@ std::vector<RunDir::Row> RunDir::resume_table(std::string_view name, std::string
 void RunDir::append_rows(std::string_view name, const std::string& rows_in) {
   if (rows_in.empty()) return;
   const fs::path path = file(name);
-  const std::string rows = rows_in.back() == '\n' ? rows_in : rows_in + "\n";
-  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-  if (fd < 0) fail("{}: cannot append: {}", path.string(), std::strerror(errno));
-  std::size_t done = 0;
-  bool ok = true;
-  while (ok && done < rows.size()) {
-    const ssize_t n = ::write(fd, rows.data() + done, rows.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    ok = n > 0;
-    if (ok) done += static_cast<std::size_t>(n);
-  }
-  ok = ok && ::fsync(fd) == 0;
-  const int saved_errno = errno;
-  ::close(fd);
-  if (!ok) fail("{}: append failed (disk full?): {}", path.string(), std::strerror(saved_errno));
+  append_durably(path, rows_in.back() == '\n' ? rows_in : rows_in + "\n", false);
 }
 
 // ---------------------------------------------------------------------------------------------

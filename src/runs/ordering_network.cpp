@@ -5,13 +5,16 @@
 #include <charconv>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <string_view>
 #include <unordered_set>
 #include "backends/cpu/endgame_solver.hpp"
+#include "core/bytes.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
 #include "core/parallel.hpp"
 #include "core/rng.hpp"
+#include "games/othello/agent_file.hpp"
 #include "games/othello/endgame.hpp"
 #include "games/othello/game.hpp"
 #include "games/othello/ntuple_evaluator.hpp"
@@ -75,6 +78,46 @@ std::pair<std::vector<int>, std::vector<int>> move_ranges(const play::OthelloAge
   return {first, last};
 }
 
+// One sample as a line of a samples file or journal: the .obf position in the solver's colours
+// with its best move and exact score. `file` names the file in the error for a sample without
+// a best move.
+void append_sample_line(std::string& text, const TreeSample& s, const std::string& file) {
+  if (s.best_move < 0 || s.best_move > 63)
+    fail("{}: the sample of root {} has no best move (square {})", file, s.root, s.best_move);
+  const ntuple::SolverView view = ntuple::solver_view(s.P, s.O);
+  data::append_obf_position(text, view.p_black ? s.P : s.O, view.p_black ? s.O : s.P,
+                            view.p_black ? othello::kBlack : othello::kWhite);
+  text += fmt::format(" {}:{:+d};\n", square_name(s.best_move), s.score);
+}
+
+// The sample of such a line (blanks trimmed), of root `root`; errors name file:number.
+TreeSample parse_sample_line(std::string_view text, std::uint32_t root, const std::string& file, std::size_t number) {
+  data::ObfPosition p;
+  const std::string problem = data::parse_obf_line(text, p);
+  if (!problem.empty()) fail("{}:{}: {}", file, number, problem);
+  if (p.move_scores.size() != 1 || p.move_scores[0].first < 0)
+    fail("{}:{}: a sample lists one move, its best (a square), with its exact score; this line lists {}", file, number,
+         p.move_scores.empty()      ? "none"
+         : p.move_scores.size() > 1 ? "several"
+                                    : "a pass");
+  TreeSample s;
+  s.P = p.side == othello::kBlack ? p.black : p.white;
+  s.O = p.side == othello::kBlack ? p.white : p.black;
+  s.best_move = p.move_scores[0].first;
+  s.score = p.move_scores[0].second;
+  s.empties = 64 - popcount64(p.black | p.white);
+  s.root = root;
+  return s;
+}
+
+// A whole number (u32) of a line, or nullopt.
+std::optional<std::uint32_t> parse_u32(std::string_view text) {
+  std::uint32_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
 }  // namespace
 
 void check_tree_sample_options(const TreeSampleOptions& o) {
@@ -109,9 +152,17 @@ TreeSamples sample_solver_trees(const std::vector<data::Game>& games, const cpu:
   // in date order).
   const std::size_t roots = std::min<std::size_t>(static_cast<std::size_t>(o.roots), games.size());
   std::vector<std::vector<TreeSample>> per_root(roots);
-  std::vector<char> solved(roots, 0), skipped_excluded(roots, 0);
+  std::vector<char> solved(roots, 0), skipped_excluded(roots, 0), done_before(roots, 0);
+  for (const TreeRootOutcome& r : o.resumed) {
+    if (r.root >= roots) fail_input("resumed", "root {} is outside the {} roots of this sampling", r.root, roots);
+    if (done_before[r.root]) fail_input("resumed", "root {} is given twice", r.root);
+    done_before[r.root] = 1;
+    solved[r.root] = r.kind == TreeRootOutcome::Kind::kSolved;
+    skipped_excluded[r.root] = r.kind == TreeRootOutcome::Kind::kExcluded;
+    per_root[r.root] = r.samples;
+  }
   std::atomic<std::size_t> next{0};
-  std::atomic<int> done{0};
+  std::atomic<int> done{static_cast<int>(o.resumed.size())};
   std::mutex progress_mutex;
   run_parallel(o.threads, [&] {
     std::vector<search::endgame::HashEntry> entries(std::size_t{1} << o.table_bits);
@@ -126,6 +177,7 @@ TreeSamples sample_solver_trees(const std::vector<data::Game>& games, const cpu:
     const auto solver = cpu::make_endgame_solver(1, &table, &order);
     std::vector<Node> at_level;
     for (std::size_t j; (j = next++) < roots;) {
+      if (done_before[j]) continue;
       const data::Game& game = games[j * games.size() / roots];
       u64 P = 0, O = 0;
       bool was_excluded = false;
@@ -159,9 +211,18 @@ TreeSamples sample_solver_trees(const std::vector<data::Game>& games, const cpu:
         skipped_excluded[j] = 1;
       }
       const int d = ++done;
-      if (o.progress) {
+      if (o.on_root || o.progress) {
         std::lock_guard lock(progress_mutex);
-        o.progress(d, static_cast<int>(roots));
+        if (o.on_root) {
+          TreeRootOutcome outcome;
+          outcome.root = static_cast<std::uint32_t>(j);
+          outcome.kind = solved[j]             ? TreeRootOutcome::Kind::kSolved
+                         : skipped_excluded[j] ? TreeRootOutcome::Kind::kExcluded
+                                               : TreeRootOutcome::Kind::kNoRoot;
+          outcome.samples = per_root[j];
+          o.on_root(outcome);
+        }
+        if (o.progress) o.progress(d, static_cast<int>(roots));
       }
     }
   });
@@ -184,12 +245,7 @@ void write_tree_samples(const std::filesystem::path& file, const std::vector<Tre
       root = s.root;
       text += fmt::format("% root {}\n", root);
     }
-    if (s.best_move < 0 || s.best_move > 63)
-      fail("{}: the sample of root {} has no best move (square {})", file.string(), s.root, s.best_move);
-    const ntuple::SolverView view = ntuple::solver_view(s.P, s.O);
-    data::append_obf_position(text, view.p_black ? s.P : s.O, view.p_black ? s.O : s.P,
-                              view.p_black ? othello::kBlack : othello::kWhite);
-    text += fmt::format(" {}:{:+d};\n", square_name(s.best_move), s.score);
+    append_sample_line(text, s, file.string());
   }
   write_atomically(file, text);
 }
@@ -211,33 +267,105 @@ std::vector<TreeSample> read_tree_samples(const std::filesystem::path& file) {
       std::string_view rest = data::trim_obf_blanks(text.substr(1));
       if (rest.substr(0, 4) != "root") continue;
       rest = data::trim_obf_blanks(rest.substr(4));
-      std::uint32_t value = 0;
-      const auto [end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), value);
-      if (rest.empty() || ec != std::errc{} || end != rest.data() + rest.size())
-        fail("{}:{}: '{}' is not a root number (expected '% root J')", file.string(), number, rest);
-      root = value;
+      const auto value = parse_u32(rest);
+      if (!value) fail("{}:{}: '{}' is not a root number (expected '% root J')", file.string(), number, rest);
+      root = *value;
       continue;
     }
-    data::ObfPosition p;
-    const std::string problem = data::parse_obf_line(text, p);
-    if (!problem.empty()) fail("{}:{}: {}", file.string(), number, problem);
-    if (p.move_scores.size() != 1 || p.move_scores[0].first < 0)
-      fail("{}:{}: a sample lists one move, its best (a square), with its exact score; this line lists {}",
-           file.string(), number,
-           p.move_scores.empty()      ? "none"
-           : p.move_scores.size() > 1 ? "several"
-                                      : "a pass");
     if (root < 0) fail("{}:{}: a sample before any '% root N' line", file.string(), number);
-    TreeSample s;
-    s.P = p.side == othello::kBlack ? p.black : p.white;
-    s.O = p.side == othello::kBlack ? p.white : p.black;
-    s.best_move = p.move_scores[0].first;
-    s.score = p.move_scores[0].second;
-    s.empties = 64 - popcount64(p.black | p.white);
-    s.root = static_cast<std::uint32_t>(root);
-    samples.push_back(s);
+    samples.push_back(parse_sample_line(text, static_cast<std::uint32_t>(root), file.string(), number));
   }
   return samples;
+}
+
+std::vector<std::string> tree_sample_identity(const TreeSampleOptions& o, const std::vector<data::Game>& games,
+                                              const play::OthelloAgent& base) {
+  Fnv1a data, excluded;
+  for (const data::Game& g : games) {
+    data.add_value(static_cast<u32>(g.moves.size()));
+    data.add_bytes(g.moves.data(), g.moves.size());
+  }
+  for (const auto& [black, white] : o.excluded) {
+    excluded.add_value(black);
+    excluded.add_value(white);
+  }
+  return {"journal of an evalforge ordering sampling: resumed by the same command (same data, base agent and options)",
+          fmt::format("roots {} root-empties {} sampled {}..{} per-level {} deep-per-level {} deep-empties {} seed {} "
+                      "table-bits {}",
+                      o.roots, o.root_empties, o.min_empties, o.max_empties, o.per_level, o.deep_per_level,
+                      o.deep_empties, o.seed, o.table_bits),
+          fmt::format("data {} games {:016x}, excluded {} positions {:016x}, base agent {}", games.size(), data.value(),
+                      o.excluded.size(), excluded.value(), play::agent_fingerprint(base))};
+}
+
+std::string tree_journal_header(const std::vector<std::string>& identity) {
+  std::string text;
+  for (const std::string& line : identity) text += "% " + line + "\n";
+  return text;
+}
+
+namespace {
+constexpr std::string_view kKindNames[] = {"solved", "excluded", "none"};  // TreeRootOutcome::Kind's order
+}
+
+std::string tree_journal_block(const TreeRootOutcome& r) {
+  std::string text = fmt::format("% root {} {}\n", r.root, kKindNames[static_cast<int>(r.kind)]);
+  for (const TreeSample& s : r.samples) append_sample_line(text, s, "journal");
+  text += fmt::format("% end {}\n", r.root);
+  return text;
+}
+
+TreeJournal read_tree_journal(const std::filesystem::path& file) {
+  const std::string bytes = read_file(file);
+  const std::string name = file.string();
+  TreeJournal journal;
+  std::optional<TreeRootOutcome> open;  // the block being read
+  std::unordered_set<std::uint32_t> seen;
+  std::size_t number = 0;
+  for (std::size_t at = 0; at < bytes.size();) {
+    const std::size_t newline = bytes.find('\n', at);
+    if (newline == std::string::npos) {  // a last line cut short: an append that did not finish
+      journal.torn = true;
+      break;
+    }
+    std::string_view text = data::trim_obf_blanks(std::string_view(bytes.data() + at, newline - at));
+    at = newline + 1;
+    ++number;
+    if (text.empty()) continue;
+    const bool comment = text[0] == '%';
+    const std::string_view rest = comment ? data::trim_obf_blanks(text.substr(1)) : std::string_view{};
+    if (comment && rest.substr(0, 5) == "root ") {
+      const std::string_view fields = data::trim_obf_blanks(rest.substr(5));
+      const std::size_t blank = fields.find(' ');
+      const auto root = parse_u32(fields.substr(0, blank));
+      const std::string_view kind = blank == std::string_view::npos ? "" : data::trim_obf_blanks(fields.substr(blank));
+      const auto* found = std::find(std::begin(kKindNames), std::end(kKindNames), kind);
+      if (!root || found == std::end(kKindNames))
+        fail("{}:{}: '{}' is not the start of a root's block (expected '% root J solved|excluded|none')", name, number,
+             text);
+      if (open)
+        fail("{}:{}: root {}'s block starts before root {}'s has ended (a journal is only ever appended to)", name,
+             number, *root, open->root);
+      if (!seen.insert(*root).second) fail("{}:{}: root {} has a block already", name, number, *root);
+      open = TreeRootOutcome{*root, static_cast<TreeRootOutcome::Kind>(found - std::begin(kKindNames)), {}};
+    } else if (comment && rest.substr(0, 4) == "end ") {
+      const auto root = parse_u32(data::trim_obf_blanks(rest.substr(4)));
+      if (!root || !open || *root != open->root)
+        fail("{}:{}: '{}' ends no open block{}", name, number, text,
+             open ? fmt::format(" (root {}'s is open)", open->root) : std::string{});
+      journal.roots.push_back(std::move(*open));
+      open.reset();
+    } else if (comment && !open && journal.roots.empty()) {
+      journal.identity.emplace_back(rest);  // the identity lines before the first block
+    } else if (!comment && open && open->kind == TreeRootOutcome::Kind::kSolved) {
+      open->samples.push_back(parse_sample_line(text, open->root, name, number));
+    } else {
+      fail("{}:{}: '{}' is not a line of a sampling journal here (a sample belongs in a solved root's block)", name,
+           number, text);
+    }
+  }
+  if (open) journal.torn = true;  // its end line never made it to the disk
+  return journal;
 }
 
 std::vector<int> networks_within(const play::OthelloAgent& base, const TreeSampleOptions& sampled) {

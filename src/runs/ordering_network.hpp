@@ -29,6 +29,8 @@
 
 namespace ef {
 
+struct TreeRootOutcome;
+
 struct TreeSampleOptions {
   int roots = 3000;        // games the roots come from, spread evenly over the database
   int root_empties = 20;   // empties of each root position
@@ -44,6 +46,13 @@ struct TreeSampleOptions {
   // move) give no root: keeps a benchmark's positions (FFO) and their subtrees out of the data.
   std::vector<std::pair<u64, u64>> excluded;          // (black, white)
   std::function<void(int done, int total)> progress;  // after each root (from any thread)
+  // Resuming: the roots an earlier run finished (its journal, read_tree_journal), which are not
+  // solved again; the result is the one an uninterrupted run gives. Each must be a root index
+  // below `roots`, each at most once.
+  std::vector<TreeRootOutcome> resumed;
+  // After each root this run finishes, before `progress` (one call at a time, from any thread):
+  // what it gave, for the journal.
+  std::function<void(const TreeRootOutcome&)> on_root;
 };
 
 // One sampled node: P to move, its exact score and a best move, the index of its root (the
@@ -54,6 +63,14 @@ struct TreeSample {
   int empties = 0;
   std::uint32_t root = 0;
   int best_move = -1;  // a square (P always has a move: the solver visits nodes after a pass)
+};
+
+// What one root gave: the unit of a sampling's journal.
+struct TreeRootOutcome {
+  enum class Kind { kSolved, kExcluded, kNoRoot };  // kNoRoot: the game ends before root_empties
+  std::uint32_t root = 0;
+  Kind kind = Kind::kNoRoot;
+  std::vector<TreeSample> samples;  // kSolved: its samples (possibly none)
 };
 
 struct TreeSamples {
@@ -78,6 +95,28 @@ void write_tree_samples(const std::filesystem::path& file, const std::vector<Tre
 // that is not an .obf position, a position without exactly one move score, one before any
 // "% root" line, a root line without a number.
 std::vector<TreeSample> read_tree_samples(const std::filesystem::path& file);
+
+// The journal of a sampling, so that a long one (hours) that is stopped or crashes resumes
+// where it was instead of starting over (`evalforge ordering --samples-out F` keeps it as
+// F.partial and removes it once F is written). Text, appended one block per finished root:
+//   % <identity line>...                  what the sampling depends on (tree_sample_identity)
+//   % root J solved|excluded|none         the root's block: its kind,
+//   <samples, as write_tree_samples writes them>
+//   % end J                               and its end
+// A block without its end line at the end of the file was cut short by a crash: it is dropped
+// (`torn`) and the root is solved again.
+std::vector<std::string> tree_sample_identity(const TreeSampleOptions& options, const std::vector<data::Game>& games,
+                                              const play::OthelloAgent& base);
+std::string tree_journal_header(const std::vector<std::string>& identity);
+std::string tree_journal_block(const TreeRootOutcome& outcome);
+struct TreeJournal {
+  std::vector<std::string> identity;
+  std::vector<TreeRootOutcome> roots;  // the complete blocks, in file order
+  bool torn = false;                   // a block cut short was dropped
+};
+// Throws ef::Error naming the file and line for anything a journal cannot hold (a sample outside
+// a solved block, an end line of another root, a root twice, a malformed line).
+TreeJournal read_tree_journal(const std::filesystem::path& file);
 
 // Whether sample `root` is held out of training (1 root in 20, by a hash of its index).
 bool tree_root_held_out(std::uint32_t root);

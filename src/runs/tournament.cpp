@@ -55,44 +55,6 @@ std::string resolve(const std::string& spec, const std::vector<fs::path>& base_d
   return spec;
 }
 
-// FNV-1a (core/bytes.hpp) over everything that decides how an agent plays (its name excepted),
-// value by value: the fingerprints in existing source.toml files stay valid. (The midgame search
-// algorithm is left out: pvs and alphabeta play the same moves, engine/pvs.hpp.)
-std::string agent_fingerprint(const OthelloAgent& a) {
-  Fnv1a f;
-  f.add_value(static_cast<u32>(a.kind));
-  f.add_value(a.limits.depth);
-  f.add_value(a.limits.exact_empties);
-  f.add_value(a.epsilon_ppm());
-  if (a.probcut) f.add_value(*a.probcut);  // selective search plays other moves (only when set: old fingerprints hold)
-  if (a.kind == OthelloEvaluator::kFeatures) {  // field by field: the struct may have padding
-    const features::Weights& w = a.features;
-    f.add_value(w.o);
-    f.add_value(w.e);
-    for (int k = 0; k < 3; ++k) {
-      f.add_value(w.material[k]);
-      f.add_value(w.mobility[k]);
-      f.add_value(w.corners[k]);
-    }
-    f.add_value(static_cast<int>(w.kind));
-    if (w.positional)  // only then: the fingerprints of the blog's chromosomes hold
-      for (const int g : features::to_genes(w)) f.add_value(g);
-  }
-  if (a.kind == OthelloEvaluator::kNtuple) {
-    for (const auto& g : a.geometries) {
-      f.add_value(g.num_tuples);
-      for (int i = 0; i < g.num_tuples; ++i) f.add_value(g.mask[i]);
-    }
-    for (const auto& n : a.networks) {
-      f.add_value(n.geometry);
-      f.add_value(n.weights.size());
-      for (const i32 w : n.weights) f.add_value(w);
-    }
-    for (const int m : a.network_of_move) f.add_value(m);
-  }
-  return fmt::format("{:016x}", f.value());
-}
-
 TournamentGame game_of(const std::vector<std::pair<int, int>>& pairs, u32 id) {
   const PairedSlot slot = opening_major_slot(pairs.size(), id);  // engine/round_robin.hpp
   const auto& [first, second] = pairs[slot.pair];

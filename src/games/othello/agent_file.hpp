@@ -31,6 +31,12 @@ OthelloAgent load_agent(const std::string& spec);
 // for other kinds).
 std::filesystem::path save_agent(const OthelloAgent& agent, const std::filesystem::path& file);
 
+// 16 hex digits: FNV-1a over everything that decides how `agent` plays or orders moves (its
+// kind, limits, ProbCut, feature weights, n-tuple shapes, weights and move stages; not its
+// name). A run that must resume with the same agent records it: a tournament's source.toml, the
+// journal of `evalforge ordering`'s sampling.
+std::string agent_fingerprint(const OthelloAgent& agent);
+
 // The network file alone (used by save_agent/load_agent; exposed for tests).
 void save_networks(const OthelloAgent& agent, const std::filesystem::path& file);
 void load_networks(OthelloAgent& agent, const std::filesystem::path& file);
