@@ -164,20 +164,36 @@ TEST(OrderingNetwork, AStoppedSamplingResumesFromItsJournal) {
   ASSERT_EQ(whole.excluded_games, 1);
   ASSERT_EQ(whole.roots, 10);
 
-  // The run "crashes" once 5 roots have been journaled: every later finish throws.
+  // A failed journal append (a full disk) ends the sampling: no thread starts another root,
+  // even if later appends would succeed; the roots in flight still finish.
+  int calls = 0, after_failure = 0;
+  TreeSampleOptions failing = o;
+  failing.on_root = [&](const TreeRootOutcome&) {
+    if (++calls == 5) throw Error("disk full");
+    if (calls > 5) ++after_failure;
+  };
+  EXPECT_THROW(sample_solver_trees(games, order, failing), Error);
+  EXPECT_LE(after_failure, o.threads - 1);
+
+  // The run "crashes" once 9 roots have been journaled (one thread: roots 0-8).
   const auto dir = test::scratch_dir("ordering", "journal");
   const auto journal = dir / "s.obf.partial";
   const std::vector<std::string> identity = tree_sample_identity(o, games, base);
   write_text(journal, tree_journal_header(identity));
-  int journaled = 0;
+  int journaled = 0, refused = 0;
   TreeSampleOptions stopping = o;
+  stopping.threads = 1;
   stopping.on_root = [&](const TreeRootOutcome& r) {
-    if (journaled == 5) throw Error("stopped");
+    if (journaled == 9) {
+      ++refused;
+      throw Error("stopped");
+    }
     append_durably(journal, tree_journal_block(r), false);
     ++journaled;
   };
   EXPECT_THROW(sample_solver_trees(games, order, stopping), Error);
-  ASSERT_EQ(journaled, 5);
+  ASSERT_EQ(journaled, 9);
+  EXPECT_EQ(refused, 1);
   // ... and the append of a sixth root was cut short half way.
   TreeRootOutcome torn;
   torn.root = 99;  // (not a root of this sampling: a torn block is dropped unread)
@@ -190,7 +206,7 @@ TEST(OrderingNetwork, AStoppedSamplingResumesFromItsJournal) {
   TreeJournal read = read_tree_journal(journal);
   EXPECT_EQ(read.identity, identity);
   EXPECT_TRUE(read.torn);
-  ASSERT_EQ(read.roots.size(), 5u);
+  ASSERT_EQ(read.roots.size(), 9u);
   std::vector<std::uint32_t> roots;
   for (const TreeRootOutcome& r : read.roots) {
     roots.push_back(r.root);
@@ -198,12 +214,14 @@ TEST(OrderingNetwork, AStoppedSamplingResumesFromItsJournal) {
     EXPECT_EQ(r.kind == TreeRootOutcome::Kind::kExcluded, r.root == 3);
     EXPECT_EQ(r.kind == TreeRootOutcome::Kind::kNoRoot, r.root == 7);
   }
+  // An excluded root and one of kind "none" are among them, so resuming them is exercised too.
+  EXPECT_EQ(roots, (std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8}));
   TreeSampleOptions resumed = o;
   resumed.resumed = read.roots;
   std::vector<std::uint32_t> solved_now;
   resumed.on_root = [&](const TreeRootOutcome& r) { solved_now.push_back(r.root); };
   const TreeSamples after = sample_solver_trees(games, order, resumed);
-  EXPECT_EQ(solved_now.size(), 7u);  // 12 roots, 5 done before
+  EXPECT_EQ(solved_now.size(), 3u);  // 12 roots, 9 done before
   for (const std::uint32_t r : solved_now) EXPECT_EQ(std::count(roots.begin(), roots.end(), r), 0) << r;
   EXPECT_EQ(after.roots, whole.roots);
   EXPECT_EQ(after.excluded_games, whole.excluded_games);
@@ -211,13 +229,24 @@ TEST(OrderingNetwork, AStoppedSamplingResumesFromItsJournal) {
   for (std::size_t i = 0; i < whole.samples.size(); ++i) EXPECT_TRUE(same(after.samples[i], whole.samples[i])) << i;
 
   // Other options, data or base agent: another identity (the command refuses such a journal).
+  for (int field = 0; field < 9; ++field) {
+    TreeSampleOptions other = o;
+    int* const fields[] = {&other.roots,     &other.root_empties,   &other.min_empties,  &other.max_empties,
+                           &other.per_level, &other.deep_per_level, &other.deep_empties, &other.table_bits};
+    if (field < 8)
+      ++*fields[field];
+    else
+      ++other.seed;
+    EXPECT_NE(tree_sample_identity(other, games, base), identity) << field;
+  }
   TreeSampleOptions other = o;
-  other.seed = 2;
+  other.excluded[0].first ^= 1;  // another position, as many of them
   EXPECT_NE(tree_sample_identity(other, games, base), identity);
-  other = o;
-  other.excluded.clear();
-  EXPECT_NE(tree_sample_identity(other, games, base), identity);
-  EXPECT_NE(tree_sample_identity(o, random_games(11), base), identity);
+  std::vector<data::Game> swapped = games, edited = games;
+  std::swap(swapped[0], swapped[1]);  // the same games in another order
+  EXPECT_NE(tree_sample_identity(o, swapped, base), identity);
+  std::swap(edited[0].moves[40], edited[0].moves[41]);  // as many games and moves, one order differs
+  EXPECT_NE(tree_sample_identity(o, edited, base), identity);
   play::OthelloAgent changed = base;
   changed.networks[4].weights[0] += 1;
   EXPECT_NE(tree_sample_identity(o, games, changed), identity);

@@ -113,6 +113,11 @@ void run_ordering(const OrderingArgs& args) {
     const std::vector<std::string> identity = tree_sample_identity(o, db.games, base);
     if (std::filesystem::exists(journal)) {
       TreeJournal earlier = read_tree_journal(journal);  // throws file:line: what
+      const std::size_t roots = std::min<std::size_t>(o.roots, db.games.size());
+      for (const TreeRootOutcome& r : earlier.roots)
+        if (r.root >= roots)
+          fail("{}: root {} is not a root of this sampling (it has {}); the file was edited by hand?", journal.string(),
+               r.root, roots);
       if (earlier.identity != identity) {
         std::size_t k = 0;
         while (k < earlier.identity.size() && k < identity.size() && earlier.identity[k] == identity[k]) ++k;
@@ -147,9 +152,10 @@ void run_ordering(const OrderingArgs& args) {
                      "base {}",
                      samples.roots, o.root_empties, o.min_empties, o.max_empties, o.seed, base_file)});
     fmt::print("wrote {} ({} samples)\n", args.samples_out, samples.samples.size());
-    std::filesystem::remove(journal);  // the samples file holds everything it had
   }
   train_and_write(args, base, base_file, o, samples.samples, shapes, params, *backend);
+  // Only now: stopped during the training, the same command finds every root done and trains.
+  if (!journal.empty()) std::filesystem::remove(journal);
 }
 
 void train_and_write(const OrderingArgs& args, const play::OthelloAgent& base, const std::string& base_file,

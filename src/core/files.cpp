@@ -140,8 +140,9 @@ void append_durably(const std::filesystem::path& file, std::string_view bytes, b
   if (bytes.empty()) return;
   const int fd = ::open(file.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC | (create ? O_CREAT : 0), 0644);
   if (fd < 0) fail("{}: cannot append: {}", file.string(), std::strerror(errno));
+  const off_t size_before = ::lseek(fd, 0, SEEK_END);
   std::size_t done = 0;
-  bool ok = true;
+  bool ok = size_before >= 0;
   while (ok && done < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR) continue;
@@ -150,6 +151,9 @@ void append_durably(const std::filesystem::path& file, std::string_view bytes, b
   }
   ok = ok && ::fsync(fd) == 0;
   const int saved_errno = errno;
+  // A failed append takes back what it wrote, so that a later append (say, once space has been
+  // freed) cannot land after half a record: the file stays a sequence of whole appends.
+  if (!ok && size_before >= 0 && ::ftruncate(fd, size_before) == 0) ::fsync(fd);
   ::close(fd);
   if (!ok) fail("{}: append failed (disk full?): {}", file.string(), std::strerror(saved_errno));
 }

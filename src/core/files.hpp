@@ -13,10 +13,10 @@ namespace ef {
 // are on disk before the file that commits them). Throws ef::Error naming the file.
 void write_atomically(const std::filesystem::path& file, const std::string& bytes);
 // Appends `bytes` to `file` and fsyncs it: once this returns they survive a crash or a power
-// cut. A crash during the call may leave a prefix of them at the end (a reader drops a torn
-// last line or record). `create`: make the file when it does not exist (else that is an
-// error: an append-only table without its header would lose rows). Throws ef::Error naming
-// the file.
+// cut. A failed append is truncated away again before the error is thrown; a crash during the
+// call may still leave a prefix of them at the end (a reader drops a torn last line or
+// record). `create`: make the file when it does not exist (else that is an error: an
+// append-only table without its header would lose rows). Throws ef::Error naming the file.
 void append_durably(const std::filesystem::path& file, std::string_view bytes, bool create);
 // A file written piece by piece (too large to hold in memory at once: game files, unpacked
 // downloads) with the guarantee of write_atomically: the pieces go to FILE.tmp, and commit()

@@ -220,7 +220,12 @@ TreeSamples sample_solver_trees(const std::vector<data::Game>& games, const cpu:
                          : skipped_excluded[j] ? TreeRootOutcome::Kind::kExcluded
                                                : TreeRootOutcome::Kind::kNoRoot;
           outcome.samples = per_root[j];
-          o.on_root(outcome);
+          try {
+            o.on_root(outcome);
+          } catch (...) {
+            next = roots;  // (a full disk): no thread starts another root; the error ends the run
+            throw;
+          }
         }
         if (o.progress) o.progress(d, static_cast<int>(roots));
       }

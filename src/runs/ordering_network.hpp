@@ -51,7 +51,8 @@ struct TreeSampleOptions {
   // below `roots`, each at most once.
   std::vector<TreeRootOutcome> resumed;
   // After each root this run finishes, before `progress` (one call at a time, from any thread):
-  // what it gave, for the journal.
+  // what it gave, for the journal. When it throws, no thread starts another root, and the
+  // exception ends the sampling once the roots in flight are done.
   std::function<void(const TreeRootOutcome&)> on_root;
 };
 
