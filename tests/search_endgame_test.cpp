@@ -149,6 +149,45 @@ TEST(Endgame, LastMoveScoreIsExactAboveAlphaAndAnUpperBoundBelow) {
   EXPECT_GT(lazy, 0);  // the cut-off happened, with a bound that was not the exact score
 }
 
+// Nodes of kSmallEmpties + 1 empties are searched without a frame (solve_above_small): the
+// frame search's tree node for node, so the same fail-soft value and node count, whatever the
+// window, for positions where the side to move must pass too; every value is right against
+// brute force (exact inside the window, a bound on the failing side).
+TEST(Endgame, FramelessNodesAboveTheLastEmptiesSearchTheFrameTree) {
+  namespace eg = search::endgame;
+  constexpr int kEmpties = eg::kSmallEmpties + 1;
+  Rng rng(31, Purpose::kGame, 6);
+  int positions = 0, passes = 0, scouts = 0;
+  for (int i = 0; i < 300; ++i) {
+    u64 P, O;
+    if (!random_endgame(rng, kEmpties, P, O)) continue;
+    for (const bool swap : {false, true}) {
+      const u64 p = swap ? O : P, o = swap ? P : O;
+      if (!othello::legal_moves(p, o) && !othello::legal_moves(o, p)) continue;
+      ++positions;
+      passes += othello::legal_moves(p, o) == 0;
+      const int want = brute_force(p, o);
+      for (const auto& [alpha, beta] : {std::pair{-65, 65}, std::pair{want - 1, want + 1}, std::pair{want, want + 1},
+                                        std::pair{want - 1, want}, std::pair{-65, want - 3}, std::pair{want + 2, 65}}) {
+        u64 frame_nodes = 0, nodes = 0;
+        const search::SolveResult frame =
+            eg::solve_pass<64>(p, o, alpha, beta, nullptr, static_cast<const eg::NoOrdering*>(nullptr), 0, false);
+        frame_nodes = frame.nodes - 1;  // solve_pass counts the node itself
+        const int v = eg::solve_above_small(p, o, alpha, beta, static_cast<const eg::NoOrdering*>(nullptr), nodes);
+        ASSERT_EQ(v, frame.score) << p << " " << o << " window " << alpha << " " << beta;
+        ASSERT_EQ(nodes, frame_nodes) << p << " " << o << " window " << alpha << " " << beta;
+        if (v > alpha && v < beta) ASSERT_EQ(v, want);
+        if (v <= alpha) ASSERT_GE(v, want);
+        if (v >= beta) ASSERT_LE(v, want);
+        scouts += beta - alpha > 2 && popcount64(othello::legal_moves(p, o)) > 1;
+      }
+    }
+  }
+  EXPECT_GT(positions, 400);
+  EXPECT_GT(passes, 0);
+  EXPECT_GT(scouts, 100);  // wide windows with several moves: null windows and re-searches
+}
+
 TEST(Endgame, PassesAndFinishedGames) {
   // White to move without a move, black takes b1 via c1 and the game ends: 3-0, empties to black.
   const search::SolveResult pass = search::solve_endgame(u64{1} << 1, u64{1} << 0);

@@ -6,7 +6,9 @@
 // Like alphabeta.hpp the solver keeps an explicit stack of frames (no recursion, nothing
 // allocated), so one CUDA thread can solve one position. The last few empties are solved by
 // unrolled code instead (solve_small<N> below: a compile-time chain of distinct functions, not
-// recursion), where frames would cost more than the work they organise.
+// recursion), where frames would cost more than the work they organise; the nodes one above
+// them (kSmallEmpties + 1 empties, the most numerous of the rest) by solve_above_small, the
+// frame search's tree without a frame.
 //
 // Search: principal variation search (first move full window, the rest a null window and a
 // re-search when one turns out better), fail-soft. Accelerations, all exact:
@@ -304,6 +306,16 @@ EF_HD_INLINE u64 odd_regions(u64 empties) {
   return odd & empties;
 }
 
+// The side to move passes: the opponent moves, and the window is seen from its side.
+EF_HD_INLINE void pass_turn(u64& P, u64& O, int& alpha, int& beta) {
+  const u64 t = P;
+  P = O;
+  O = t;
+  const int a = alpha;
+  alpha = -beta;
+  beta = -a;
+}
+
 // Final score of a finished game for the side to move (P), empties to the winner.
 EF_HD_INLINE int final_score(u64 P, u64 O) {
   const int p = popcount64(P), o = popcount64(O);
@@ -452,6 +464,84 @@ EF_HD_INLINE int shallow_value(u64 P, u64 O, int alpha, int beta, const Order& o
   }
 }
 
+// The fastest-first key of a move to `sq` giving the child (cp to move, co), `replies` its
+// moves (lower keys first): 8 per reply of the opponent, corner replies counted twice, one
+// per empty square next to the mover's discs (potential mobility), -3 for a square in an odd
+// region and -6 for a corner.
+EF_HD_INLINE int fastest_first_key(u64 cp, u64 co, u64 replies, int sq, u64 odd) {
+  return 8 * (popcount64(replies) + popcount64(replies & kCorners)) + popcount64(neighbours(co) & ~(cp | co)) -
+         ((odd >> sq & 1) ? 3 : 0) - ((kCorners >> sq & 1) ? 6 : 0);
+}
+
+// A node of kSmallEmpties + 1 empties in an exact pass, searched as enter() and solve_pass's
+// loop search it there -- fastest-first order, principal variation search over solve_small
+// children, no table, stability cut-off or evaluation at this depth (kHashEmpties,
+// kStabilityEmpties, kEvalOrderEmpties) -- but without a frame: the same tree, node for node,
+// for less work per node (these are the most numerous nodes above solve_small). Fail-soft.
+static_assert(kHashEmpties > kSmallEmpties + 1 && kStabilityEmpties > kSmallEmpties + 1 &&
+                  kEvalOrderEmpties > kSmallEmpties + 1 && kSortEmpties < kSmallEmpties + 1,
+              "solve_above_small does without the table, the stability cut-off and the evaluation");
+template <class Order>
+EF_HD_INLINE int solve_above_small(u64 P, u64 O, int alpha, int beta, const Order* order, u64& nodes) {
+  constexpr int kEmpties = kSmallEmpties + 1;
+  u64 moves = othello::legal_moves(P, O);
+  bool passed = false;
+  if (!moves) {
+    moves = othello::legal_moves(O, P);
+    if (!moves) return final_score(P, O);
+    ++nodes;
+    passed = true;
+    pass_turn(P, O, alpha, beta);
+  }
+  if constexpr (requires { order->visit(P, O, kEmpties); }) {
+    if (order) order->visit(P, O, kEmpties);
+  }
+  // The moves fastest first (order_rest's keys and tie rule), with their flips.
+  const u64 odd = odd_regions(~(P | O));
+  int keys[kEmpties], squares[kEmpties];
+  u64 flipped[kEmpties];
+  int count = 0;
+  for (; moves; moves &= moves - 1) {
+    const int sq = ctz64(moves);
+    const u64 f = othello::flips(P, O, sq);
+    const u64 cp = O & ~f, co = P | f | (u64{1} << sq);
+    const int key = fastest_first_key(cp, co, othello::legal_moves(cp, co), sq, odd);
+    int i = count++;
+    for (; i > 0 && keys[i - 1] > key; --i) {
+      keys[i] = keys[i - 1];
+      squares[i] = squares[i - 1];
+      flipped[i] = flipped[i - 1];
+    }
+    keys[i] = key;
+    squares[i] = sq;
+    flipped[i] = f;
+  }
+  int best = -kScoreLimit;
+  for (int i = 0; i < count; ++i) {
+    const u64 cp = O & ~flipped[i], co = P | flipped[i] | (u64{1} << squares[i]);
+    int order_of_squares[kSmallEmpties];
+    parity_order(~(cp | co), order_of_squares);
+    // The first move with the full window, the others a null window and, when that proves
+    // one better than alpha, a re-search from the bound it proved. (One call site: each
+    // solve_small<5> is the whole unrolled chain below it.)
+    bool scout = i > 0 && beta - alpha > 1;
+    int lo = alpha, v;
+    for (;;) {
+      ++nodes;
+      v = -solve_small<kSmallEmpties>(cp, co, scout ? -lo - 1 : -beta, -lo, order_of_squares, nodes);
+      if (!scout || v <= lo || v >= beta) break;
+      scout = false;
+      lo = v - 1;
+    }
+    if (v > best) {
+      best = v;
+      if (v > alpha) alpha = v;
+      if (alpha >= beta) break;
+    }
+  }
+  return passed ? -best : best;
+}
+
 // ---- Frames of the main search -----------------------------------------------------------------
 
 template <int kMaxEmpties>
@@ -507,9 +597,7 @@ EF_HD_INLINE bool order_rest(Frame<kMaxEmpties>& f, u64 moves, bool etc, const H
         return false;
       }
     }
-    const u64 replies = othello::legal_moves(cp, co);
-    int key = 8 * (popcount64(replies) + popcount64(replies & kCorners)) + popcount64(neighbours(co) & ~(cp | co)) -
-              ((odd >> sq & 1) ? 3 : 0) - ((kCorners >> sq & 1) ? 6 : 0);
+    int key = fastest_first_key(cp, co, othello::legal_moves(cp, co), sq, odd);
     if constexpr (Order::kEnabled) {
       if (order && horizon == 0 && empties >= kDeepEmpties) {
         const int inf = kScoreLimit * kOrderUnit;
@@ -542,12 +630,7 @@ EF_HD_INLINE bool enter(Frame<kMaxEmpties>& f, u64 P, u64 O, int alpha, int beta
     }
     ++nodes;
     f.passed = true;
-    const u64 t = P;
-    P = O;
-    O = t;
-    const int a = alpha;
-    alpha = -beta;
-    beta = -a;
+    pass_turn(P, O, alpha, beta);
   }
   const u64 empty = ~(P | O);
   const int empties = popcount64(empty);
@@ -653,12 +736,7 @@ EF_HD_INLINE SolveResult solve_few(u64 P, u64 O, int alpha, int beta) {
     }
     ++result.nodes;
     passed = true;
-    const u64 t = P;
-    P = O;
-    O = t;
-    const int a = alpha;
-    alpha = -beta;
-    beta = -a;
+    pass_turn(P, O, alpha, beta);
   }
   const u64 odd = odd_regions(~(P | O));
   const int empties = popcount64(~(P | O));
@@ -776,6 +854,9 @@ EF_HD SolveResult solve_pass(u64 P, u64 O, int alpha, int beta, HashTable* table
         int squares[endgame::kSmallEmpties];
         endgame::parity_order(~(cp | co), squares);
         value = endgame::solve_small<endgame::kSmallEmpties>(cp, co, -hi, -lo, squares, result.nodes);
+        child_returned = true;
+      } else if (f.empties - 1 == endgame::kSmallEmpties + 1 && horizon == 0) {
+        value = endgame::solve_above_small(cp, co, -hi, -lo, order, result.nodes);
         child_returned = true;
       } else if (endgame::enter(stack[sp + 1], cp, co, -hi, -lo, false, table, order, horizon, result.nodes, value)) {
         ++sp;
