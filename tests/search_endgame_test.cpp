@@ -1,6 +1,8 @@
 // The exact endgame solver against brute-force minimax, and against the FFO test positions.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <filesystem>
 #include <set>
@@ -149,15 +151,24 @@ TEST(Endgame, LastMoveScoreIsExactAboveAlphaAndAnUpperBoundBelow) {
   EXPECT_GT(lazy, 0);  // the cut-off happened, with a bound that was not the exact score
 }
 
+// An ordering without evaluation that records the nodes the solver's visit hook reports.
+struct RecordingOrder {
+  static constexpr bool kEnabled = false;
+  int value(u64, u64) const { return 0; }
+  mutable std::vector<std::array<u64, 3>> seen;
+  void visit(u64 P, u64 O, int empties) const { seen.push_back({P, O, static_cast<u64>(empties)}); }
+};
+
 // Nodes of kSmallEmpties + 1 empties are searched without a frame (solve_above_small): the
-// frame search's tree node for node, so the same fail-soft value and node count, whatever the
-// window, for positions where the side to move must pass too; every value is right against
-// brute force (exact inside the window, a bound on the failing side).
+// frame search's tree node for node, so the same fail-soft value, node count and visited nodes
+// (the visit hook's calls, in order), whatever the window, for positions where the side to move
+// must pass too; every value is right against brute force (exact inside the window, a bound on
+// the failing side).
 TEST(Endgame, FramelessNodesAboveTheLastEmptiesSearchTheFrameTree) {
   namespace eg = search::endgame;
   constexpr int kEmpties = eg::kSmallEmpties + 1;
   Rng rng(31, Purpose::kGame, 6);
-  int positions = 0, passes = 0, scouts = 0;
+  int positions = 0, passes = 0, wide = 0;
   for (int i = 0; i < 300; ++i) {
     u64 P, O;
     if (!random_endgame(rng, kEmpties, P, O)) continue;
@@ -167,25 +178,29 @@ TEST(Endgame, FramelessNodesAboveTheLastEmptiesSearchTheFrameTree) {
       ++positions;
       passes += othello::legal_moves(p, o) == 0;
       const int want = brute_force(p, o);
-      for (const auto& [alpha, beta] : {std::pair{-65, 65}, std::pair{want - 1, want + 1}, std::pair{want, want + 1},
-                                        std::pair{want - 1, want}, std::pair{-65, want - 3}, std::pair{want + 2, 65}}) {
-        u64 frame_nodes = 0, nodes = 0;
-        const search::SolveResult frame =
-            eg::solve_pass<64>(p, o, alpha, beta, nullptr, static_cast<const eg::NoOrdering*>(nullptr), 0, false);
-        frame_nodes = frame.nodes - 1;  // solve_pass counts the node itself
-        const int v = eg::solve_above_small(p, o, alpha, beta, static_cast<const eg::NoOrdering*>(nullptr), nodes);
+      for (auto [alpha, beta] : {std::pair{-65, 65}, std::pair{want - 1, want + 1}, std::pair{want, want + 1},
+                                 std::pair{want - 1, want}, std::pair{-65, want - 3}, std::pair{want + 2, 65}}) {
+        alpha = std::clamp(alpha, -65, 64);  // a window of the solver's range, never empty
+        beta = std::clamp(beta, alpha + 1, 65);
+        RecordingOrder frame_order, order;
+        const search::SolveResult frame = eg::solve_pass<64>(p, o, alpha, beta, nullptr, &frame_order, 0, false);
+        u64 nodes = 0;
+        const int v = eg::solve_above_small(p, o, alpha, beta, &order, nodes);
         ASSERT_EQ(v, frame.score) << p << " " << o << " window " << alpha << " " << beta;
-        ASSERT_EQ(nodes, frame_nodes) << p << " " << o << " window " << alpha << " " << beta;
+        ASSERT_EQ(nodes, frame.nodes - 1) << p << " " << o;  // solve_pass counts the node itself
+        ASSERT_EQ(order.seen, frame_order.seen) << p << " " << o;
+        ASSERT_EQ(order.seen.size(), 1u);  // the node itself (after a pass, the position after it)
         if (v > alpha && v < beta) ASSERT_EQ(v, want);
         if (v <= alpha) ASSERT_GE(v, want);
         if (v >= beta) ASSERT_LE(v, want);
-        scouts += beta - alpha > 2 && popcount64(othello::legal_moves(p, o)) > 1;
+        // Open windows at nodes of several moves: the later moves get null windows.
+        wide += beta - alpha > 1 && popcount64(othello::legal_moves(p, o)) > 1;
       }
     }
   }
   EXPECT_GT(positions, 400);
   EXPECT_GT(passes, 0);
-  EXPECT_GT(scouts, 100);  // wide windows with several moves: null windows and re-searches
+  EXPECT_GT(wide, 1000);
 }
 
 TEST(Endgame, PassesAndFinishedGames) {

@@ -6,9 +6,9 @@
 // Like alphabeta.hpp the solver keeps an explicit stack of frames (no recursion, nothing
 // allocated), so one CUDA thread can solve one position. The last few empties are solved by
 // unrolled code instead (solve_small<N> below: a compile-time chain of distinct functions, not
-// recursion), where frames would cost more than the work they organise; the nodes one above
-// them (kSmallEmpties + 1 empties, the most numerous of the rest) by solve_above_small, the
-// frame search's tree without a frame.
+// recursion), where frames would cost more than the work they organise; the non-root nodes one
+// above them in an exact pass (kSmallEmpties + 1 empties, the most numerous of the rest) by
+// solve_above_small, the frame search's tree without a frame.
 //
 // Search: principal variation search (first move full window, the rest a null window and a
 // re-search when one turns out better), fail-soft. Accelerations, all exact:
@@ -479,8 +479,9 @@ EF_HD_INLINE int fastest_first_key(u64 cp, u64 co, u64 replies, int sq, u64 odd)
 // kStabilityEmpties, kEvalOrderEmpties) -- but without a frame: the same tree, node for node,
 // for less work per node (these are the most numerous nodes above solve_small). Fail-soft.
 static_assert(kHashEmpties > kSmallEmpties + 1 && kStabilityEmpties > kSmallEmpties + 1 &&
-                  kEvalOrderEmpties > kSmallEmpties + 1 && kSortEmpties < kSmallEmpties + 1,
-              "solve_above_small does without the table, the stability cut-off and the evaluation");
+                  kEvalOrderEmpties > kSmallEmpties + 1 && kShallowEmpties > kSmallEmpties + 1 &&
+                  kDeepEmpties > kSmallEmpties + 1 && kEtcEmpties > kSmallEmpties && kSortEmpties < kSmallEmpties + 1,
+              "solve_above_small does without the table, the stability and transposition cut-offs and the evaluation");
 template <class Order>
 EF_HD_INLINE int solve_above_small(u64 P, u64 O, int alpha, int beta, const Order* order, u64& nodes) {
   constexpr int kEmpties = kSmallEmpties + 1;
