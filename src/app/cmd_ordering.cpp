@@ -113,11 +113,6 @@ void run_ordering(const OrderingArgs& args) {
     const std::vector<std::string> identity = tree_sample_identity(o, db.games, base);
     if (std::filesystem::exists(journal)) {
       TreeJournal earlier = read_tree_journal(journal);  // throws file:line: what
-      const std::size_t roots = std::min<std::size_t>(o.roots, db.games.size());
-      for (const TreeRootOutcome& r : earlier.roots)
-        if (r.root >= roots)
-          fail("{}: root {} is not a root of this sampling (it has {}); the file was edited by hand?", journal.string(),
-               r.root, roots);
       if (earlier.identity != identity) {
         std::size_t k = 0;
         while (k < earlier.identity.size() && k < identity.size() && earlier.identity[k] == identity[k]) ++k;
@@ -127,14 +122,18 @@ void run_ordering(const OrderingArgs& args) {
             journal.string(), k < earlier.identity.size() ? earlier.identity[k] : "",
             k < identity.size() ? identity[k] : "");
       }
+      const std::size_t roots = std::min<std::size_t>(o.roots, db.games.size());
+      for (const TreeRootOutcome& r : earlier.roots)
+        if (r.root >= roots)
+          fail("{}: root {} is not a root of this sampling (it has {}); the file was edited by hand?", journal.string(),
+               r.root, roots);
       if (earlier.torn) {
         // An append cut short: keep the whole blocks only, so that new blocks follow a clean end.
         std::string text = tree_journal_header(identity);
         for (const TreeRootOutcome& r : earlier.roots) text += tree_journal_block(r);
         write_atomically(journal, text);
       }
-      fmt::print(stderr, "resuming from {}: {} of {} roots done{}\n", journal.string(), earlier.roots.size(),
-                 std::min<std::size_t>(o.roots, db.games.size()),
+      fmt::print(stderr, "resuming from {}: {} of {} roots done{}\n", journal.string(), earlier.roots.size(), roots,
                  earlier.torn ? " (a root cut short by the interruption is solved again)" : "");
       o.resumed = std::move(earlier.roots);
     } else {
