@@ -4,6 +4,7 @@
 #include "runs/ordering_network.hpp"
 #include <fmt/core.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -519,6 +520,7 @@ TEST(OrderingCommand, ResumesAStoppedSamplingFromItsJournal) {
     ASSERT_EQ(status, 0) << out;
   }
   EXPECT_FALSE(std::filesystem::exists(dir / "full.obf.partial"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "full.obf.partial.lock"));  // the journal's lock goes with it
   const std::vector<TreeSample> samples = read_tree_samples(dir / "full.obf");
 
   // The journal a run stopped after three roots leaves: those roots' blocks, and a fourth cut
@@ -552,6 +554,7 @@ TEST(OrderingCommand, ResumesAStoppedSamplingFromItsJournal) {
   EXPECT_TRUE(test::file_bytes(dir / "part.obf") == test::file_bytes(dir / "full.obf"));
   EXPECT_TRUE(test::file_bytes(dir / "part.efnet") == test::file_bytes(dir / "full.efnet"));  // (binary: no dump)
   EXPECT_FALSE(std::filesystem::exists(dir / "part.obf.partial"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "part.obf.partial.lock"));
 
   write_text(dir / "other.obf.partial", journal);
   {
@@ -564,6 +567,41 @@ TEST(OrderingCommand, ResumesAStoppedSamplingFromItsJournal) {
   }
   EXPECT_EQ(test::file_bytes(dir / "other.obf.partial"), journal);
   EXPECT_FALSE(std::filesystem::exists(dir / "other.toml"));
+}
+
+// Two processes never sample into one journal: while one holds it (the lock this test takes is
+// the one a running `ordering --samples-out` holds), a second command stops before solving,
+// naming the journal and the holder, and leaves the journal as it was.
+TEST(OrderingCommand, OneProcessSamplesIntoAJournalAtATime) {
+  const auto dir = test::scratch_dir("ordering", "command-journal-lock");
+  const auto transcripts = dir / "games.txt";
+  data::write_transcripts(transcripts, random_games(30));
+  const std::string journal = "a journal being written\n";
+  write_text(dir / "busy.obf.partial", journal);
+  const std::string command = fmt::format(
+      "'{}' ordering --data '{}' --base '{}' --roots 8 --per-level 1 --deep-per-level 1 --epochs 1 --out '{}' "
+      "--samples-out '{}' 2>&1",
+      EF_EVALFORGE_BIN, transcripts.string(), player_network().string(), (dir / "busy.toml").string(),
+      (dir / "busy.obf").string());
+  {
+    const ExclusiveLock held = lock_exclusively(dir / "busy.obf.partial.lock");
+    ASSERT_TRUE(held.holder) << "this file system has no flock";
+    ASSERT_FALSE(held.busy);
+    const auto [status, out] = test::run_command(command);
+    EXPECT_NE(status, 0);
+    EXPECT_NE(out.find(fmt::format("busy.obf.partial: another evalforge process (pid {}) is sampling", ::getpid())),
+              std::string::npos)
+        << out;
+    EXPECT_EQ(out.find("roots solved"), std::string::npos) << out;
+    EXPECT_EQ(test::file_bytes(dir / "busy.obf.partial"), journal);
+    EXPECT_FALSE(std::filesystem::exists(dir / "busy.toml"));
+  }
+  // Released (its holder gone), the journal is the command's again: this one is no journal at
+  // all, which the command now says instead.
+  const auto [status, out] = test::run_command(command);
+  EXPECT_NE(status, 0);
+  EXPECT_EQ(out.find("another evalforge process"), std::string::npos) << out;
+  EXPECT_NE(out.find("busy.obf.partial:"), std::string::npos) << out;
 }
 
 }  // namespace

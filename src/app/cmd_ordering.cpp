@@ -87,6 +87,33 @@ void run_ordering(const OrderingArgs& args) {
     return;
   }
   if (args.data.empty()) fail("--data: give the game records the roots come from (or --samples FILE)");
+  // With --samples-out, every finished root is appended to a journal beside it (F.partial), so
+  // that a sampling of hours that is stopped or crashes loses only the roots in flight: the
+  // same command resumes it, with the same result as an uninterrupted run. One process per
+  // journal (locked before the data is read, so that a second copy stops at once): two copies
+  // appending to one journal would each solve every root, and a resume would refuse the doubles.
+  std::filesystem::path journal, journal_lock_file;
+  ExclusiveLock journal_lock;
+  if (!args.samples_out.empty()) {
+    journal = args.samples_out + ".partial";
+    journal_lock_file = args.samples_out + ".partial.lock";
+    journal_lock = lock_exclusively(journal_lock_file);
+    if (journal_lock.busy)
+      fail(
+          "{}: another evalforge process{} is sampling into this journal; wait for it to finish or stop it, then "
+          "run the command again to resume",
+          journal.string(), journal_lock.holder_pid.empty() ? std::string() : " (pid " + journal_lock.holder_pid + ")");
+  }
+  // The lock file is only the lock's: it goes (still held) whenever this run leaves no journal
+  // behind, on success or on an error before the journal was written.
+  struct LockFileRemover {
+    const std::filesystem::path& journal;
+    const std::filesystem::path& lock_file;
+    ~LockFileRemover() {
+      std::error_code ignored;
+      if (!lock_file.empty() && !std::filesystem::exists(journal, ignored)) std::filesystem::remove(lock_file, ignored);
+    }
+  } lock_file_remover{journal, journal_lock_file};
   for (const std::filesystem::path& file : data::resolve_data_specs(args.exclude)) {
     const std::vector<data::ObfPosition> positions = data::read_obf(file);  // throws file:line: what
     if (positions.empty()) fail("--exclude {}: no positions", file.string());
@@ -104,12 +131,7 @@ void run_ordering(const OrderingArgs& args) {
   const cpu::SolverOrdering order(evaluator);
   o.threads =
       std::min(o.threads, std::max(1, std::min<int>(o.roots, static_cast<int>(db.games.size()))));  // a table each
-  // With --samples-out, every finished root is appended to a journal beside it (F.partial), so
-  // that a sampling of hours that is stopped or crashes loses only the roots in flight: the
-  // same command resumes it, with the same result as an uninterrupted run.
-  std::filesystem::path journal;
-  if (!args.samples_out.empty()) {
-    journal = args.samples_out + ".partial";
+  if (!journal.empty()) {
     const std::vector<std::string> identity = tree_sample_identity(o, db.games, base);
     if (std::filesystem::exists(journal)) {
       TreeJournal earlier = read_tree_journal(journal);  // throws file:line: what

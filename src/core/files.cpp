@@ -1,5 +1,6 @@
 #include "core/files.hpp"
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cerrno>
@@ -156,6 +157,33 @@ void append_durably(const std::filesystem::path& file, std::string_view bytes, b
   if (!ok && size_before >= 0 && ::ftruncate(fd, size_before) == 0) ::fsync(fd);
   ::close(fd);
   if (!ok) fail("{}: append failed (disk full?): {}", file.string(), std::strerror(saved_errno));
+}
+
+ExclusiveLock lock_exclusively(const std::filesystem::path& file) {
+  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) fail("{}: cannot open the lock file: {}", file.string(), std::strerror(errno));
+  auto holder = std::shared_ptr<const int>(new int(fd), [](const int* p) {
+    ::close(*p);
+    delete p;
+  });
+  ExclusiveLock lock;
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno == ENOLCK || errno == EOPNOTSUPP || errno == ENOSYS) return lock;  // no flock here
+    if (errno != EWOULDBLOCK) fail("{}: cannot lock: {}", file.string(), std::strerror(errno));
+    std::string pid = read_file(file);
+    while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+    lock.busy = true;
+    if (!pid.empty() && pid.size() < 12 && pid.find_first_not_of("0123456789") == std::string::npos)
+      lock.holder_pid = pid;
+    return lock;
+  }
+  // The holder's pid, for the other processes' messages (a hint only: the lock is the flock).
+  const std::string me = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(fd, 0) == 0) {
+    [[maybe_unused]] const ssize_t n = ::pwrite(fd, me.data(), me.size(), 0);
+  }
+  lock.holder = std::move(holder);
+  return lock;
 }
 
 void sync_directory(const std::filesystem::path& dir) {

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,19 @@ void write_atomically(const std::filesystem::path& file, const std::string& byte
 // record). `create`: make the file when it does not exist (else that is an error: an
 // append-only table without its header would lose rows). Throws ef::Error naming the file.
 void append_durably(const std::filesystem::path& file, std::string_view bytes, bool create);
+// An exclusive flock on `file` (created when missing), for "one process at a time" rules: the
+// kernel drops it when the holder dies, even by kill -9, so a crash leaves nothing to clean up.
+// `holder` keeps it (its copies share it; the last one unlocks). On a file system without flock
+// (some NFS, FUSE or SMB mounts) `holder` is null and nothing is locked: callers go on unlocked
+// rather than refuse to work there. When another process holds it, `busy` is set and
+// `holder_pid` is the pid that process wrote into the file (a hint for messages, or empty).
+// Throws ef::Error naming the file when it cannot be opened or locked for another reason.
+struct ExclusiveLock {
+  std::shared_ptr<const int> holder;
+  bool busy = false;
+  std::string holder_pid;
+};
+ExclusiveLock lock_exclusively(const std::filesystem::path& file);
 // A file written piece by piece (too large to hold in memory at once: game files, unpacked
 // downloads) with the guarantee of write_atomically: the pieces go to FILE.tmp, and commit()
 // fsyncs it and renames it over `file`. Until then nothing exists under the final name, so a

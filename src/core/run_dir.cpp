@@ -1,7 +1,6 @@
 #include "core/run_dir.hpp"
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <sys/file.h>
 #include <unistd.h>
 #include <algorithm>
 #include <atomic>
@@ -301,32 +300,13 @@ void RunDir::check_run(const fs::path& dir, std::string_view kind) {
 }
 
 void RunDir::lock() {
-  const fs::path path = file(kLock);
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) fail("{}: cannot open the run's lock file: {}", path.string(), std::strerror(errno));
-  auto holder = std::shared_ptr<const int>(new int(fd), [](const int* p) {
-    ::close(*p);
-    delete p;
-  });
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    // A file system without flock (some NFS, FUSE or SMB mounts): the run goes on unlocked, as
-    // before the lock existed, rather than refusing every run there.
-    if (errno == ENOLCK || errno == EOPNOTSUPP || errno == ENOSYS) return;
-    if (errno != EWOULDBLOCK) fail("{}: cannot lock: {}", path.string(), std::strerror(errno));
-    std::string pid = ef::read_file(path);
-    while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
-    const bool plausible = !pid.empty() && pid.size() < 12 && pid.find_first_not_of("0123456789") == std::string::npos;
+  ExclusiveLock lock = lock_exclusively(file(kLock));
+  if (lock.busy)
     fail(
         "{}: in use by another evalforge process{}: one process writes a run at a time; wait for it to finish or "
         "stop it (Ctrl-C checkpoints it), then resume",
-        dir_.string(), plausible ? " (pid " + pid + ")" : std::string());
-  }
-  // The holder's pid, for the message above (a hint only: the lock is the flock, not the text).
-  const std::string me = std::to_string(::getpid()) + "\n";
-  if (::ftruncate(fd, 0) == 0) {
-    [[maybe_unused]] const ssize_t n = ::pwrite(fd, me.data(), me.size(), 0);
-  }
-  lock_ = std::move(holder);
+        dir_.string(), lock.holder_pid.empty() ? std::string() : " (pid " + lock.holder_pid + ")");
+  lock_ = std::move(lock.holder);  // null on a file system without flock: the run goes on unlocked
 }
 
 fs::path RunDir::file(std::string_view name) const { return dir_ / fs::path(name); }
