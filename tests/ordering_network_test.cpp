@@ -585,7 +585,7 @@ TEST(OrderingCommand, OneProcessSamplesIntoAJournalAtATime) {
       (dir / "busy.obf").string());
   {
     const ExclusiveLock held = lock_exclusively(dir / "busy.obf.partial.lock");
-    ASSERT_TRUE(held.holder) << "this file system has no flock";
+    if (!held.holder) GTEST_SKIP() << dir << ": this file system has no flock";
     ASSERT_FALSE(held.busy);
     const auto [status, out] = test::run_command(command);
     EXPECT_NE(status, 0);
@@ -595,6 +595,8 @@ TEST(OrderingCommand, OneProcessSamplesIntoAJournalAtATime) {
     EXPECT_EQ(out.find("roots solved"), std::string::npos) << out;
     EXPECT_EQ(test::file_bytes(dir / "busy.obf.partial"), journal);
     EXPECT_FALSE(std::filesystem::exists(dir / "busy.toml"));
+    // The holder's lock file is the holder's: the refused command leaves it as it was.
+    EXPECT_EQ(test::file_bytes(dir / "busy.obf.partial.lock"), fmt::format("{}\n", ::getpid()));
   }
   // Released (its holder gone), the journal is the command's again: this one is no journal at
   // all, which the command now says instead.

@@ -160,30 +160,47 @@ void append_durably(const std::filesystem::path& file, std::string_view bytes, b
 }
 
 ExclusiveLock lock_exclusively(const std::filesystem::path& file) {
-  const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) fail("{}: cannot open the lock file: {}", file.string(), std::strerror(errno));
-  auto holder = std::shared_ptr<const int>(new int(fd), [](const int* p) {
-    ::close(*p);
-    delete p;
-  });
-  ExclusiveLock lock;
-  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-    if (errno == ENOLCK || errno == EOPNOTSUPP || errno == ENOSYS) return lock;  // no flock here
-    if (errno != EWOULDBLOCK) fail("{}: cannot lock: {}", file.string(), std::strerror(errno));
-    std::string pid = read_file(file);
-    while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
-    lock.busy = true;
-    if (!pid.empty() && pid.size() < 12 && pid.find_first_not_of("0123456789") == std::string::npos)
-      lock.holder_pid = pid;
+  // A holder may remove the file while it still holds it (a caller whose lock file should not
+  // outlive its work): a process that opened the old file before the removal then locks a file
+  // no one else will open. So a lock counts only on the file that is at the path now; else it
+  // is dropped and taken again on the new file.
+  for (int attempt = 0;; ++attempt) {
+    const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) fail("{}: cannot open the lock file: {}", file.string(), std::strerror(errno));
+    auto holder = std::shared_ptr<const int>(new int(fd), [](const int* p) {
+      ::close(*p);
+      delete p;
+    });
+    ExclusiveLock lock;
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      if (errno == ENOLCK || errno == EOPNOTSUPP || errno == ENOSYS) return lock;  // no flock here
+      if (errno != EWOULDBLOCK) fail("{}: cannot lock: {}", file.string(), std::strerror(errno));
+      // Read through this descriptor: the holder may remove the path at any moment.
+      char text[32] = {};
+      const ssize_t n = ::pread(fd, text, sizeof text - 1, 0);
+      std::string pid(text, n > 0 ? static_cast<std::size_t>(n) : 0);
+      while (!pid.empty() && (pid.back() == '\n' || pid.back() == ' ')) pid.pop_back();
+      lock.busy = true;
+      if (!pid.empty() && pid.size() < 12 && pid.find_first_not_of("0123456789") == std::string::npos)
+        lock.holder_pid = pid;
+      return lock;
+    }
+    struct stat locked {
+    }, at_path{};
+    const bool same = ::fstat(fd, &locked) == 0 && ::stat(file.c_str(), &at_path) == 0 &&
+                      locked.st_dev == at_path.st_dev && locked.st_ino == at_path.st_ino;
+    if (!same) {
+      if (attempt < 100) continue;  // the old file was removed under us: lock the new one
+      fail("{}: cannot lock: the file keeps being replaced", file.string());
+    }
+    // The holder's pid, for the other processes' messages (a hint only: the lock is the flock).
+    const std::string me = std::to_string(::getpid()) + "\n";
+    if (::ftruncate(fd, 0) == 0) {
+      [[maybe_unused]] const ssize_t written = ::pwrite(fd, me.data(), me.size(), 0);
+    }
+    lock.holder = std::move(holder);
     return lock;
   }
-  // The holder's pid, for the other processes' messages (a hint only: the lock is the flock).
-  const std::string me = std::to_string(::getpid()) + "\n";
-  if (::ftruncate(fd, 0) == 0) {
-    [[maybe_unused]] const ssize_t n = ::pwrite(fd, me.data(), me.size(), 0);
-  }
-  lock.holder = std::move(holder);
-  return lock;
 }
 
 void sync_directory(const std::filesystem::path& dir) {

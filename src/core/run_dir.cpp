@@ -1,15 +1,11 @@
 #include "core/run_dir.hpp"
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <unistd.h>
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cmath>
 #include <csignal>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 #include "core/bytes.hpp"
