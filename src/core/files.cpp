@@ -185,8 +185,8 @@ ExclusiveLock lock_exclusively(const std::filesystem::path& file) {
         lock.holder_pid = pid;
       return lock;
     }
-    struct stat locked {
-    }, at_path{};
+    struct stat locked = {};
+    struct stat at_path = {};
     const bool same = ::fstat(fd, &locked) == 0 && ::stat(file.c_str(), &at_path) == 0 &&
                       locked.st_dev == at_path.st_dev && locked.st_ino == at_path.st_ino;
     if (!same) {
