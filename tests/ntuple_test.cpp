@@ -303,11 +303,12 @@ TEST(NTupleTraining, ResultsPinnedToTheReferenceImplementation) {
   }
   const auto paths = cpu::available_paths();
   ASSERT_EQ(paths.front(), cpu::VectorPath::kPortable);
+  const cpu::PackedPositions packed = cpu::pack_positions(p.data);
   for (const cpu::VectorPath path : paths)
     for (const Case& c : cases) {
       std::vector<TrainResult> rs(3);
       cpu::TrainScratch scratch;
-      for (int k = 0; k < 3; ++k) cpu::train_job(p.data, job_of(p, *c.g, k, c.batch), rs[k], scratch, path);
+      for (int k = 0; k < 3; ++k) cpu::train_job(packed, job_of(p, *c.g, k, c.batch), rs[k], scratch, path);
       EXPECT_EQ(result_digest(rs), c.digest)
           << cpu::path_name(path) << ", tuples " << c.g->num_tuples << " batch " << c.batch;
     }
@@ -319,15 +320,16 @@ TEST(NTupleTraining, ResultsPinnedToTheReferenceImplementation) {
 // weights, so the trained weights differ.
 TEST(NTupleTraining, EveryVectorPathMatchesPortableOnEveryTupleCount) {
   const Problem p = teacher_problem(300);
+  const cpu::PackedPositions packed = cpu::pack_positions(p.data);
   for (int tuples = 1; tuples <= kMaxTuples; tuples += (tuples < 20 ? 1 : 11)) {
     const Geometry g = random_geometry(tuples, 100 + tuples);
     const TrainJob job = job_of(p, g, 0, 1);
     TrainResult want;
     cpu::TrainScratch scratch;
-    cpu::train_job(p.data, job, want, scratch, cpu::VectorPath::kPortable);
+    cpu::train_job(packed, job, want, scratch, cpu::VectorPath::kPortable);
     for (const cpu::VectorPath path : cpu::available_paths()) {
       TrainResult got;
-      cpu::train_job(p.data, job, got, scratch, path);
+      cpu::train_job(packed, job, got, scratch, path);
       EXPECT_TRUE(got.weights == want.weights) << cpu::path_name(path) << ", " << tuples << " tuples";
       EXPECT_EQ(got.eval_loss.squared, want.eval_loss.squared) << cpu::path_name(path) << ", " << tuples << " tuples";
     }

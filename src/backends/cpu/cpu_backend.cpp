@@ -26,7 +26,7 @@ class CpuBackend final : public Backend {
   std::string name() const override { return fmt::format("cpu ({} threads)", threads_); }
 
   int add_positions(const PositionData& data) override {
-    sets_.push_back(data);
+    sets_.push_back(cpu::pack_positions(data));
     return static_cast<int>(sets_.size()) - 1;
   }
 
@@ -113,7 +113,7 @@ class CpuBackend final : public Backend {
 
 #define EF_RESIDENTS_OF(G) Residents<G>,
   int threads_;
-  std::vector<PositionData> sets_;
+  std::vector<cpu::PackedPositions> sets_;
   // One list of resident agents per playout game; the trailing int closes the macro's list.
   std::tuple<EF_FOR_EACH_PLAYOUT_GAME(EF_RESIDENTS_OF) int> agents_;
 #undef EF_RESIDENTS_OF

@@ -273,7 +273,17 @@ VectorPath default_path() {
   return path;
 }
 
-void train_job(const PositionData& data, const TrainJob& job, TrainResult& result, TrainScratch& s, VectorPath path) {
+PackedPositions pack_positions(const PositionData& data) {
+  if (data.black.size() != data.label.size() || data.white.size() != data.label.size())
+    fail("training: a position set has {} black boards, {} white boards and {} labels", data.black.size(),
+         data.white.size(), data.label.size());
+  PackedPositions out(data.size());
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = {data.black[i], data.white[i], data.label[i], 0};
+  return out;
+}
+
+void train_job(const PackedPositions& data, const TrainJob& job, TrainResult& result, TrainScratch& s,
+               VectorPath path) {
   const ntuple::Geometry& g = *job.geometry;
   const TrainParams& p = job.params;
   if (p.batch_size < 1) fail("training: batch_size must be >= 1 (got {})", p.batch_size);

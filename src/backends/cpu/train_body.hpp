@@ -7,6 +7,12 @@
 // bitboards (24 bytes, which stay in cache), and prefetches the weights of the next sample
 // while the current one is stepped. How the indices are computed is a vector path chosen at
 // run time (VectorPath); every path produces the same indices, so the same bits.
+//
+// A sample drawn at random costs one cache line beside its weights: the backend keeps a
+// position set packed (both bitboards and the label in one 32-byte record, PackedPosition), and
+// each epoch's shuffled order is turned into position ids before the loop reads it, so the loop
+// reads the order in sequence and one record at random. Reading ids[order[k]] and three separate
+// arrays cost four random lines a sample (docs/training.md, "CPU speed").
 #pragma once
 #include <memory>
 #include <string>
@@ -29,16 +35,25 @@ VectorPath default_path();
 // The path of that name; an error naming it when it is unknown or this CPU lacks it.
 VectorPath path_from_name(std::string_view name);
 
+// One position as the training loop reads it: a record of 32 bytes never straddles a line.
+struct alignas(32) PackedPosition {
+  u64 black = 0, white = 0;
+  i64 label = 0;
+  u64 unused = 0;
+};
+using PackedPositions = std::vector<PackedPosition>;
+PackedPositions pack_positions(const PositionData& data);
+
 struct TrainScratch {
-  std::vector<u32> indices;  // one mini-batch of samples, num_features (padded) each
-  std::vector<u32> order;
+  std::vector<u32> indices;           // one mini-batch of samples, num_features (padded) each
+  std::vector<u32> order;             // one epoch's samples: position ids in the order they are stepped
   std::vector<i64> errors;            // one mini-batch
   std::vector<std::uint8_t> program;  // the job's feature program (vector paths)
 };
 
-void train_job(const PositionData& data, const TrainJob& job, TrainResult& result, TrainScratch& scratch,
+void train_job(const PackedPositions& data, const TrainJob& job, TrainResult& result, TrainScratch& scratch,
                VectorPath path);
-inline void train_job(const PositionData& data, const TrainJob& job, TrainResult& result, TrainScratch& scratch) {
+inline void train_job(const PackedPositions& data, const TrainJob& job, TrainResult& result, TrainScratch& scratch) {
   train_job(data, job, result, scratch, default_path());
 }
 
