@@ -86,7 +86,9 @@ if [[ -n $new ]]; then
   new_sha=$(git rev-parse --verify --quiet "$new^{commit}") || die "NEW '$new' is not a commit here"
   new_label=$(git rev-parse --short "$new_sha")
 else
-  new_label="working tree ($(git rev-parse --short HEAD)$([[ -n $(git status --porcelain --untracked-files=no) ]] && echo ', modified'))"
+  modified=""
+  [[ -z $(git status --porcelain --untracked-files=no) ]] || modified=", modified"
+  new_label="working tree ($(git rev-parse --short HEAD)$modified)"
 fi
 base_label=$(git rev-parse --short "$base_sha")
 mkdir -p "$dir"
