@@ -151,7 +151,7 @@ run_one() {
       ;;
     solve-ffo)
       outp=$("$bld/evalforge" solve "$ffo" --threads 1)
-      echo "$(grep -o '[0-9.]* s CPU solving' <<< "$outp" | awk '{print $1}') s $(grep -o '[0-9]* nodes' <<< "$outp" | tail -1 | awk '{print $1}')-nodes"
+      echo "$(grep -o '[0-9.]* s CPU solving' <<< "$outp" | awk '{print $1}') s $(grep -o 'skipped), [0-9]* nodes' <<< "$outp" | awk '{print $2}')-nodes"
       ;;
     elo-generation)
       outp=$("$bld/bench/evolve_bench" --repeats 1 --threads "$threads")
