@@ -75,11 +75,13 @@ TEST_F(MatchTest, RoundsAddUpAndRepeatBitForBit) {
     for (std::string line; std::getline(in, line);) out += line.substr(0, line.rfind(',')) + "\n";
     return out;
   };
-  EXPECT_EQ(strip_time(read_file(dir_ / "a" / "rounds.csv")), strip_time(read_file(dir_ / "b" / "rounds.csv")));
+  EXPECT_EQ(strip_time(test::contents(dir_ / "a" / "rounds.csv")),
+            strip_time(test::contents(dir_ / "b" / "rounds.csv")));
   for (const char* f : {"r0-agent1.efnet", "r0-agent2.efnet", "r1-agent1.efnet", "r1-agent2.efnet"})
-    EXPECT_EQ(read_file(dir_ / "a" / "agents" / f), read_file(dir_ / "b" / "agents" / f)) << f;
+    EXPECT_EQ(test::contents(dir_ / "a" / "agents" / f), test::contents(dir_ / "b" / "agents" / f)) << f;
   // The replicates are different matches.
-  EXPECT_NE(read_file(dir_ / "a" / "agents" / "r0-agent2.efnet"), read_file(dir_ / "a" / "agents" / "r1-agent2.efnet"));
+  EXPECT_NE(test::contents(dir_ / "a" / "agents" / "r0-agent2.efnet"),
+            test::contents(dir_ / "a" / "agents" / "r1-agent2.efnet"));
   // The written agents load, keep their search limits, and learned something.
   const play::OthelloAgent agent1 = play::load_agent((dir_ / "a" / "agents" / "r0-agent1.toml").string());
   EXPECT_EQ(agent1.limits.depth, 2);
@@ -110,9 +112,10 @@ TEST_F(MatchTest, ResumedRunEqualsUninterruptedRun) {
     for (std::string line; std::getline(in, line);) out += line.substr(0, line.rfind(',')) + "\n";
     return out;
   };
-  EXPECT_EQ(strip_time(read_file(dir_ / "whole" / "rounds.csv")), strip_time(read_file(dir_ / "parts" / "rounds.csv")));
+  EXPECT_EQ(strip_time(test::contents(dir_ / "whole" / "rounds.csv")),
+            strip_time(test::contents(dir_ / "parts" / "rounds.csv")));
   for (const char* f : {"r0-agent1.efnet", "r1-agent2.efnet"})
-    EXPECT_EQ(read_file(dir_ / "whole" / "agents" / f), read_file(dir_ / "parts" / "agents" / f)) << f;
+    EXPECT_EQ(test::contents(dir_ / "whole" / "agents" / f), test::contents(dir_ / "parts" / "agents" / f)) << f;
   // A finished match cannot be started again over itself.
   EXPECT_THROW(run(dir_ / "whole", config), Error);
   test::expect_refused_while_held(dir_ / "whole", "match", [&] { run(dir_ / "whole", ""); });
@@ -122,7 +125,7 @@ TEST_F(MatchTest, ResumedRunEqualsUninterruptedRun) {
 TEST_F(MatchTest, CorruptRoundsCsvIsAnErrorOnResume) {
   const std::string config = write_config();
   run(dir_ / "m", config, 3);  // stopped before round 3: checkpoint of round 2
-  std::string csv = read_file(dir_ / "m" / "rounds.csv");
+  std::string csv = test::contents(dir_ / "m" / "rounds.csv");
   csv += "7,0,8,4,0,4,0.5,1.0\n";  // a replicate this match does not have
   write_atomically(dir_ / "m" / "rounds.csv", csv);
   try {
@@ -140,7 +143,7 @@ TEST_F(MatchTest, ImpossibleRoundsRowsAreErrorsWithFileAndLine) {
   const std::string config = write_config();
   run(dir_ / "m", config, 3);  // stopped before round 3: rows for rounds 0..2, checkpoint of round 2
   const fs::path csv = dir_ / "m" / "rounds.csv";
-  const std::string good = read_file(csv);
+  const std::string good = test::contents(csv);
   auto message_with_line_4 = [&](const std::string& row) {
     std::istringstream in(good);
     std::string out, line;
@@ -231,7 +234,7 @@ TEST_F(MatchTest, ConfigErrorsNameTheKey) {
   }
   // A phase naming a shape the file does not hold is reported when the match starts.
   const std::string bad = write_config("", "");
-  std::string text = read_file(bad);
+  std::string text = test::contents(bad);
   text.replace(text.find("[60, 50]"), 8, "[60, 52]");
   std::ofstream(bad) << text;
   try {

@@ -61,16 +61,16 @@ RunDir::RowCheck keep_below(i64 below) {
 
 TEST_F(RunDirTest, CreateWritesRunTomlAndHeadersThenConfigLast) {
   RunDir run = RunDir::create(dir_, "test", "", {{"t.csv", "a,b"}, {"u.csv", "c\n"}});
-  EXPECT_EQ(read_file(dir_ / "t.csv"), "a,b\n");
-  EXPECT_EQ(read_file(dir_ / "u.csv"), "c\n");
-  const std::string run_toml = read_file(dir_ / "run.toml");
+  EXPECT_EQ(read_file(dir_ / "t.csv", FileKind::kRunTable), "a,b\n");
+  EXPECT_EQ(read_file(dir_ / "u.csv", FileKind::kRunTable), "c\n");
+  const std::string run_toml = read_file(dir_ / "run.toml", FileKind::kRunTable);
   EXPECT_NE(run_toml.find("kind = \"test\""), std::string::npos) << run_toml;
   EXPECT_NE(run_toml.find("evalforge_version"), std::string::npos) << run_toml;
   // Not a run until the config is committed: open refuses, naming the cut-short creation.
   EXPECT_FALSE(run.has("config.toml"));
   EXPECT_NE(error_of([&] { RunDir::open(dir_, "test", RunDir::Access::kRead); }).find("cut short"), std::string::npos);
   run.commit_config("x = 1\n");
-  EXPECT_EQ(read_file(dir_ / "config.toml"), "x = 1\n");
+  EXPECT_EQ(read_file(dir_ / "config.toml", FileKind::kRunTable), "x = 1\n");
   EXPECT_EQ(RunDir::open(dir_, "test", RunDir::Access::kRead).path(), dir_);
 }
 
@@ -230,11 +230,11 @@ TEST_F(RunDirTest, OpenAcceptsARunFromBeforeRunToml) {
 TEST_F(RunDirTest, ResumeTableKeepsRowsBeforeTheCheckpointAndRewritesTheFile) {
   RunDir run = committed();
   run.append_rows("t.csv", "0,x\n1,y\n2,z");  // a missing final newline is added
-  EXPECT_EQ(read_file(dir_ / "t.csv"), "a,b\n0,x\n1,y\n2,z\n");
+  EXPECT_EQ(read_file(dir_ / "t.csv", FileKind::kRunTable), "a,b\n0,x\n1,y\n2,z\n");
   const auto kept = run.resume_table("t.csv", "a,b", keep_below(2));
   ASSERT_EQ(kept.size(), 2u);
   EXPECT_EQ(kept[1], (RunDir::Row{"1", "y"}));
-  EXPECT_EQ(read_file(dir_ / "t.csv"), "a,b\n0,x\n1,y\n");
+  EXPECT_EQ(read_file(dir_ / "t.csv", FileKind::kRunTable), "a,b\n0,x\n1,y\n");
   EXPECT_FALSE(fs::exists(dir_ / "t.csv.tmp"));
 }
 
@@ -277,10 +277,10 @@ TEST_F(RunDirTest, ResumeTableDropsATornLastLineAndSaysSo) {
   }
   const auto kept = run.resume_table("t.csv", "a,b", keep_below(9));
   EXPECT_EQ(kept.size(), 1u);
-  EXPECT_EQ(read_file(dir_ / "t.csv"), "a,b\n0,x\n");
+  EXPECT_EQ(read_file(dir_ / "t.csv", FileKind::kRunTable), "a,b\n0,x\n");
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_NE(lines[0].find("incomplete last line"), std::string::npos) << lines[0];
-  EXPECT_NE(read_file(dir_ / "log.txt").find("incomplete last line"), std::string::npos);
+  EXPECT_NE(read_file(dir_ / "log.txt", FileKind::kRunTable).find("incomplete last line"), std::string::npos);
 }
 
 TEST_F(RunDirTest, ResumeTableRejectsAGarbageRowWithFileAndLine) {
@@ -289,7 +289,7 @@ TEST_F(RunDirTest, ResumeTableRejectsAGarbageRowWithFileAndLine) {
   const std::string m = error_of([&] { run.resume_table("t.csv", "a,b", keep_below(9)); });
   EXPECT_NE(m.find((dir_ / "t.csv").string() + ":3: a '1x'"), std::string::npos) << m;
   // The file is left as it was: nothing is dropped on an error.
-  EXPECT_EQ(read_file(dir_ / "t.csv"), "a,b\n0,x\n1x,y\n");
+  EXPECT_EQ(read_file(dir_ / "t.csv", FileKind::kRunTable), "a,b\n0,x\n1x,y\n");
 }
 
 TEST_F(RunDirTest, ResumeTableRejectsAWrongFieldCount) {
@@ -310,13 +310,13 @@ TEST_F(RunDirTest, CheckpointRoundTripsAndIsAbsentBeforeTheFirst) {
   EXPECT_EQ(run.read_checkpoint("c.bin"), payload);
   run.write_checkpoint("c.bin", "");
   EXPECT_EQ(run.read_checkpoint("c.bin"), "");
-  EXPECT_EQ(read_file(dir_ / "c.bin").substr(0, 8), "EFRUNCK1");
+  EXPECT_EQ(read_file(dir_ / "c.bin", FileKind::kRunTable).substr(0, 8), "EFRUNCK1");
 }
 
 TEST_F(RunDirTest, CorruptOrTruncatedCheckpointIsRejectedNamingTheFile) {
   RunDir run = committed();
   run.write_checkpoint("c.bin", std::string(100, 'p'));
-  const std::string good = read_file(dir_ / "c.bin");
+  const std::string good = read_file(dir_ / "c.bin", FileKind::kRunTable);
   const std::string file = (dir_ / "c.bin").string();
   auto message_for = [&](const std::string& bytes) {
     write_atomically(dir_ / "c.bin", bytes);
@@ -340,13 +340,14 @@ TEST_F(RunDirTest, AtomicWriteReplacesTheFileAndLeavesNoTmp) {
   RunDir run = committed();
   run.write_file("state.toml", "a = 1\n");
   run.write_file("state.toml", "a = 2\n");
-  EXPECT_EQ(run.read_file("state.toml"), "a = 2\n");
+  EXPECT_EQ(run.read_file("state.toml", FileKind::kConfig), "a = 2\n");
   for (const auto& entry : fs::directory_iterator(dir_)) EXPECT_NE(entry.path().extension(), ".tmp") << entry.path();
   // Subdirectories of the run work too (a match's checkpoint/state.toml).
   fs::create_directories(run.file("sub"));
   run.write_file("sub/x", "y");
-  EXPECT_EQ(read_file(dir_ / "sub" / "x"), "y");
-  EXPECT_NE(error_of([&] { run.read_file("nope.txt"); }).find((dir_ / "nope.txt").string()), std::string::npos);
+  EXPECT_EQ(read_file(dir_ / "sub" / "x", FileKind::kRunTable), "y");
+  EXPECT_NE(error_of([&] { run.read_file("nope.txt", FileKind::kConfig); }).find((dir_ / "nope.txt").string()),
+            std::string::npos);
 }
 
 TEST_F(RunDirTest, LogAppendsLinesAndPassesThemToTheSink) {
@@ -355,7 +356,7 @@ TEST_F(RunDirTest, LogAppendsLinesAndPassesThemToTheSink) {
   std::vector<std::string> lines;
   run.set_sink([&](const std::string& line) { lines.push_back(line); });
   run.log("two\n");
-  EXPECT_EQ(read_file(dir_ / "log.txt"), "one\ntwo\n");
+  EXPECT_EQ(read_file(dir_ / "log.txt", FileKind::kRunTable), "one\ntwo\n");
   EXPECT_EQ(lines, std::vector<std::string>{"two"});
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 #include "backends/team_backend.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/rng.hpp"
 #include "core/run_dir.hpp"
 #include "data/games.hpp"
@@ -154,6 +155,10 @@ inline play::OthelloAgent small_ntuple_agent(int networks, u64 seed, search::Oth
   a.validate();
   return a;
 }
+
+// A file a test wrote or a run made, whole, through the project's bounded reader (run-directory
+// files are the largest kind): an ef::Error naming the file when it cannot be read.
+inline std::string contents(const std::filesystem::path& f) { return read_file(f, FileKind::kRunTable); }
 
 // A whole file as bytes ("" when it cannot be read).
 inline std::string file_bytes(const std::filesystem::path& f) {

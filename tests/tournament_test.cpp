@@ -32,7 +32,7 @@ struct Row {
 };
 
 std::vector<Row> read_rows(const fs::path& file) {
-  std::istringstream in(read_file(file));
+  std::istringstream in(test::contents(file));
   std::string line;
   std::getline(in, line);
   EXPECT_EQ(line, "game,black,white,opening,black_score,result,moves");
@@ -126,9 +126,9 @@ TEST_F(TournamentTest, RoundRobinRanksRandomLastAndEveryGameReplays) {
   }
 
   // The run directory: the config as given, the standings as returned.
-  EXPECT_EQ(read_file(dir_ / "run" / "config.toml"), read_file(config));
-  EXPECT_EQ(read_file(dir_ / "run" / "standings.txt"), s.text);
-  EXPECT_EQ(read_file(dir_ / "run" / "standings.json"), s.json);
+  EXPECT_EQ(test::contents(dir_ / "run" / "config.toml"), test::contents(config));
+  EXPECT_EQ(test::contents(dir_ / "run" / "standings.txt"), s.text);
+  EXPECT_EQ(test::contents(dir_ / "run" / "standings.json"), s.json);
   const auto j = nlohmann::json::parse(s.json);
   EXPECT_EQ(j["order"].back(), "random");
   EXPECT_EQ(j["games"], 24);
@@ -223,14 +223,14 @@ TEST_F(TournamentTest, InterruptedThenResumedEqualsUninterrupted) {
   EXPECT_EQ(second.games_played, 12u);
   // A write cut short: the last row loses its end; the resume drops it and plays it again.
   {
-    std::string csv = read_file(dir_ / "parts" / "games.csv");
+    std::string csv = test::contents(dir_ / "parts" / "games.csv");
     csv.resize(csv.size() - 9);
     write_atomically(dir_ / "parts" / "games.csv", csv);
   }
   const auto last = run(dir_ / "parts", "", 7);
   ASSERT_TRUE(last.complete);
   for (const char* f : {"games.csv", "standings.txt", "standings.json", "config.toml"})
-    EXPECT_EQ(read_file(dir_ / "whole" / f), read_file(dir_ / "parts" / f)) << f;
+    EXPECT_EQ(test::contents(dir_ / "whole" / f), test::contents(dir_ / "parts" / f)) << f;
   // Resuming a finished tournament plays nothing and writes the same standings again.
   const auto again = run(dir_ / "parts", "");
   ASSERT_TRUE(again.complete);
@@ -241,7 +241,7 @@ TEST_F(TournamentTest, CorruptRowsAreReportedWithTheirLine) {
   const std::string config = round_robin();
   ASSERT_FALSE(run(dir_ / "run", config, 6, 1).complete);
   const fs::path csv = dir_ / "run" / "games.csv";
-  const std::string good = read_file(csv);
+  const std::string good = test::contents(csv);
   auto with_line = [&](int line_no, const std::function<std::string(std::string)>& edit) {
     std::istringstream in(good);
     std::string out, line;
@@ -285,7 +285,7 @@ TEST_F(TournamentTest, CorruptRowsAreReportedWithTheirLine) {
   // A changed agent is refused rather than mixed into the results: as a hand edit of the config,
   // and, with the edit accepted, by the tournament's own check of its agents.
   write_atomically(csv, good);
-  std::string cfg = read_file(dir_ / "run" / "config.toml");
+  std::string cfg = test::contents(dir_ / "run" / "config.toml");
   cfg.replace(cfg.find("depth = 2"), 9, "depth = 3");
   write_atomically(dir_ / "run" / "config.toml", cfg);
   EXPECT_NE(error_of([&] { run(dir_ / "run", ""); }).find("].depth: 2 -> 3"), std::string::npos);
@@ -352,7 +352,7 @@ TEST_F(TournamentTest, CommandLine) {
   EXPECT_NE(out.find("standings.json"), std::string::npos) << out;
   const auto [rc2, out2] = test::run_command(bin + " tournament --resume " + (dir_ / "run").string() + " 2>&1");
   EXPECT_EQ(rc2, 0) << out2;
-  EXPECT_NE(out2.find(read_file(dir_ / "run" / "standings.txt")), std::string::npos) << out2;
+  EXPECT_NE(out2.find(test::contents(dir_ / "run" / "standings.txt")), std::string::npos) << out2;
   const auto [rc3, out3] = test::run_command(bin + " tournament --config " + (dir_ / "nope.toml").string() + " --out " +
                                              (dir_ / "x").string() + " 2>&1");
   EXPECT_EQ(rc3, 2) << out3;
@@ -373,12 +373,13 @@ TEST_F(TournamentTest, InterruptFinishesTheChunkAndExits130) {
   std::ofstream(dir_ / "interrupt.sh") << script << "\n";
   const auto [rc, out] = test::run_command("bash '" + (dir_ / "interrupt.sh").string() + "'");
   ASSERT_EQ(rc, 0) << out;
-  EXPECT_EQ(out, "130\n") << read_file(dir_ / "out.txt");
+  EXPECT_EQ(out, "130\n") << test::contents(dir_ / "out.txt");
   const auto rows = read_rows(csv);
   EXPECT_GT(rows.size(), 0u);
   EXPECT_LT(rows.size(), 600u);
   EXPECT_EQ(rows.size() % 4, 0u) << "whole chunks only";
-  EXPECT_NE(read_file(dir_ / "out.txt").find("stopped after"), std::string::npos) << read_file(dir_ / "out.txt");
+  EXPECT_NE(test::contents(dir_ / "out.txt").find("stopped after"), std::string::npos)
+      << test::contents(dir_ / "out.txt");
   EXPECT_FALSE(fs::exists(run_dir / "standings.txt"));
 }
 

@@ -104,7 +104,7 @@ void run_hex_analyse(const HexAnalyseArgs& a) {
   // Read, never rewritten (a match may still be appending): whole lines only, 7 fields each.
   std::vector<std::vector<std::string>> rows;
   {
-    const std::string text = run.read_file("games.csv");
+    const std::string text = run.read_file("games.csv", FileKind::kRunTable);
     std::size_t pos = text.find('\n');
     for (int lineno = 2; pos != std::string::npos && pos + 1 < text.size(); ++lineno) {
       const std::size_t end = text.find('\n', pos + 1);

@@ -20,6 +20,7 @@
 #include "app/commands.hpp"
 #include "app/report.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/run_dir.hpp"
 #include "games/othello/shape.hpp"
 #include "runs/run_kinds.hpp"
@@ -36,8 +37,9 @@ struct Series {
 };
 
 std::map<int, Series> read_metrics(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in) fail("{}: cannot read (is this a search run directory?)", file.string());
+  std::error_code ec;
+  if (!fs::exists(file, ec)) fail("{}: no such file (is this a search run directory?)", file.string());
+  std::istringstream in(read_file(file, FileKind::kRunTable));
   std::map<int, Series> by_move;
   std::string line;
   std::getline(in, line);  // header
@@ -88,8 +90,7 @@ std::vector<std::pair<int, double>> ratio_series(const Series& s, const std::vec
 // A match run: rounds.csv (replicate,round,games_played,wins,draws,losses,score,seconds).
 void report_match(const fs::path& dir, int window_arg) {
   const fs::path file = dir / "rounds.csv";
-  std::ifstream in(file);
-  if (!in) fail("{}: cannot read", file.string());
+  std::istringstream in(read_file(file, FileKind::kRunTable));
   std::map<int, std::vector<std::pair<int, double>>> by_replicate;  // (games played, score)
   std::string line;
   std::getline(in, line);

@@ -9,6 +9,7 @@
 #include <vector>
 #include "app/report.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/run_dir.hpp"
 #include "games/othello/feature_weights.hpp"
 #include "games/tictactoe/fitness_matches.hpp"
@@ -26,8 +27,7 @@ namespace {
 // (fields split at commas, as the run directory writes them).
 template <class F>
 void for_each_row(const fs::path& file, std::size_t columns, F&& row) {
-  std::ifstream in(file);
-  if (!in) fail("{}: cannot read", file.string());
+  std::istringstream in(read_file(file, FileKind::kRunTable));
   std::string line;
   std::getline(in, line);  // header
   for (std::size_t lineno = 2; std::getline(in, line); ++lineno) {
@@ -49,7 +49,6 @@ struct EvolveRow {
 };
 
 std::vector<EvolveRow> read_evolve_metrics(const fs::path& file) {
-  std::ifstream in(file);
   std::vector<EvolveRow> rows;
   for_each_row(file, 20, [&](const std::vector<std::string>& f, const std::string& where) {
     EvolveRow r;
@@ -67,7 +66,7 @@ std::vector<EvolveRow> read_evolve_metrics(const fs::path& file) {
 }
 
 std::string yardstick_name(const fs::path& dir) {
-  std::ifstream in(dir / "config.toml");
+  std::istringstream in(read_file(dir / "config.toml", FileKind::kConfig));
   bool in_section = false;
   for (std::string line; std::getline(in, line);) {
     if (!line.empty() && line[0] == '[') in_section = line == "[yardstick]";
@@ -80,12 +79,7 @@ std::string yardstick_name(const fs::path& dir) {
 }  // namespace
 
 void report_evolve(const fs::path& dir) {
-  {
-    std::ifstream in(dir / "metrics.csv");
-    std::string header;
-    std::getline(in, header);
-    if (header.rfind("generation,trial,", 0) == 0) return report_tictactoe(dir);
-  }
+  if (read_file_head(dir / "metrics.csv", FileKind::kRunTable, 17) == "generation,trial,") return report_tictactoe(dir);
   const std::vector<EvolveRow> rows = read_evolve_metrics(dir / "metrics.csv");
   std::ostringstream gp;
   gp << "set terminal pngcairo size 1000,600\nset grid\nset xlabel 'generation'\nset key outside right\n";

@@ -13,6 +13,7 @@
 #include <vector>
 #include "app/report.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/run_dir.hpp"
 
 namespace ef::app {
@@ -24,9 +25,7 @@ namespace {
 // The rows of a run's table, each with exactly `fields` fields; a last line without its newline
 // (a row still being written) is left out.
 std::vector<std::vector<std::string>> csv_rows(const fs::path& file, std::size_t fields) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) fail("{}: cannot read", file.string());
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = read_file(file, FileKind::kRunTable);
   std::vector<std::vector<std::string>> rows;
   std::size_t pos = text.find('\n');
   for (int lineno = 2; pos != std::string::npos; ++lineno) {

@@ -3,6 +3,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -210,12 +211,102 @@ void sync_directory(const std::filesystem::path& dir) {
   ::close(fd);
 }
 
-std::string read_file(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) fail("{}: cannot read", file.string());
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+namespace {
+
+constexpr std::uint64_t kKiB = 1024, kMiB = kKiB * 1024, kGiB = kMiB * 1024;
+// The caps of whole-file reads, one row per kind: each far above any real file of the kind, and
+// far below what would exhaust a machine's memory.
+constexpr FileKindLimit kFileKinds[] = {
+    {FileKind::kConfig, "a config file", 16 * kMiB},
+    {FileKind::kShapes, "a shape file", 64 * kMiB},
+    {FileKind::kRunTable, "a run's table", 4 * kGiB},
+    {FileKind::kCheckpoint, "an evalforge run checkpoint", 4 * kGiB},
+    {FileKind::kTreeSamples, "a tree-samples file", 16 * kGiB},
+    {FileKind::kWthor, "a WTHOR file", 1 * kGiB},
+    {FileKind::kGameCache, "a game-cache file", 16 * kGiB},
+    {FileKind::kNetwork, "an evalforge network file", 4 * kGiB},
+    {FileKind::kRecord, "a bookkeeping record", 64 * kKiB},
+};
+
+std::string format_size(std::uint64_t bytes) {
+  if (bytes >= kGiB && bytes % kGiB == 0) return fmt::format("{} GiB", bytes / kGiB);
+  if (bytes >= kMiB && bytes % kMiB == 0) return fmt::format("{} MiB", bytes / kMiB);
+  if (bytes >= kKiB && bytes % kKiB == 0) return fmt::format("{} KiB", bytes / kKiB);
+  return fmt::format("{} bytes", bytes);
+}
+
+// Reads from fd until `want` bytes are in `out` or the file ends; false on a read error.
+bool read_some(int fd, std::string& out, std::uint64_t want) {
+  char buf[1 << 16];
+  while (out.size() < want) {
+    const std::size_t chunk = static_cast<std::size_t>(std::min<std::uint64_t>(sizeof buf, want - out.size()));
+    const ssize_t n = ::read(fd, buf, chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return false;
+    if (n == 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+std::string read_whole(const std::filesystem::path& file, FileKind kind, std::string_view magic) {
+  const FileKindLimit& limit = file_kind_limit(kind);
+  const int fd = open_regular_file(file, kind);
+  std::string out;
+  bool ok = read_some(fd, out, magic.size());
+  if (ok && !magic.empty() && std::string_view(out) != magic) {
+    ::close(fd);
+    fail("{}: not {} (expected the magic {})", file.string(), limit.what, printable(magic));
+  }
+  // The size known up front (after the magic: a wrong file costs nothing): the string is
+  // allocated once, not doubled on the way.
+  struct stat st {};
+  if (::fstat(fd, &st) == 0)
+    out.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(st.st_size, limit.max_bytes)));
+  // One byte beyond the cap: a file that grew after it was opened is refused, not cut.
+  ok = ok && read_some(fd, out, limit.max_bytes + 1);
+  const int saved_errno = errno;
+  ::close(fd);
+  if (!ok) fail("cannot read {}: {}", file.string(), std::strerror(saved_errno));
+  if (out.size() > limit.max_bytes)
+    fail("{} grew past the {} {} may have while it was read", file.string(), format_size(limit.max_bytes), limit.what);
+  return out;
+}
+
+}  // namespace
+
+const FileKindLimit& file_kind_limit(FileKind kind) {
+  for (const FileKindLimit& k : kFileKinds)
+    if (k.kind == kind) return k;
+  fail("files: kind {} is not in kFileKinds (core/files.cpp)", static_cast<int>(kind));
+}
+
+int open_regular_file(const std::filesystem::path& file, FileKind kind) {
+  const FileKindLimit& limit = file_kind_limit(kind);
+  const int fd = open_regular_file(file, UINT64_MAX);
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && static_cast<std::uint64_t>(st.st_size) > limit.max_bytes) {
+    ::close(fd);
+    fail("{} is {} bytes, more than the {} {} may have: refused", file.string(), st.st_size,
+         format_size(limit.max_bytes), limit.what);
+  }
+  return fd;
+}
+
+std::string read_file(const std::filesystem::path& file, FileKind kind) { return read_whole(file, kind, {}); }
+
+std::string read_file_with_magic(const std::filesystem::path& file, FileKind kind, std::string_view magic) {
+  return read_whole(file, kind, magic);
+}
+
+std::string read_file_head(const std::filesystem::path& file, FileKind kind, std::size_t bytes) {
+  const int fd = open_regular_file(file, kind);
+  std::string out;
+  const bool ok = read_some(fd, out, bytes);
+  const int saved_errno = errno;
+  ::close(fd);
+  if (!ok) fail("cannot read {}: {}", file.string(), std::strerror(saved_errno));
+  return out;
 }
 
 std::filesystem::path xdg_directory(const char* xdg_variable, const char* fallback) {

@@ -8,6 +8,8 @@
 
 namespace ef {
 
+enum class FileKind;  // below, with read_file
+
 // Writes `bytes` to FILE.tmp, fsyncs it, renames it over `file` and fsyncs the directory: a
 // crash leaves the old file or the new one, never half of either, and once this returns the
 // new file survives a power cut (run directories rely on that ordering: a checkpoint's parts
@@ -58,10 +60,43 @@ class AtomicFileWriter {
 // (O_NONBLOCK, cleared once the file is known to be regular). Returns the descriptor
 // (close-on-exec), which the caller closes; throws ef::Error naming the file and what it is.
 int open_regular_file(const std::filesystem::path& file, std::uint64_t max_bytes);
+// The same with the cap of a kind of file, whose name the size error gives ("... more than the
+// 16 MiB a config file may have").
+int open_regular_file(const std::filesystem::path& file, FileKind kind);
 // What a path is, for messages: "a FIFO", "a directory", "a character device", ...
 std::string file_kind(const std::filesystem::path& file);
-// The whole file; throws ef::Error naming it when it cannot be read.
-std::string read_file(const std::filesystem::path& file);
+// What a file read whole holds, and so the most bytes it may have. Every whole-file read of a
+// user-named or run-directory file says its kind (read_file): a FIFO, a device or a directory is
+// refused before a byte is read, and a file larger than its kind's cap before it is read, so no
+// such file can block a command, feed it without end or make it allocate without bound.
+enum class FileKind {
+  kConfig,       // a TOML config; a run directory's config.toml and run.toml
+  kShapes,       // a shape file (JSON or TOML)
+  kRunTable,     // a run directory's CSV table (metrics.csv, games.csv, rounds.csv, ...)
+  kCheckpoint,   // a run directory's checkpoint
+  kTreeSamples,  // the exact solver's tree samples and their journal (evalforge ordering)
+  kWthor,        // a WTHOR game file (a few hundred KiB each)
+  kGameCache,    // the binary cache of parsed game files (~/.cache/evalforge)
+  kNetwork,      // an agent's network file (.efnet, gzip-compressed): compressed and unpacked
+  kRecord,       // small bookkeeping files: a data set's .sha256 stamp, a download's .url
+};
+struct FileKindLimit {
+  FileKind kind;
+  const char* what;  // for messages: "a config file"
+  std::uint64_t max_bytes;
+};
+// The caps, one row per kind (files.cpp, kFileKinds).
+const FileKindLimit& file_kind_limit(FileKind kind);
+// The whole file, read through open_regular_file with its kind's cap; throws ef::Error naming
+// the file (and what it should have been) when it is not a regular file, is too large or cannot
+// be read.
+std::string read_file(const std::filesystem::path& file, FileKind kind);
+// As read_file, but the first magic.size() bytes are read and compared with `magic` before the
+// rest: a large file of the wrong kind is refused without reading it. The error says
+// "<file>: not <what> (expected the magic <magic>)".
+std::string read_file_with_magic(const std::filesystem::path& file, FileKind kind, std::string_view magic);
+// The first `bytes` bytes of the file (fewer when it is shorter), through the same checks.
+std::string read_file_head(const std::filesystem::path& file, FileKind kind, std::size_t bytes);
 // fsync of a directory, so that a rename or a new file in it is durable. Throws ef::Error
 // naming the directory when it cannot be opened; filesystems that cannot sync a directory are
 // accepted silently (there is nothing better to do).

@@ -255,7 +255,8 @@ void diff_tables(const toml::table& was, const toml::table& now, const std::stri
 
 std::vector<std::string> RunDir::config_edits() const {
   if (!has(kCommittedConfig)) return {};
-  const std::string committed = read_file(kCommittedConfig), current = read_file(kConfig);
+  const std::string committed = read_file(kCommittedConfig, FileKind::kConfig),
+                    current = read_file(kConfig, FileKind::kConfig);
   if (committed == current) return {};
   const auto parse = [&](const std::string& text, std::string_view name) {
     try {
@@ -269,7 +270,7 @@ std::vector<std::string> RunDir::config_edits() const {
   return edits;
 }
 
-void RunDir::accept_config_edits() { write_file(kCommittedConfig, read_file(kConfig)); }
+void RunDir::accept_config_edits() { write_file(kCommittedConfig, read_file(kConfig, FileKind::kConfig)); }
 
 RunDir RunDir::open(const fs::path& dir, std::string_view kind, Access access) {
   if (!fs::is_directory(dir)) fail("{}: no such run directory", dir.string());
@@ -317,7 +318,7 @@ std::vector<RunDir::Row> RunDir::resume_table(std::string_view name, std::string
   const std::string header = without_newline(header_in);
   if (!fs::exists(path))
     fail("{}: missing: the run's rows would be lost (restore the file, or start a new run)", path.string());
-  const std::string content = ef::read_file(path);
+  const std::string content = ef::read_file(path, FileKind::kRunTable);
   std::size_t end = content.size();
   bool changed = false;
   if (!content.empty() && content.back() != '\n') {
@@ -372,7 +373,7 @@ void RunDir::append_rows(std::string_view name, const std::string& rows_in) {
 
 void RunDir::write_file(std::string_view name, const std::string& bytes) { ef::write_atomically(file(name), bytes); }
 
-std::string RunDir::read_file(std::string_view name) const { return ef::read_file(file(name)); }
+std::string RunDir::read_file(std::string_view name, FileKind kind) const { return ef::read_file(file(name), kind); }
 
 std::string frame_checkpoint(std::string_view kind, const std::string& payload) {
   ByteWriter w;
@@ -414,7 +415,10 @@ void RunDir::write_checkpoint(std::string_view name, const std::string& payload)
 std::optional<std::string> RunDir::read_checkpoint(std::string_view name) const {
   const fs::path path = file(name);
   if (!fs::exists(path)) return std::nullopt;
-  return unframe_checkpoint(ef::read_file(path), kind_, path.string());
+  // The magic first: a large file that is no checkpoint is refused before it is read.
+  return unframe_checkpoint(ef::read_file_with_magic(path, FileKind::kCheckpoint,
+                                                     std::string_view(kCheckpointMagic, sizeof kCheckpointMagic)),
+                            kind_, path.string());
 }
 
 // ---------------------------------------------------------------------------------------------

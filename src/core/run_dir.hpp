@@ -30,6 +30,7 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+#include "core/files.hpp"
 #include "core/hd.hpp"
 
 namespace ef {
@@ -155,7 +156,7 @@ class RunDir {
 
   // Atomic files: write NAME.tmp, fsync, rename over NAME, fsync the directory.
   void write_file(std::string_view name, const std::string& bytes);
-  std::string read_file(std::string_view name) const;  // error names the file
+  std::string read_file(std::string_view name, FileKind kind) const;  // core/files.hpp; error names the file
   // A checksummed binary checkpoint: framing = magic "EFRUNCK1", kind (u32 length + bytes),
   // payload length (u64), payload, CRC-32 (zlib's crc32) of everything before it; all
   // little-endian (core/bytes.hpp). read_checkpoint returns nullopt when absent and fails naming

@@ -3,13 +3,16 @@
 #include <fmt/ranges.h>
 #include <filesystem>
 #include "core/error.hpp"
+#include "core/files.hpp"
 
 namespace ef {
 
 toml::table parse_toml_file(const std::string& file) {
-  if (!std::filesystem::is_regular_file(file)) fail("{}: no such file", file);
+  // Through the bounded reader: a directory, a FIFO or a device is named as what it is, and a
+  // config file cannot be larger than a config file may be (core/files.hpp).
+  const std::string text = read_file(file, FileKind::kConfig);
   try {
-    return toml::parse_file(file);
+    return toml::parse(text, file);
   } catch (const toml::parse_error& e) {
     fail("{}:{}: {}", file, e.source().begin.line, e.description());
   }

@@ -188,13 +188,21 @@ FetchSettings FetchSettings::from_environment() {
   std::string file;
   if (const char* e = std::getenv("EF_DATASETS_CONFIG"); e && *e) {
     file = e;
-    if (!fs::is_regular_file(file)) fail("EF_DATASETS_CONFIG: {}: no such file", file);
+    std::error_code ec;
+    if (!fs::exists(file, ec)) fail("EF_DATASETS_CONFIG: {}: no such file", file);
   } else if (const fs::path dir = xdg_directory("XDG_CONFIG_HOME", ".config"); !dir.empty()) {
     std::error_code ec;
     if (fs::is_regular_file(fs::path(dir) / "datasets.toml", ec)) file = (fs::path(dir) / "datasets.toml").string();
   }
   if (!file.empty()) {
-    const toml::table root = parse_toml_file(file);
+    const toml::table root = [&] {
+      try {
+        return parse_toml_file(file);
+      } catch (const Error& e) {  // a directory, a FIFO, an oversized file: say which setting named it
+        if (std::getenv("EF_DATASETS_CONFIG")) fail("EF_DATASETS_CONFIG: {}", e.what());
+        throw;
+      }
+    }();
     TableReader top(root, file, "");
     top.allow({"fetch", "urls"});
     if (const toml::node* n = root.get("fetch")) {
@@ -350,10 +358,12 @@ FetchOutcome check_stored(const DatasetFile& file, const FetchSettings& settings
 
 bool has_valid_stamp(const DatasetFile& file, const fs::path& stored) {
   std::error_code ec;
-  if (!fs::is_regular_file(stamp_path(stored), ec)) return false;
-  std::ifstream in(stamp_path(stored));
-  const std::string recorded((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return recorded == stamp_line(stored, file.sha256);
+  if (!fs::exists(stamp_path(stored), ec)) return false;
+  try {  // a stamp that is no regular file, or too large, is no valid stamp: the file is checked again
+    return read_file(stamp_path(stored), FileKind::kRecord) == stamp_line(stored, file.sha256);
+  } catch (const Error&) {
+    return false;
+  }
 }
 
 }  // namespace
@@ -377,10 +387,11 @@ FetchOutcome fetch_file(const DatasetFile& file, const FetchSettings& settings) 
   const fs::path part = downloads / (file.name + ".part");
   const fs::path part_url = downloads / (file.name + ".url");
   if (fs::exists(part, ec)) {
-    std::ifstream in(part_url);
     std::string recorded;
-    std::getline(in, recorded);
-    if (recorded != url) fs::remove(part, ec);
+    try {  // an unreadable record: the partial download is dropped as one of another URL
+      recorded = read_file(part_url, FileKind::kRecord);
+    } catch (const Error&) {}
+    if (recorded != url + "\n") fs::remove(part, ec);
   }
   write_atomically(part_url, url + "\n");
   say(settings, fmt::format("fetching {} from {}", file.key(), url));

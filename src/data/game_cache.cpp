@@ -189,13 +189,13 @@ std::optional<FileGames> load_cached(const std::filesystem::path& cache_dir, con
   if (!key) return std::nullopt;
   const std::filesystem::path cache_file = cache_dir / key->name;
   std::error_code ec;
-  const std::uintmax_t size = std::filesystem::file_size(cache_file, ec);
-  if (ec || size > (std::uintmax_t{1} << 34)) return std::nullopt;
-  std::ifstream in(cache_file, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::string bytes(static_cast<std::size_t>(size), '\0');
-  in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (static_cast<std::size_t>(in.gcount()) != bytes.size()) return std::nullopt;
+  if (!std::filesystem::exists(cache_file, ec)) return std::nullopt;
+  std::string bytes;
+  try {  // a cache file that cannot be read (not regular, too large) is a miss: the source is parsed again
+    bytes = read_file(cache_file, FileKind::kGameCache);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
 
   Reader header(bytes.data(), bytes.size());
   const char* magic = header.take(sizeof kMagic);

@@ -115,7 +115,8 @@ void require_readable_file(const std::filesystem::path& file) {
   std::error_code ec;
   const auto status = std::filesystem::status(file, ec);
   if (ec || !std::filesystem::exists(status)) fail("cannot read {}: no such file", file.string());
-  if (!std::filesystem::is_regular_file(status)) fail("cannot read {}: not a regular file", file.string());
+  if (!std::filesystem::is_regular_file(status))
+    fail("cannot read {}: not a regular file but {}", file.string(), file_kind(file));
 }
 
 LineReader::LineReader(const std::filesystem::path& file) {

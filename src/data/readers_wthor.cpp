@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fstream>
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "data/readers.hpp"
 #include "games/othello/squares.hpp"
 
@@ -12,22 +13,11 @@ namespace {
 constexpr std::size_t kHeaderSize = 16;
 constexpr std::size_t kGameRecordSize = 68;
 constexpr std::size_t kMovesPerRecord = 60;
-// Files are a few hundred KiB; anything far larger is not a WTHOR file and is refused rather
-// than read into memory.
-constexpr std::uintmax_t kMaxWthorFileSize = std::uintmax_t{1} << 30;
 
 std::vector<unsigned char> read_all_bytes(const std::filesystem::path& file) {
   require_readable_file(file);
-  std::error_code ec;
-  const std::uintmax_t size = std::filesystem::file_size(file, ec);
-  if (ec) fail("cannot read {}: {}", file.string(), ec.message());
-  if (size > kMaxWthorFileSize) fail("{} is {} bytes: too large for a WTHOR file", file.string(), size);
-  std::ifstream in(file, std::ios::binary);
-  if (!in) fail("cannot open {}", file.string());
-  std::vector<unsigned char> bytes(static_cast<std::size_t>(size));
-  in.read(reinterpret_cast<char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  if (static_cast<std::size_t>(in.gcount()) != bytes.size()) fail("error while reading {}", file.string());
-  return bytes;
+  const std::string text = read_file(file, FileKind::kWthor);
+  return std::vector<unsigned char>(text.begin(), text.end());
 }
 
 std::uint16_t u16_at(const unsigned char* p) { return static_cast<std::uint16_t>(p[0] | (p[1] << 8)); }

@@ -23,6 +23,7 @@
 #include <sstream>
 #include "core/bytes.hpp"
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "core/parallel.hpp"
 #include "core/rng.hpp"
 #include "games/tictactoe/agent_file.hpp"
@@ -551,8 +552,9 @@ std::vector<BestNetwork> read_best_networks(const fs::path& dir) {
   if (c.kind != EvolveKind::kTicTacToe)
     fail("{}: not a tictactoe evolve run (kind {})", dir.string(), evolve_kind_name(c.kind));
   const fs::path file = dir / "best_networks.csv";
-  std::ifstream in(file);
-  if (!in) fail("{}: cannot read (is the run complete?)", file.string());
+  std::error_code ec;
+  if (!fs::exists(file, ec)) fail("{}: no such file (is the run complete?)", file.string());
+  std::istringstream in(read_file(file, FileKind::kRunTable));
   std::vector<BestNetwork> out;
   std::string line;
   std::getline(in, line);

@@ -256,7 +256,7 @@ void write_tree_samples(const std::filesystem::path& file, const std::vector<Tre
 }
 
 std::vector<TreeSample> read_tree_samples(const std::filesystem::path& file) {
-  const std::string bytes = read_file(file);
+  const std::string bytes = read_file(file, FileKind::kTreeSamples);
   std::vector<TreeSample> samples;
   std::int64_t root = -1;
   std::size_t number = 0;
@@ -321,7 +321,7 @@ std::string tree_journal_block(const TreeRootOutcome& r) {
 }
 
 TreeJournal read_tree_journal(const std::filesystem::path& file) {
-  const std::string bytes = read_file(file);
+  const std::string bytes = read_file(file, FileKind::kTreeSamples);
   const std::string name = file.string();
   TreeJournal journal;
   std::optional<TreeRootOutcome> open;  // the block being read

@@ -536,7 +536,7 @@ SearchOutcome resume_search(const fs::path& dir, const SearchRunOptions& options
   RunDir* run = session ? &session->run() : nullptr;
   if (run) {
     check_search_memory(*session, c, options);
-    if (run->has(kCheckpoint) && run->read_file(kCheckpoint).starts_with("EFCKPT01"))
+    if (run->has(kCheckpoint) && read_file_head(run->file(kCheckpoint), FileKind::kCheckpoint, 8) == "EFCKPT01")
       fail(
           "{}: a checkpoint of an older evalforge (format EFCKPT01), which this version does not resume; start the "
           "search again in a new directory",

@@ -521,7 +521,7 @@ TournamentOutcome run_tournament(const fs::path& dir, const std::string& config_
     backend = make_backend(options.backend, options.threads);  // a bad backend leaves no directory
     std::vector<std::string> quoted;
     for (const auto& p : prints) quoted.push_back(toml_quote(p));
-    session.create({{kGames, kGamesHeader}}, read_file(config_file), [&](RunDir& run) {
+    session.create({{kGames, kGamesHeader}}, read_file(config_file, FileKind::kConfig), [&](RunDir& run) {
       run.write_file(
           kSource,
           fmt::format("# where the relative paths of config.toml resolve, and the agents it started with\n"

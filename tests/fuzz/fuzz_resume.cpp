@@ -194,7 +194,7 @@ void write_seeds(const fs::path& out) {
   fs::create_directories(out);
   for (std::size_t i = 0; i < targets.size(); ++i) {
     const Template& t = templates[targets[i].run];
-    std::string bytes = read_file(t.dir / targets[i].file);
+    std::string bytes = read_file(t.dir / targets[i].file, FileKind::kRunTable);
     if (is_checkpoint(bytes)) bytes = unframe_checkpoint(bytes, t.kind, targets[i].file);
     // Paths into the templates (configs name their data and shapes) become a placeholder that
     // the target puts back: seeds do not depend on the process that wrote them.
@@ -222,7 +222,7 @@ void make_working_copies() {
     fs::remove_all(w.dir);
     fs::copy(templates[t].dir, w.dir, fs::copy_options::recursive);
     for (const auto& e : fs::recursive_directory_iterator(w.dir))
-      if (e.is_regular_file()) w.files.emplace_back(e.path(), read_file(e.path()));
+      if (e.is_regular_file()) w.files.emplace_back(e.path(), read_file(e.path(), FileKind::kRunTable));
     copies.push_back(std::move(w));
   }
 }
@@ -260,7 +260,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     bytes.replace(at, std::string_view(kRootPlaceholder).size(), templates_root().string());
     at += templates_root().string().size();
   }
-  const bool framed = data[1] % 2 == 0 && is_checkpoint(read_file(t.dir / target.file));
+  const bool framed = data[1] % 2 == 0 && is_checkpoint(read_file(t.dir / target.file, FileKind::kRunTable));
   std::ofstream(w.dir / target.file, std::ios::binary | std::ios::trunc)
       << (framed ? frame_checkpoint(t.kind, bytes) : bytes);
   fuzz::expect_clean([&] { t.resume(w.dir); });

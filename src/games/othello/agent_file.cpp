@@ -20,18 +20,20 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr char kMagic[8] = {'E', 'F', 'N', 'E', 'T', '0', '0', '1'};
-// Far above any real agent (61 Edax-size networks are ~55 MB), far below what would exhaust
-// memory: a corrupt or hostile file is refused instead of decompressed without end.
-constexpr std::size_t kMaxNetworkFileBytes = std::size_t{4} << 30;
 
 const char* kind_name(OthelloEvaluator k) {
   if (const auto* e = entry_of(kOthelloEvaluators, k)) return e->name;
   fail("agent: evaluator kind {} is not in kOthelloEvaluators (games/othello/players.hpp)", static_cast<u32>(k));
 }
 
+// The file unpacked. Its cap (FileKind::kNetwork, core/files.cpp: far above any real agent,
+// 61 Edax-size networks being ~55 MB) bounds both the file and what it unpacks to, and the magic
+// is checked as soon as the first bytes are unpacked: a file of another kind is refused without
+// being unpacked whole.
 std::string gunzip_file(const fs::path& file) {
   // A regular file only, refused before a byte is read: a FIFO would block, /dev/zero never ends.
-  const int fd = open_regular_file(file, kMaxNetworkFileBytes);
+  const int fd = open_regular_file(file, FileKind::kNetwork);
+  const std::uint64_t max_bytes = file_kind_limit(FileKind::kNetwork).max_bytes;
   gzFile in = gzdopen(fd, "rb");  // gzclose closes fd
   if (!in) {
     ::close(fd);
@@ -48,11 +50,15 @@ std::string gunzip_file(const fs::path& file) {
       fail("{}: corrupt compressed data ({})", file.string(), msg);
     }
     if (n == 0) break;
+    const bool had_magic = out.size() >= sizeof kMagic;
     out.append(buf, static_cast<std::size_t>(n));
-    if (out.size() > kMaxNetworkFileBytes) {
+    if (!had_magic && out.size() >= sizeof kMagic && std::memcmp(out.data(), kMagic, sizeof kMagic) != 0) {
       gzclose(in);
-      fail("{}: decompresses to more than {} bytes; not an evalforge network file", file.string(),
-           kMaxNetworkFileBytes);
+      fail("{}: not an evalforge network file (expected EFNET001 after decompression)", file.string());
+    }
+    if (out.size() > max_bytes) {
+      gzclose(in);
+      fail("{}: decompresses to more than {} bytes; not an evalforge network file", file.string(), max_bytes);
     }
   }
   gzclose(in);

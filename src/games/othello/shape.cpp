@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string_view>
 #include "core/error.hpp"
+#include "core/files.hpp"
 #include "games/othello/squares.hpp"
 
 namespace ef::ntuple {
@@ -157,11 +158,10 @@ Shape shape_from_toml(const toml::table& t, const std::string& where, const std:
 std::vector<Shape> load_shapes(const std::string& spec) {
   if (spec == "edax") return {edax_shape()};
   const std::filesystem::path path(spec);
-  std::ifstream in(path);
-  if (!in) fail("{}: cannot open shape file (or use the built-in 'edax')", spec);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    fail("{}: no such shape file (give a shape file, or the built-in 'edax')", spec);
+  const std::string text = read_file(path, FileKind::kShapes);
   const std::string stem = path.stem().string();
   std::vector<Shape> shapes;
   if (path.extension() == ".toml") {
