@@ -490,26 +490,36 @@ TEST(HexPlayers, SpecsParseToCanonicalFormsAndBadOnesNameTheProblem) {
   EXPECT_EQ(pruned.spec, "uct:playouts=100,c=0.38,expand=1,batch=1,playout=bridge,prune=vc");
   EXPECT_EQ(play::parse_hex_player(pruned.spec).spec, pruned.spec);
   EXPECT_EQ(play::parse_hex_player("uct:prune=none").spec, play::parse_hex_player("uct").spec);
-  const std::pair<const char*, const char*> bad[] = {{"mohex", "unknown kind 'mohex'"},
-                                                     {"uct:playout=patterns", "playout=patterns"},
-                                                     {"uct:prune=all", "prune=all"},
-                                                     {"resistance:prune=vc", "unknown key 'prune'"},
-                                                     {"ev:playout=bridge", "unknown key 'playout'"},
-                                                     {"uct:playouts=0", "playouts=0"},
-                                                     {"ev:gamma=-1", "gamma -1"},
-                                                     {"ev:depth=9", "depth=9"},
-                                                     {"ev:speed=3", "unknown key 'speed'"},
-                                                     {"uct:c=x", "c=x is not a number"},
-                                                     {"resistance:gamma=1", "unknown key 'gamma'"},
-                                                     {"ev:gamma", "'gamma' is not key=value"},
-                                                     {"ev:sign=0", "sign=0"},
-                                                     {"random:depth=1", "unknown key 'depth'"}};
+  const std::pair<const char*, const char*> bad[] = {
+      {"mohex", "unknown kind 'mohex'"},
+      {"uct:playout=patterns", "playout=patterns"},
+      {"uct:prune=all", "prune=all"},
+      {"resistance:prune=vc", "unknown key 'prune'"},
+      {"ev:playout=bridge", "unknown key 'playout'"},
+      {"uct:playouts=0", "playouts=0"},
+      {"ev:gamma=-1", "gamma -1"},
+      {"ev:depth=9", "depth=9"},
+      {"ev:speed=3", "unknown key 'speed'"},
+      {"uct:c=x", "c=x is not a number"},
+      {"resistance:gamma=1", "unknown key 'gamma'"},
+      {"ev:gamma", "'gamma' is not key=value"},
+      {"ev:sign=0", "sign=0"},
+      {"random:depth=1", "unknown key 'depth'"},
+      // A key given twice is refused, not taken last-wins.
+      {"uct:playouts=10,c=0.3,playouts=20", "playouts is given twice (playouts=10 and playouts=20)"},
+      {"ev:vc=1,vc=0", "vc is given twice"}};
   for (const auto& case_ : bad) {
     const char* spec = case_.first;  // plain variables: clang < 16 cannot capture structured bindings
     const char* message = case_.second;
     const std::string e = error_of([&] { play::parse_hex_player(spec); });
     EXPECT_NE(e.find(message), std::string::npos) << spec << ": " << e;
   }
+  // A 120 kB spec is refused with a short excerpt, not echoed whole.
+  const std::string huge = "uct:playouts=" + std::string(120000, '9');
+  const std::string e = error_of([&] { play::parse_hex_player(huge); });
+  EXPECT_NE(e.find("is 120013 bytes, longer than any player spec (at most 1024)"), std::string::npos)
+      << e.substr(0, 300);
+  EXPECT_LT(e.size(), 300u);
 }
 
 TEST(HexMatchRun, ResumesToTheSameGamesAndRejectsTamperedRows) {
@@ -659,4 +669,44 @@ TEST(HexCommands, TournamentRatesTheStrongerPlayerHigherAndBadSpecsExit2) {
       bin + " hex tournament --player random --player resistance --games 5 --opening-plies 2 --size 5 2>&1");
   EXPECT_EQ(rc3, 2) << out3;
   EXPECT_NE(out3.find("--games 5 is odd"), std::string::npos) << out3;
+}
+
+// A resumed match or tune takes its settings from its directory: a setting given with --resume
+// would be ignored, so it is refused (before any directory is read).
+TEST(HexCommands, ResumeRefusesTheSettingsItWouldIgnore) {
+  const std::string bin = EF_EVALFORGE_BIN;
+  for (const std::string args : {"match --resume /nonexistent --games 10", "match --resume /nonexistent --swap",
+                                 "tune --resume /nonexistent --generations 5", "tune --resume /nonexistent --seed 3"}) {
+    const auto [rc, out] = test::run_command(bin + " hex " + args + " 2>&1");
+    EXPECT_NE(rc, 0) << args << ": " << out;
+    const std::string setting = args.substr(args.find(" --", args.find("--resume") + 1) + 1);
+    EXPECT_NE(out.find(setting.substr(0, setting.find(' ')) + " excludes --resume"), std::string::npos)
+        << args << ": " << out;
+  }
+}
+
+// A tune stopped before its first generation ends has measured no gamma, and says so instead of
+// printing one. (Generation 0 here is 200 games against a 2,000-playout UCT on 9 x 9: minutes,
+// while the interrupt comes after 2 s.)
+TEST(HexCommands, ATuneStoppedInItsFirstGenerationPrintsNoBestGamma) {
+  const auto dir = scratch_dir("hex", "tune-stop");
+  const auto [rc, out] = test::run_command(
+      "timeout -s INT 2 " + std::string(EF_EVALFORGE_BIN) +
+      " hex tune --population 4 --elite 1 --mutants 1 --generations 3 --games 200 --size 9 --threads 1"
+      " --opponent uct:playouts=2000 --out " +
+      (dir / "run").string() + " 2>&1");
+  EXPECT_NE(out.find("stopped during generation 0"), std::string::npos) << out;
+  EXPECT_NE(out.find("no generation finished yet, so no best gamma"), std::string::npos) << out;
+  EXPECT_EQ(out.find("); best gamma "), std::string::npos) << out;  // the line of a finished generation
+  std::filesystem::remove_all(dir);
+}
+
+// hex solve --moves: a move after the game is won says so, instead of "not an empty cell".
+TEST(HexCommands, AMoveAfterTheGameIsWonIsNamedAsSuch) {
+  const std::string bin = EF_EVALFORGE_BIN;
+  // On the 1 x 1 board Black's first stone connects both of Black's edges at once.
+  const auto [rc, out] = test::run_command(bin + " hex solve --size 1 --moves \"a1 a1\" 2>&1");
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_NE(out.find("move 2 ('a1') comes after the game is over (Black connected with move 1)"), std::string::npos)
+      << out;
 }

@@ -238,8 +238,11 @@ void run_hex_tune_command(const HexTuneArgs& a) {
   const RunTarget t = run_target("tune", a.resume, a.out);
   o.resume_hint = t.resume_hint;
   const ga::HexTuneResult r = ga::run_hex_tune(t.dir, t.resume ? nullptr : &a.config, o);
-  fmt::print("{}: {} generation(s); best gamma {:.4f}, winning {:.1f}% of its games (generations.csv, best.csv)\n",
-             t.dir, r.generations_done, r.best_gamma, 100 * (1 - r.best_fitness));
+  if (r.generations_done == 0)  // stopped before its first generation ended: no gamma was measured
+    fmt::print("{}: no generation finished yet, so no best gamma (resume to go on)\n", t.dir);
+  else
+    fmt::print("{}: {} generation(s); best gamma {:.4f}, winning {:.1f}% of its games (generations.csv, best.csv)\n",
+               t.dir, r.generations_done, r.best_gamma, 100 * (1 - r.best_fitness));
   if (stopped) throw ExitStatus{kStoppedExitStatus};
 }
 
@@ -261,6 +264,9 @@ hex::Board position_after(const std::string& moves, int n) {
   std::istringstream in(moves);
   int k = 0;
   for (std::string cell; in >> cell; ++k) {
+    if (b.terminal())
+      fail_input("moves", "move {} ('{}') comes after the game is over ({} connected with move {})", k + 1, cell,
+                 b.winner == hex::kBlack ? "Black" : "White", k);
     const int sq = play::parse_hex_cell(cell, n);
     if (sq < 0 || sq == hex::kSwapSquare || !b.legal(sq))
       fail_input("moves", "move {} ('{}') is not an empty cell of the {}x{} board", k + 1, cell, n, n);
@@ -355,21 +361,29 @@ void register_hex(CLI::App& app) {
   auto m = std::make_shared<HexMatchArgs>();
   auto* match =
       hex->add_subcommand("match", "Players A and B over N games, colours alternating (A is Black in even games)");
-  match
-      ->add_option("--a", m->config.a,
-                   "Player A: random | ev[:gamma=G,depth=D,bridges=0|1,edge_bridges=0|1,groups=0|1,sign=1|-1,"
-                   "cp_sign=1|-1,epsilon=E] | "
-                   "resistance[:depth=D] | uct[:playouts=P,c=C,expand=K,batch=B,playout=random|bridge] | "
-                   "vcab[:depth=D,width=W,eval=resistance|ev|vc-resistance,gamma=G]; any with vc=1")
-      ->capture_default_str();
-  match->add_option("--b", m->config.b, "Player B (as --a)")->capture_default_str();
-  match->add_option("--games", m->config.games, "Games")->check(CLI::Range(1, 1 << 24))->capture_default_str();
-  match->add_option("--size", m->config.size, "Board side")->check(CLI::Range(1, hex::kMaxSide))->capture_default_str();
-  match->add_flag("--swap", m->config.swap, "Play with the swap (pie) rule");
-  match->add_option("--seed", m->config.seed, "Seed of the games' random streams")->capture_default_str();
+  // The match's settings: a resumed match takes them from its directory, so --resume refuses them.
+  std::vector<CLI::Option*> match_settings;
+  match_settings.push_back(
+      match
+          ->add_option("--a", m->config.a,
+                       "Player A: random | ev[:gamma=G,depth=D,bridges=0|1,edge_bridges=0|1,groups=0|1,sign=1|-1,"
+                       "cp_sign=1|-1,epsilon=E] | "
+                       "resistance[:depth=D] | uct[:playouts=P,c=C,expand=K,batch=B,playout=random|bridge] | "
+                       "vcab[:depth=D,width=W,eval=resistance|ev|vc-resistance,gamma=G]; any with vc=1")
+          ->capture_default_str());
+  match_settings.push_back(match->add_option("--b", m->config.b, "Player B (as --a)")->capture_default_str());
+  match_settings.push_back(
+      match->add_option("--games", m->config.games, "Games")->check(CLI::Range(1, 1 << 24))->capture_default_str());
+  match_settings.push_back(match->add_option("--size", m->config.size, "Board side")
+                               ->check(CLI::Range(1, hex::kMaxSide))
+                               ->capture_default_str());
+  match_settings.push_back(match->add_flag("--swap", m->config.swap, "Play with the swap (pie) rule"));
+  match_settings.push_back(
+      match->add_option("--seed", m->config.seed, "Seed of the games' random streams")->capture_default_str());
   match->add_option("--out", m->out, "Run directory (default runs/hex-match-DATE-TIME)");
-  add_accept_config_edits(*match, match->add_option("--resume", m->resume, "Continue the match in this directory"),
-                          m->accept_config_edits);
+  CLI::Option* match_resume = match->add_option("--resume", m->resume, "Continue the match in this directory");
+  add_accept_config_edits(*match, match_resume, m->accept_config_edits);
+  for (CLI::Option* o : match_settings) match_resume->excludes(o);
   match->add_option("--threads", m->threads, "Games played at once (0 = all hardware threads)")
       ->check(CLI::Range(0, 1024));
   match->callback([m] { run_hex_match_command(*m); });
@@ -385,33 +399,40 @@ void register_hex(CLI::App& app) {
   analyse->callback([an] { run_hex_analyse(*an); });
   auto t = std::make_shared<HexTuneArgs>();
   auto* tune = hex->add_subcommand("tune", "BRKGA over gamma of Ev' (fitness: games lost against an opponent)");
-  tune->add_option("--opponent", t->config.opponent, "Opponent player spec (as hex match --b)")->capture_default_str();
-  tune->add_option("--population", t->config.population, "Individuals")
-      ->check(CLI::Range(2, 100000))
-      ->capture_default_str();
-  tune->add_option("--elite", t->config.elite, "Elite individuals")
-      ->check(CLI::Range(1, 100000))
-      ->capture_default_str();
-  tune->add_option("--mutants", t->config.mutants, "Mutants per generation")
-      ->check(CLI::Range(0, 100000))
-      ->capture_default_str();
-  tune->add_option("--generations", t->config.generations, "Generations")
-      ->check(CLI::Range(1, 100000))
-      ->capture_default_str();
-  tune->add_option("--games", t->config.games, "Games per individual (even)")
-      ->check(CLI::Range(2, 100000))
-      ->capture_default_str();
-  tune->add_option("--gamma-max", t->config.gamma_max, "gamma = key * gamma_max")
-      ->check(CLI::Range(1e-9, 1e6))
-      ->capture_default_str();
-  tune->add_option("--player", t->config.player,
-                   "The Ev' player whose gamma is tuned (an ev spec; its gamma is ignored)")
-      ->capture_default_str();
-  tune->add_option("--size", t->config.size, "Board side")->check(CLI::Range(1, hex::kMaxSide))->capture_default_str();
-  tune->add_option("--seed", t->config.seed, "Seed of the GA and the games")->capture_default_str();
+  // The run's settings: a resumed run takes them from its directory, so --resume refuses them.
+  std::vector<CLI::Option*> tune_settings;
+  tune_settings.push_back(tune->add_option("--opponent", t->config.opponent, "Opponent player spec (as hex match --b)")
+                              ->capture_default_str());
+  tune_settings.push_back(tune->add_option("--population", t->config.population, "Individuals")
+                              ->check(CLI::Range(2, 100000))
+                              ->capture_default_str());
+  tune_settings.push_back(tune->add_option("--elite", t->config.elite, "Elite individuals")
+                              ->check(CLI::Range(1, 100000))
+                              ->capture_default_str());
+  tune_settings.push_back(tune->add_option("--mutants", t->config.mutants, "Mutants per generation")
+                              ->check(CLI::Range(0, 100000))
+                              ->capture_default_str());
+  tune_settings.push_back(tune->add_option("--generations", t->config.generations, "Generations")
+                              ->check(CLI::Range(1, 100000))
+                              ->capture_default_str());
+  tune_settings.push_back(tune->add_option("--games", t->config.games, "Games per individual (even)")
+                              ->check(CLI::Range(2, 100000))
+                              ->capture_default_str());
+  tune_settings.push_back(tune->add_option("--gamma-max", t->config.gamma_max, "gamma = key * gamma_max")
+                              ->check(CLI::Range(1e-9, 1e6))
+                              ->capture_default_str());
+  tune_settings.push_back(tune->add_option("--player", t->config.player,
+                                           "The Ev' player whose gamma is tuned (an ev spec; its gamma is ignored)")
+                              ->capture_default_str());
+  tune_settings.push_back(tune->add_option("--size", t->config.size, "Board side")
+                              ->check(CLI::Range(1, hex::kMaxSide))
+                              ->capture_default_str());
+  tune_settings.push_back(
+      tune->add_option("--seed", t->config.seed, "Seed of the GA and the games")->capture_default_str());
   tune->add_option("--out", t->out, "Run directory (default runs/hex-tune-DATE-TIME)");
-  add_accept_config_edits(*tune, tune->add_option("--resume", t->resume, "Continue the run in this directory"),
-                          t->accept_config_edits);
+  CLI::Option* tune_resume = tune->add_option("--resume", t->resume, "Continue the run in this directory");
+  add_accept_config_edits(*tune, tune_resume, t->accept_config_edits);
+  for (CLI::Option* o : tune_settings) tune_resume->excludes(o);
   tune->add_option("--threads", t->threads, "Games played at once (0 = all hardware threads)")
       ->check(CLI::Range(0, 1024));
   tune->callback([t] { run_hex_tune_command(*t); });

@@ -57,6 +57,12 @@ int integer(std::string_view spec, std::string_view key, std::string_view value,
 }  // namespace
 
 HexPlayer parse_hex_player(std::string_view spec) {
+  // Far longer than any player spec; every message below echoes the spec, so a mistaken 100 kB
+  // argument is refused here with a short excerpt instead of being echoed whole.
+  constexpr std::size_t kMaxSpecBytes = 1024;
+  if (spec.size() > kMaxSpecBytes)
+    fail("hex player '{}...' is {} bytes, longer than any player spec (at most {})", printable(spec.substr(0, 40)),
+         spec.size(), kMaxSpecBytes);
   const std::size_t colon = spec.find(':');
   const std::string_view kind = spec.substr(0, colon);
   std::vector<std::pair<std::string_view, std::string_view>> kv;
@@ -64,6 +70,9 @@ HexPlayer parse_hex_player(std::string_view spec) {
     for (std::string_view item : split(spec.substr(colon + 1), ',')) {
       const std::size_t eq = item.find('=');
       if (eq == std::string_view::npos || eq == 0) fail("hex player '{}': '{}' is not key=value", spec, item);
+      for (const auto& [key, value] : kv)
+        if (key == item.substr(0, eq))
+          fail("hex player '{}': {} is given twice ({}={} and {}); give each key once", spec, key, key, value, item);
       kv.emplace_back(item.substr(0, eq), item.substr(eq + 1));
     }
   HexPlayer p;
