@@ -176,6 +176,11 @@ TEST_F(BoundedReader, ACheckpointIsRefusedByItsMagicBeforeItIsRead) {
   EXPECT_NE(msg.find("checkpoint.bin: not an evalforge run checkpoint (expected the magic EFRUNCK1)"),
             std::string::npos)
       << msg;
+  // A directory in its place is named as one (it used to get the wrong-magic message).
+  fs::remove(run.file("checkpoint.bin"));
+  fs::create_directory(run.file("checkpoint.bin"));
+  const std::string dir_msg = test::error_of([&] { (void)run.read_checkpoint("checkpoint.bin"); });
+  EXPECT_NE(dir_msg.find("checkpoint.bin is not a regular file but a directory"), std::string::npos) << dir_msg;
 }
 
 // A run directory's table replaced by a FIFO or a directory: a resume names it instead of

@@ -193,3 +193,27 @@ TEST(MemoryCheck, TournamentMatchAndHexRunsAreRefusedAboveTheLimit) {
   EXPECT_NE(e.find("hex tune: needs about"), std::string::npos) << e;
   EXPECT_FALSE(fs::exists(dir / "ht"));
 }
+
+// The GTP engines and the external-engine match allocate by the user's numbers too: a UCT tree
+// or an endgame table that cannot fit is refused before the engine answers (gtp --game hex took
+// a player that hex match refuses, and grew until the machine ran out).
+TEST(MemoryCheck, GtpEnginesAndTheExternalHexMatchAreRefusedAboveTheLimit) {
+  const std::string bin = EF_EVALFORGE_BIN;
+  const auto run = [&](const std::string& args) {
+    return test::run_command("echo quit | EF_MEMORY_LIMIT_MB=200 timeout -s KILL 30 " + bin + " " + args + " 2>&1");
+  };
+  auto [rc, out] = run("gtp --game hex --agent uct:playouts=100000000 --size 13");
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_NE(out.find("gtp --game hex: needs about"), std::string::npos) << out;
+  EXPECT_NE(out.find("fewer UCT playouts"), std::string::npos) << out;
+  std::tie(rc, out) = run("gtp --agent swh --table-bits 30");
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_NE(out.find("gtp: needs about 25.8 GB"), std::string::npos) << out;
+  EXPECT_NE(out.find("a smaller --table-bits"), std::string::npos) << out;
+  std::tie(rc, out) = run("hex external --a uct:playouts=100000000 --size 13 --opponent-cmd true --games 2");
+  EXPECT_EQ(rc, 2) << out;
+  EXPECT_NE(out.find("hex external: needs about"), std::string::npos) << out;
+  // Within the limit they start as before.
+  std::tie(rc, out) = run("gtp --game hex --agent uct:playouts=100 --size 5");
+  EXPECT_EQ(rc, 0) << out;
+}

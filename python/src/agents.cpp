@@ -3,12 +3,14 @@
 #include <pybind11/stl.h>
 #include <pybind11/stl/filesystem.h>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <optional>
 #include "backends/backend.hpp"
 #include "backends/cpu/network_eval.hpp"
 #include "common.hpp"
 #include "core/error.hpp"
+#include "core/memory_check.hpp"
 #include "core/rng.hpp"
 #include "engine/round_robin.hpp"
 #include "games/othello/agent_file.hpp"
@@ -163,6 +165,16 @@ Returns {'score': a's final disc difference, 'result': +1 won / 0 drawn / -1 los
         if (side != 0 && side != 1) fail_input("side", "{} (expected 0 = black to move or 1 = white)", side);
         if (black & white) fail_input("board", "a square holds both a black and a white disc");
         if (table_bits < 0 || table_bits > 28) fail_input("table_bits", "{} is outside [0, 28]", table_bits);
+        // As `evalforge solve` does: a table that cannot fit is refused before it is allocated.
+        try {
+          (void)check_memory(
+              "solve",
+              {{fmt::format("endgame table (2^{} entries x {} B)", table_bits, sizeof(search::endgame::HashEntry)),
+                table_bits ? std::ldexp(1.0, table_bits) * sizeof(search::endgame::HashEntry) : 0.0}},
+              "a smaller table_bits");
+        } catch (const Error& e) {
+          fail_input("table_bits", "{}", e.what());
+        }
         const auto o = load_ordering(ordering);
         const search::SolveResult r = run_interruptible([o, black, white, side, table_bits] {
           const othello::Board board = othello::Board::from_colors(black, white, side);

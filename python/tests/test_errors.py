@@ -60,3 +60,14 @@ def test_bad_options(games_file):
         evalforge.Evaluator(games_file, moves=[20], backend="abacus")
     with pytest.raises(evalforge.Error, match=r"^epochs: "):
         evalforge.Evaluator(games_file, epochs=-1)
+
+
+def test_solve_table_that_cannot_fit_is_refused_before_it_is_allocated(monkeypatch):
+    # 2^28 entries of 24 B are 6.4 GB: above a 100 MB limit, refused naming table_bits and the
+    # estimate, before any allocation (the module used to allocate it without an estimate).
+    monkeypatch.setenv("EF_MEMORY_LIMIT_MB", "100")
+    with pytest.raises(evalforge.Error) as e:
+        evalforge.solve(0x0000000810000000, 0x0000001008000000, 0, ordering="none", table_bits=28)
+    assert "table_bits" in str(e.value)
+    assert "needs about 6.44 GB" in str(e.value)
+    assert "a smaller table_bits" in str(e.value)

@@ -10,11 +10,13 @@
 //
 // stdout carries the protocol only; anything else (errors) goes to stderr. An agent that cannot
 // be loaded is an ef::Error before the first command is read (exit status 2).
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <string>
 #include "app/commands.hpp"
 #include "core/error.hpp"
+#include "core/memory_check.hpp"
 #include "core/rng.hpp"
 #include "games/hex/gtp_engine.hpp"
 #include "games/hex/player_spec.hpp"
@@ -40,6 +42,10 @@ struct GtpArgs {
 
 void run_hex_gtp(const GtpArgs& args) {
   const play::HexPlayer player = play::parse_hex_player(args.agent);
+  // Before the engine answers anything: a UCT player whose tree cannot fit is refused, as hex
+  // match refuses it (the estimate's line is not printed: stdout is the protocol's).
+  (void)check_memory("gtp --game hex", {play::hex_tree_memory({&player}, args.size, 1)},
+                     "fewer UCT playouts (playouts=N in the player spec)");
   play::HexGtpEngine engine(player, args.size, args.swap, args.seed);
   std::ios::sync_with_stdio(false);
   engine.run(std::cin, std::cout);
@@ -58,6 +64,11 @@ void run_gtp(const GtpArgs& args) {
   if (args.size_given || args.swap) fail("gtp: --size and --swap are for --game hex");
   if (args.game == "tictactoe") return run_tictactoe_gtp(args);
   const play::OthelloAgent agent = play::load_agent(args.agent);
+  (void)check_memory(
+      "gtp",
+      {{fmt::format("endgame table (2^{} entries x {} B)", args.table_bits, sizeof(search::endgame::HashEntry)),
+        std::ldexp(1.0, args.table_bits) * sizeof(search::endgame::HashEntry)}},
+      "a smaller --table-bits");
   play::GtpEngine engine(agent, args.seed, args.table_bits, args.time);
   // The controller waits on each response: no buffering beyond the flush after each one.
   std::ios::sync_with_stdio(false);

@@ -9,6 +9,7 @@
 #include "app/commands.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/memory_check.hpp"
 #include "games/hex/external_match.hpp"
 #include "games/hex/gtp_engine.hpp"
 #include "ratings/ratings.hpp"
@@ -40,6 +41,9 @@ std::string transcript(const std::vector<play::HexExternalGame>& games) {
 
 void run_hex_external(const HexExternalArgs& a) {
   const play::HexPlayer player = play::parse_hex_player(a.a);
+  fmt::print(stderr, "{}\n",
+             check_memory("hex external", {play::hex_tree_memory({&player}, a.options.size, 1)},
+                          "fewer UCT playouts (playouts=N in the player spec)"));
   std::vector<play::HexExternalGame> games;
   try {
     play::play_hex_external_match(player, a.options, games, &std::cout);
