@@ -119,7 +119,10 @@ TEST_F(BoundedReader, RefusesADeviceAFifoAndADirectoryNamingThem) {
   const std::pair<fs::path, std::string> specials[] = {
       {"/dev/zero", "a character device"}, {fifo_, "a FIFO"}, {dir_, "a directory"}};
   for (const FileKind kind : kEveryKind)
-    for (const auto& [path, what] : specials) {
+    for (const auto& special : specials) {
+      // Named copies, not a structured binding: clang 14 cannot capture a binding in a lambda.
+      const fs::path& path = special.first;
+      const std::string& what = special.second;
       const std::string msg = test::error_of([&] { (void)read_file(path, kind); });
       EXPECT_NE(msg.find(path.string()), std::string::npos) << msg;
       EXPECT_NE(msg.find("is not a regular file but " + what), std::string::npos) << msg;
