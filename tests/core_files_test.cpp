@@ -1,6 +1,7 @@
 // The bounded reader of whole files (core/files.hpp: read_file by FileKind): special files refused
 // before a byte is read, caps per kind, magic checked before a large file is read, and the same
-// through the commands and run directories that read user-named files (issue 54, item 1).
+// through the commands and run directories that read user-named files (issue 54, item 1); and how
+// an error message that quotes such a file is shown (item 2).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/resource.h>
@@ -270,4 +271,23 @@ TEST_F(BoundedReader, CommandsNameSpecialAndOversizedShapeAndConfigFiles) {
     EXPECT_NE(msg.find(what), std::string::npos) << msg;
   }
   EXPECT_FALSE(fs::exists(dir_ / "never"));
+}
+
+// What the command line prints and the Python module raises: valid UTF-8 always (Python's str
+// cannot hold a stray byte, and used to get an empty message), control bytes and bytes that are
+// not UTF-8 as \xNN, UTF-8 text, line breaks and tabs as they are.
+TEST(DisplayableMessage, EscapesControlBytesAndBytesThatAreNotUtf8) {
+  EXPECT_EQ(displayable_message("plain\tline\nnext"), "plain\tline\nnext");
+  EXPECT_EQ(displayable_message("a\x1b[2J\x07 b\x7f"), "a\\x1b[2J\\x07 b\\x7f");
+  EXPECT_EQ(displayable_message("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x82\xa1"),
+            "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x82\xa1");
+  EXPECT_EQ(displayable_message("z\xff"), "z\\xff");
+  EXPECT_EQ(displayable_message("\x80\xbf"), "\\x80\\xbf");                    // stray continuation bytes
+  EXPECT_EQ(displayable_message("\xc0\xaf"), "\\xc0\\xaf");                    // overlong '/'
+  EXPECT_EQ(displayable_message("\xe0\x80\xaf"), "\\xe0\\x80\\xaf");           // overlong, three bytes
+  EXPECT_EQ(displayable_message("\xed\xa0\x80"), "\\xed\\xa0\\x80");           // a UTF-16 surrogate
+  EXPECT_EQ(displayable_message("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80");  // above U+10FFFF
+  EXPECT_EQ(displayable_message("\xe2\x82"), "\\xe2\\x82");                    // cut short at the end
+  EXPECT_EQ(displayable_message("\xe2\x82z"), "\\xe2\\x82z");
+  EXPECT_EQ(displayable_message(std::string("a\0b", 3)), "a\\x00b");
 }

@@ -112,7 +112,9 @@ void bind_agents(py::module_& m) {
       "load_agent",
       [](const py::object& spec) {
         const std::string s = py::str(py::module_::import("os").attr("fspath")(spec)).cast<std::string>();
-        return Agent{std::make_shared<const play::OthelloAgent>(play::load_agent(s))};
+        // Off the Python thread: an agent's network file can be gigabytes, and Ctrl-C must answer.
+        return Agent{
+            run_interruptible([s] { return std::make_shared<const play::OthelloAgent>(play::load_agent(s)); })};
       },
       py::arg("spec"), "'random', 'swh', or an agent file (as `evalforge match`/`league` read them)");
 
@@ -175,7 +177,7 @@ Returns {'score': a's final disc difference, 'result': +1 won / 0 drawn / -1 los
         } catch (const Error& e) {
           fail_input("table_bits", "{}", e.what());
         }
-        const auto o = load_ordering(ordering);
+        const auto o = run_interruptible([ordering] { return load_ordering(ordering); });
         const search::SolveResult r = run_interruptible([o, black, white, side, table_bits] {
           const othello::Board board = othello::Board::from_colors(black, white, side);
           std::vector<search::endgame::HashEntry> entries(table_bits ? std::size_t{1} << table_bits : 0);

@@ -94,27 +94,56 @@ void run_on(Worker& worker, std::function<void()> work) { wait_interruptibly(*wo
 
 namespace {
 
-// One square: 0..63 (a1 = 0, b1 = 1, ..., h8 = 63) or its name.
+// One square: an integer 0..63 (a1 = 0, b1 = 1, ..., h8 = 63) or its name. Only integers: a
+// float (1.5 would truncate to b1), a bool, a complex number or any other object is refused
+// naming it, and an integer of any size is compared as a Python int (no wrap-around).
 std::string square_from_python(const py::handle& sq, const std::string& where) {
   if (py::isinstance<py::str>(sq)) return sq.cast<std::string>();
-  if (!py::isinstance<py::int_>(sq) && !py::hasattr(sq, "__index__"))
-    fail("{}: {} is not a square (expected 0..63 or a1..h8)", where, py::repr(sq).cast<std::string>());
-  const long long v = py::int_(py::reinterpret_borrow<py::object>(sq)).cast<long long>();
-  if (v < 0 || v > 63) fail("{}: {} is not a square (expected 0..63 or a1..h8)", where, v);
-  return square_name(static_cast<int>(v));
+  const auto refuse = [&] {
+    fail("{}: {} is not a square (expected an integer 0..63 or a name a1..h8)", where,
+         py::repr(sq).cast<std::string>());
+  };
+  const bool numpy_bool = py::hasattr(sq, "dtype") && py::str(sq.attr("dtype").attr("kind")).cast<std::string>() == "b";
+  if (py::isinstance<py::bool_>(sq) || numpy_bool) refuse();
+  if (!py::isinstance<py::int_>(sq) && !py::hasattr(sq, "__index__")) refuse();
+  const py::int_ v(py::module_::import("operator").attr("index")(sq));
+  if (v < py::int_(0) || v > py::int_(63)) refuse();
+  return square_name(v.cast<int>());
+}
+
+// An integer array's dtype kind ('i' signed, 'u' unsigned), or a refusal naming the dtype:
+// floats, bools, complex numbers and objects are not squares.
+char integer_kind(const py::array& a, const std::string& where) {
+  const char kind = a.dtype().kind();
+  if (kind != 'i' && kind != 'u')
+    fail("{}: an array of squares must have an integer dtype (got {})", where, py::str(a.dtype()).cast<std::string>());
+  return kind;
 }
 
 ntuple::Shape shape_from_tuples(const py::handle& tuples, std::string name, const std::string& where) {
   std::vector<std::vector<std::string>> named;
   if (py::isinstance<py::array>(tuples)) {
-    const auto a = py::array_t<long long, py::array::c_style | py::array::forcecast>::ensure(tuples);
-    if (!a || a.ndim() != 2) fail("{}: an array shape must be 2-D (tuples x squares, -1 as padding)", where);
-    for (py::ssize_t t = 0; t < a.shape(0); ++t) {
-      std::vector<std::string> tuple;
-      for (py::ssize_t k = 0; k < a.shape(1); ++k)
-        if (a.at(t, k) != -1)
+    const py::array raw = py::reinterpret_borrow<py::array>(tuples);
+    if (raw.ndim() != 2) fail("{}: an array shape must be 2-D (tuples x squares, -1 as padding)", where);
+    if (integer_kind(raw, where) == 'u') {
+      // Unsigned: no padding value; every entry must be a square (a uint64 maximum no longer
+      // wraps to -1 and vanishes as padding).
+      const auto a = py::array_t<unsigned long long, py::array::c_style | py::array::forcecast>::ensure(raw);
+      for (py::ssize_t t = 0; t < a.shape(0); ++t) {
+        std::vector<std::string> tuple;
+        for (py::ssize_t k = 0; k < a.shape(1); ++k)
           tuple.push_back(square_from_python(py::int_(a.at(t, k)), fmt::format("{}: tuple {}", where, t + 1)));
-      named.push_back(std::move(tuple));
+        named.push_back(std::move(tuple));
+      }
+    } else {
+      const auto a = py::array_t<long long, py::array::c_style | py::array::forcecast>::ensure(raw);
+      for (py::ssize_t t = 0; t < a.shape(0); ++t) {
+        std::vector<std::string> tuple;
+        for (py::ssize_t k = 0; k < a.shape(1); ++k)
+          if (a.at(t, k) != -1)
+            tuple.push_back(square_from_python(py::int_(a.at(t, k)), fmt::format("{}: tuple {}", where, t + 1)));
+        named.push_back(std::move(tuple));
+      }
     }
   } else {
     if (!py::isinstance<py::sequence>(tuples) || py::isinstance<py::str>(tuples))
@@ -158,9 +187,10 @@ std::vector<ntuple::Shape> shapes_from_python(const py::handle& shapes) {
   if (py::isinstance<py::str>(shapes) || py::hasattr(shapes, "__fspath__")) {
     add_shape(shapes, 0, out);
   } else if (py::isinstance<py::array>(shapes)) {
-    const auto a = py::array_t<long long, py::array::c_style | py::array::forcecast>::ensure(shapes);
-    if (!a || a.ndim() != 3) fail("shapes: an integer array of shapes must be 3-D (shapes x tuples x squares)");
-    for (py::ssize_t s = 0; s < a.shape(0); ++s) add_shape(py::array(a)[py::int_(s)], static_cast<std::size_t>(s), out);
+    const py::array a = py::reinterpret_borrow<py::array>(shapes);
+    if (a.ndim() != 3) fail("shapes: an integer array of shapes must be 3-D (shapes x tuples x squares)");
+    (void)integer_kind(a, "shapes");
+    for (py::ssize_t s = 0; s < a.shape(0); ++s) add_shape(a[py::int_(s)], static_cast<std::size_t>(s), out);
   } else if (py::isinstance<py::sequence>(shapes)) {
     std::size_t i = 0;
     for (const py::handle& shape : shapes) add_shape(shape, i++, out);
@@ -258,7 +288,9 @@ PYBIND11_MODULE(_evalforge, m) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const ef::Error& e) {
-      error(e.what());
+      // Python's messages are str: bytes that are not UTF-8 (a corrupt file's, quoted) would
+      // make the message empty, so it is escaped as the command line escapes it.
+      error(ef::displayable_message(e.what()).c_str());
     }
   });
   ef::py::bind_data(m);

@@ -1,6 +1,7 @@
 """ef::Error becomes evalforge.Error (a RuntimeError) with the command line's message."""
 import json
 
+import numpy as np
 import pytest
 
 import evalforge
@@ -71,3 +72,56 @@ def test_solve_table_that_cannot_fit_is_refused_before_it_is_allocated(monkeypat
     assert "table_bits" in str(e.value)
     assert "needs about 6.44 GB" in str(e.value)
     assert "a smaller table_bits" in str(e.value)
+
+
+def test_message_with_bytes_that_are_not_utf8_arrives_escaped_as_the_cli_prints_it(games_file, tmp_path):
+    # A shape file whose square name holds a byte that is not UTF-8: the parser's message quotes
+    # it, and used to reach Python as evalforge.Error('') (the CLI printed it).
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b'{"name": "bad", "tuples": [["a1", "z\xff"]]}')
+    ev = evalforge.Evaluator(games_file, moves=[20], epochs=1, threads=2)
+    with pytest.raises(evalforge.Error) as e:
+        ev.evaluate([str(bad)])
+    msg = str(e.value)
+    assert str(bad) in msg
+    assert "\\xff" in msg and "\xff" not in msg
+    assert msg == cli_error("score", "--data", str(games_file), "--shapes", str(bad), "--moves", "20")
+
+
+@pytest.mark.parametrize("value, shown", [
+    (1.5, "1.5"),                        # used to truncate to b1
+    (float("nan"), "nan"),
+    (True, "True"),                      # a bool is an int to Python, not a square
+    (1 + 0j, "(1+0j)"),
+    (2**70, str(2**70)),                 # used to end in a bare RuntimeError
+    (-(2**70), str(-(2**70))),
+    ("z9", "z9"),
+])
+def test_a_square_that_is_not_an_integer_or_a_name_is_refused_naming_shape_tuple_and_value(games_file, value, shown):
+    ev = evalforge.Evaluator(games_file, moves=[20], epochs=1, threads=2)
+    with pytest.raises(evalforge.Error) as e:
+        ev.evaluate([[[0, 1]], [[2, 3], [4, value]]])
+    assert str(e.value).startswith("shape 2: tuple 2: "), str(e.value)
+    assert shown in str(e.value)
+    # numpy's scalars follow the same rule: an integer passes, a bool or a float does not.
+    assert ev.evaluate([[[np.int64(0), np.uint8(1)]]]).shape == (1, 1)
+    for scalar in (np.bool_(True), np.float64(1.0)):
+        with pytest.raises(evalforge.Error, match=r"^shape 1: tuple 1: .* is not a square"):
+            ev.evaluate([[[0, scalar]]])
+
+
+def test_shape_arrays_must_hold_integers(games_file):
+    ev = evalforge.Evaluator(games_file, moves=[20], epochs=1, threads=2)
+    for dtype in (np.float64, np.bool_, np.complex128):
+        with pytest.raises(evalforge.Error, match=r"^shape 1: an array of squares must have an integer dtype"):
+            ev.evaluate([np.array([[0, 1]], dtype=dtype)])
+        with pytest.raises(evalforge.Error, match=r"^shapes: an array of squares must have an integer dtype"):
+            ev.evaluate(np.array([[[0, 1]]], dtype=dtype))
+    # A uint64 maximum used to wrap to -1 (padding) and vanish: unsigned arrays have no padding.
+    with pytest.raises(evalforge.Error, match=r"^shape 1: tuple 1: 18446744073709551615 is not a square"):
+        ev.evaluate([np.array([[0, 2**64 - 1]], dtype=np.uint64)])
+    # Signed arrays keep -1 as padding, unsigned ones give the same fitness without it.
+    padded = ev.evaluate([np.array([[0, 1, -1], [2, 3, 4]], dtype=np.int32)])
+    ragged = ev.evaluate([[[0, 1], [2, 3, 4]]])
+    assert (padded == ragged).all()
+    assert (ev.evaluate(np.array([[[0, 1]]], dtype=np.uint16)) == ev.evaluate([[[0, 1]]])).all()

@@ -10,24 +10,6 @@
 #include "core/run_dir.hpp"
 #include "data/datasets.hpp"
 
-namespace {
-
-// A message as it reaches the terminal: control bytes (an escape sequence from a corrupt file
-// that a message quotes) as \xNN; line breaks and tabs, and UTF-8 text, as they are.
-std::string terminal_safe(std::string_view message) {
-  std::string out;
-  for (const char c : message) {
-    const auto byte = static_cast<unsigned char>(c);
-    if ((byte < 0x20 && c != '\n' && c != '\t') || byte == 0x7F)
-      out += fmt::format("\\x{:02x}", byte);
-    else
-      out += c;
-  }
-  return out;
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   CLI::App app{"evalforge: GPU-accelerated fitness evaluation for evolving board-game evaluators"};
   app.require_subcommand(1);
@@ -62,10 +44,10 @@ int main(int argc, char** argv) {
   } catch (const ef::app::ExitStatus& e) {
     return e.code;
   } catch (const ef::Error& e) {
-    fmt::print(stderr, "evalforge: error: {}\n", terminal_safe(ef::app::describe_error(e)));
+    fmt::print(stderr, "evalforge: error: {}\n", ef::displayable_message(ef::app::describe_error(e)));
     return 2;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "evalforge: internal error: {}\n", terminal_safe(e.what()));
+    fmt::print(stderr, "evalforge: internal error: {}\n", ef::displayable_message(e.what()));
     return 3;
   }
   return 0;

@@ -49,4 +49,52 @@ inline std::string printable(std::string_view text) {
   return out;
 }
 
+// The length of the UTF-8 sequence at the start of `text` (2..4), or 0 when it is not one
+// (a stray continuation byte, an overlong form, a surrogate, a code point above U+10FFFF, or a
+// sequence cut short).
+inline std::size_t utf8_sequence_length(std::string_view text) {
+  if (text.empty()) return 0;
+  const auto at = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const auto cont = [&](std::size_t k) { return k < text.size() && (at(k) & 0xC0) == 0x80; };
+  const unsigned char b = at(0);
+  if (b >= 0xC2 && b <= 0xDF) return cont(1) ? 2 : 0;
+  if (b >= 0xE0 && b <= 0xEF) {
+    if (!cont(1) || !cont(2)) return 0;
+    if ((b == 0xE0 && at(1) < 0xA0) || (b == 0xED && at(1) > 0x9F)) return 0;  // overlong; surrogate
+    return 3;
+  }
+  if (b >= 0xF0 && b <= 0xF4) {
+    if (!cont(1) || !cont(2) || !cont(3)) return 0;
+    if ((b == 0xF0 && at(1) < 0x90) || (b == 0xF4 && at(1) > 0x8F)) return 0;  // overlong; above U+10FFFF
+    return 4;
+  }
+  return 0;
+}
+
+// An error message as it is shown: control bytes (an escape sequence from a corrupt file that a
+// message quotes) and bytes that are not UTF-8 as \xNN; line breaks, tabs and UTF-8 text as they
+// are. The command line prints its errors through it and the Python module raises them through
+// it, so both say the same, and the result is always valid UTF-8.
+inline std::string displayable_message(std::string_view message) {
+  std::string out;
+  out.reserve(message.size());
+  for (std::size_t i = 0; i < message.size();) {
+    const auto byte = static_cast<unsigned char>(message[i]);
+    if (byte < 0x80) {
+      if ((byte < 0x20 && byte != '\n' && byte != '\t') || byte == 0x7F)
+        out += fmt::format("\\x{:02x}", byte);
+      else
+        out += message[i];
+      ++i;
+    } else if (const std::size_t n = utf8_sequence_length(message.substr(i)); n > 0) {
+      out.append(message, i, n);
+      i += n;
+    } else {
+      out += fmt::format("\\x{:02x}", byte);
+      ++i;
+    }
+  }
+  return out;
+}
+
 }  // namespace ef
