@@ -690,11 +690,16 @@ TEST(HexCommands, ResumeRefusesTheSettingsItWouldIgnore) {
 // while the interrupt comes after 2 s.)
 TEST(HexCommands, ATuneStoppedInItsFirstGenerationPrintsNoBestGamma) {
   const auto dir = scratch_dir("hex", "tune-stop");
+  // SIGINT once the run has logged its start (its stop handler is in place by then), not after a
+  // fixed delay: on a loaded machine that could land before the handler, or after generation 0.
+  const std::string run = (dir / "run").string(), log = run + "/log.txt";
   const auto [rc, out] = test::run_command(
-      "timeout -s INT 2 " + std::string(EF_EVALFORGE_BIN) +
-      " hex tune --population 4 --elite 1 --mutants 1 --generations 3 --games 200 --size 9 --threads 1"
+      "bash -c '" + std::string(EF_EVALFORGE_BIN) +
+      " hex tune --population 4 --elite 1 --mutants 1 --generations 3 --games 2000 --size 9 --threads 1"
       " --opponent uct:playouts=2000 --out " +
-      (dir / "run").string() + " 2>&1");
+      run + " > " + (dir / "out.txt").string() +
+      " 2>&1 & pid=$!; for i in $(seq 600); do grep -q \"hex tune: gamma\" " + log +
+      " 2>/dev/null && break; sleep 0.05; done; kill -INT $pid; wait $pid; cat " + (dir / "out.txt").string() + "'");
   EXPECT_NE(out.find("stopped during generation 0"), std::string::npos) << out;
   EXPECT_NE(out.find("no generation finished yet, so no best gamma"), std::string::npos) << out;
   EXPECT_EQ(out.find("); best gamma "), std::string::npos) << out;  // the line of a finished generation

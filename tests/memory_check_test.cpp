@@ -3,6 +3,7 @@
 // are all accepted by the loaders (the values are within their ranges); before the check they
 // ended in std::bad_alloc, an OOM kill or swapping.
 #include "core/memory_check.hpp"
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <cstdlib>
 #include <filesystem>
@@ -215,5 +216,57 @@ TEST(MemoryCheck, GtpEnginesAndTheExternalHexMatchAreRefusedAboveTheLimit) {
   EXPECT_NE(out.find("hex external: needs about"), std::string::npos) << out;
   // Within the limit they start as before.
   std::tie(rc, out) = run("gtp --game hex --agent uct:playouts=100 --size 5");
+  EXPECT_EQ(rc, 0) << out;
+}
+
+// The commands that allocate by a count or size their user gives (games, positions, table bits,
+// threads, shapes) are refused above the limit before they allocate, naming the estimate and what
+// to lower; within it they run as before.
+TEST(MemoryCheck, CommandsThatAllocateByAUsersNumberAreRefusedAboveTheLimit) {
+  const std::string bin = EF_EVALFORGE_BIN;
+  const auto dir = test::scratch_dir("memory", "commands");
+  const std::string games = (dir / "games.txt").string();
+  auto [rc, out] = test::run_command(bin + " data generate --games 20 --seed 1 --out " + games + " 2>&1");
+  ASSERT_EQ(rc, 0) << out;
+  // 64 distinct tuples of 12 squares: a 136 MB weight table a worker thread.
+  std::string tuples;
+  for (int t = 0; t < 64; ++t) {
+    tuples += t ? ", [" : "[";
+    for (int k = 0; k < 12; ++k) {
+      const int sq = (t + k * 5) % 64;
+      tuples += fmt::format("{}\"{}{}\"", k ? ", " : "", static_cast<char>('a' + sq % 8), 1 + sq / 8);
+    }
+    tuples += "]";
+  }
+  const std::string big_shape = write(dir / "big.json", "{\"name\": \"big\", \"tuples\": [" + tuples + "]}");
+  const auto run = [&](const std::string& args) {
+    return test::run_command("EF_MEMORY_LIMIT_MB=200 timeout -s KILL 60 " + bin + " " + args + " 2>&1");
+  };
+  const struct {
+    std::string args, needs, advice;
+  } cases[] = {
+      {"league --agent swh --games 10000000", "league: needs about", "fewer --games"},
+      {"data generate --games 100000000 --seed 1 --out " + (dir / "g.txt").string(), "data generate: needs about",
+       "fewer --games"},
+      {"probcut --agent swh --positions 10000000 --out " + (dir / "p.toml").string(), "probcut: needs about",
+       "fewer --positions"},
+      {"ordering --data " + games + " --table-bits 28 --threads 4 --out " + (dir / "o.toml").string(),
+       "ordering: needs about", "a smaller --table-bits"},
+      {"score --data " + games + " --shapes " + big_shape + " --moves 20 --threads 64", "score: needs about",
+       "fewer or smaller shapes"},
+      {"score --data " + games + " --shapes " + big_shape + " --moves 20 --threads 1 --save-agents " + dir.string(),
+       "trained weights", "fewer or smaller shapes"},
+  };
+  for (const auto& c : cases) {
+    std::tie(rc, out) = run(c.args);
+    EXPECT_EQ(rc, 2) << c.args << "\n" << out;
+    EXPECT_NE(out.find(c.needs), std::string::npos) << c.args << "\n" << out;
+    EXPECT_NE(out.find(c.advice), std::string::npos) << c.args << "\n" << out;
+    EXPECT_NE(out.find("EF_MEMORY_LIMIT_MB"), std::string::npos) << c.args << "\n" << out;
+  }
+  // Within the limit they run as before.
+  std::tie(rc, out) = run("league --agent swh --games 20 --threads 2");
+  EXPECT_EQ(rc, 0) << out;
+  std::tie(rc, out) = run("score --data " + games + " --shapes edax --moves 20 --threads 2 --epochs 1");
   EXPECT_EQ(rc, 0) << out;
 }

@@ -35,6 +35,18 @@ struct Ordering {
   std::optional<cpu::SolverOrdering> order;
 };
 
+// As the CLI's commands do: a batch of games that cannot fit is refused before it is built, as
+// an error naming the argument (`what`) that sets its size.
+template <class G>
+void check_play_memory(std::string_view who, const char* what, double games) {
+  try {
+    (void)check_memory(who, {play::play_batch_memory<G>(games), items_memory("result arrays", games, 3 * 4)},
+                       fmt::format("a smaller {}", what));
+  } catch (const Error& e) {
+    fail_input(what, "{}", e.what());
+  }
+}
+
 std::shared_ptr<Ordering> load_ordering(const std::string& spec) {
   auto o = std::make_shared<Ordering>();
   if (spec == "none") return o;
@@ -125,6 +137,7 @@ void bind_agents(py::module_& m) {
         if (openings < 1) fail_input("openings", "{} (expected at least 1)", openings);
         if (opening_plies < 0 || opening_plies > 40)
           fail_input("opening_plies", "{} is outside [0, 40]", opening_plies);
+        check_play_memory<games::Othello>("play", "openings", 2.0 * openings);
         const auto records =
             run_interruptible([agent_a = a.agent, agent_b = b.agent, openings, opening_plies, seed, backend, threads] {
               auto be = make_backend(backend, threads);
@@ -202,6 +215,7 @@ ordering: 'builtin' (the solver's default network), 'none', or an n-tuple agent 
       "play_tictactoe",
       [](const std::string& a, const std::string& b, int games, u64 seed, const std::string& backend, int threads) {
         if (games < 1) fail_input("games", "{} (expected at least 1)", games);
+        check_play_memory<games::TicTacToe>("play_tictactoe", "games", 2.0 * games);
         const play::TicTacToeAgent pa = tictactoe_player(a, "a"), pb = tictactoe_player(b, "b");
         const auto records = run_interruptible([pa, pb, games, seed, backend, threads] {
           auto be = make_backend(backend, threads);

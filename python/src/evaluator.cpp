@@ -6,6 +6,7 @@
 #include "backends/backend.hpp"
 #include "common.hpp"
 #include "core/error.hpp"
+#include "core/memory_check.hpp"
 #include "runs/shape_fitness.hpp"
 
 namespace ef::py {
@@ -17,6 +18,8 @@ class Evaluator {
   Evaluator(std::shared_ptr<const data::GameDatabase> db, ScoreOptions options, const std::string& backend,
             int threads) {
     if (threads < 0 || threads > 1024) fail_input("threads", "{} is outside [0, 1024]", threads);
+    backend_kind_ = backend;
+    threads_ = threads;
     state_->db = std::move(db);
     state_->options = std::move(options);
     run_on(*worker_, [s = state_, backend, threads] {
@@ -40,6 +43,7 @@ class Evaluator {
     // Owned by the task: if Ctrl-C abandons the batch, it still has its geometries and rows.
     auto geometries = std::make_shared<std::vector<ntuple::Geometry>>();
     for (const auto& s : shapes) geometries->push_back(s.geometry());
+    check_batch_memory("evaluate", *geometries, false);
     auto rows = std::make_shared<std::vector<ScoreRow>>();
     run_on(*worker_, [s = state_, geometries, rows] {
       const auto t0 = std::chrono::steady_clock::now();
@@ -64,6 +68,7 @@ class Evaluator {
   py::array_t<double> validate(const std::vector<ntuple::Shape>& shapes, u32 generation, double validation_fraction) {
     auto geometries = std::make_shared<std::vector<ntuple::Geometry>>();
     for (const auto& s : shapes) geometries->push_back(s.geometry());
+    check_batch_memory("validate", *geometries, false);
     auto mse = std::make_shared<std::vector<double>>();
     run_on(*worker_, [s = state_, geometries, mse, generation, validation_fraction] {
       ga::FitnessOptions fo;
@@ -102,6 +107,7 @@ class Evaluator {
   std::vector<ScoreRow> train(const std::vector<ntuple::Shape>& shapes) {
     auto geometries = std::make_shared<std::vector<ntuple::Geometry>>();
     for (const auto& s : shapes) geometries->push_back(s.geometry());
+    check_batch_memory("agent", *geometries, true);
     auto rows = std::make_shared<std::vector<ScoreRow>>();
     run_on(*worker_, [s = state_, geometries, rows] {
       ScoreOptions o = s->options;
@@ -117,6 +123,7 @@ class Evaluator {
     const std::vector<ntuple::Shape> shapes = shapes_from_python(shapes_in);
     auto geometries = std::make_shared<std::vector<ntuple::Geometry>>();
     for (const auto& s : shapes) geometries->push_back(s.geometry());
+    check_batch_memory("evaluate", *geometries, false);
     auto seconds = std::make_shared<double>(0.0);
     run_on(*worker_, [s = state_, geometries, seconds] {
       const auto t0 = std::chrono::steady_clock::now();
@@ -131,6 +138,18 @@ class Evaluator {
   double last_batch_seconds() const { return state_->last_batch_seconds; }
 
  private:
+  // As `evalforge score` does: a batch that cannot fit (large tuples on many threads) is
+  // refused before it is handed to the backend.
+  void check_batch_memory(std::string_view who, const std::vector<ntuple::Geometry>& geometries,
+                          bool return_weights) const {
+    ScoreOptions o = state_->options;
+    o.return_weights = return_weights;
+    (void)check_memory(who, score_memory_estimate(geometries, state_->prepared.rows.size(), o, backend_kind_, threads_),
+                       "fewer or smaller shapes, fewer moves or threads");
+  }
+
+  std::string backend_kind_;
+  int threads_ = 0;
   // What the worker's tasks use, owned jointly with them (an interrupted task outlives its call).
   struct State {
     std::shared_ptr<const data::GameDatabase> db;  // ScoreOptions::test_games points into it

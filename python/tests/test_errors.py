@@ -125,3 +125,22 @@ def test_shape_arrays_must_hold_integers(games_file):
     ragged = ev.evaluate([[[0, 1], [2, 3, 4]]])
     assert (padded == ragged).all()
     assert (ev.evaluate(np.array([[[0, 1]]], dtype=np.uint16)) == ev.evaluate([[[0, 1]]])).all()
+
+
+def test_batches_that_cannot_fit_are_refused_before_they_are_built(games_file, monkeypatch):
+    # As the CLI's commands: the games of play/play_tictactoe and the weight tables of a batch of
+    # shapes are estimated first, and refused above the limit naming the argument to lower.
+    monkeypatch.setenv("EF_MEMORY_LIMIT_MB", "200")
+    swh = evalforge.load_agent("swh")
+    with pytest.raises(evalforge.Error, match=r"^openings: play: needs about .* a smaller openings"):
+        evalforge.play(swh, swh, openings=100_000_000)
+    with pytest.raises(evalforge.Error, match=r"^games: play_tictactoe: needs about .* a smaller games"):
+        evalforge.play_tictactoe("random", "random", games=100_000_000)
+    # 64 distinct tuples of 12 squares: 136 MB of weights a worker thread, on 64 threads.
+    big = [[(t + 5 * k) % 64 for k in range(12)] for t in range(64)]
+    ev = evalforge.Evaluator(games_file, moves=[20], epochs=1, threads=64)
+    with pytest.raises(evalforge.Error, match=r"^evaluate: needs about .*weight tables"):
+        ev.evaluate([big])
+    # Within the limit they run as before.
+    assert len(evalforge.play(swh, swh, openings=2)["score"]) == 4
+    assert ev.evaluate([[[0, 1]]]).shape == (1, 1)

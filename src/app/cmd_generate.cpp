@@ -13,6 +13,7 @@
 #include "app/commands.hpp"
 #include "app/options.hpp"
 #include "core/error.hpp"
+#include "core/memory_check.hpp"
 #include "data/generate.hpp"
 #include "games/othello/agent_file.hpp"
 
@@ -72,6 +73,11 @@ void run_generate(GenerateArgs& args) {
   if (out.has_parent_path() && !std::filesystem::is_directory(out.parent_path()))
     fail("cannot write {}: directory {} does not exist", args.out, out.parent_path().string());
   if (std::filesystem::is_directory(out)) fail("cannot write {}: it is a directory", args.out);
+  // Every game is held until the file is written: its record and a move list of up to 60 squares.
+  (void)check_memory(
+      "data generate",
+      {items_memory("generated games", static_cast<double>(args.options.games), sizeof(data::Game) + 64)},
+      "fewer --games");
   const auto t0 = std::chrono::steady_clock::now();
   const std::vector<data::Game> games = data::generate_games(args.options);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

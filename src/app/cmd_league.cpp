@@ -10,6 +10,7 @@
 #include "app/options.hpp"
 #include "backends/backend.hpp"
 #include "core/error.hpp"
+#include "core/memory_check.hpp"
 #include "games/othello/agent_file.hpp"
 #include "ratings/ratings.hpp"
 
@@ -29,6 +30,7 @@ struct LeagueArgs {
 };
 
 void run_league(const LeagueArgs& a) {
+  (void)check_memory("league", {play::play_batch_memory<games::Othello>(2.0 * a.double_games)}, "fewer --games");
   play::OthelloAgent agent = play::load_agent(a.agent);
   agent.limits = {a.depth, -1};
   agent.epsilon = a.epsilon;

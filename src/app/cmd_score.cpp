@@ -169,6 +169,14 @@ void run_score(const ScoreArgs& a) {
 
   // Before any training: where the agents go must be writable now, not found out after the work.
   if (!a.save_agents.empty()) require_writable_directory(a.save_agents, "--save-agents");
+  // Before the data is read: a batch that cannot fit (64 tuples of 12 squares on 1,024 threads,
+  // or the trained tables of many shapes and moves for --save-agents) is refused.
+  {
+    std::vector<ntuple::Geometry> geometries;
+    for (const auto& s : shapes) geometries.push_back(s.geometry());
+    (void)check_memory("score", score_memory_estimate(geometries, o.moves.size(), o, a.backend, a.threads),
+                       "fewer or smaller shapes, fewer --moves or --threads");
+  }
 
   data::ReadOptions ro;
   ro.use_cache = !a.no_cache;

@@ -40,6 +40,10 @@ double total_bytes(const std::vector<MemoryPart>& parts) {
   return sum;
 }
 
+MemoryPart items_memory(std::string_view what, double count, double bytes_each) {
+  return {fmt::format("{} ({} x {})", what, count, format_bytes(bytes_each)), count * bytes_each};
+}
+
 std::string check_memory(std::string_view who, const std::vector<MemoryPart>& parts, double limit,
                          std::string_view limit_name, std::string_view advice) {
   const double need = total_bytes(parts);

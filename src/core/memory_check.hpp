@@ -30,6 +30,10 @@ std::string format_bytes(double bytes);
 
 double total_bytes(const std::vector<MemoryPart>& parts);
 
+// `count` items of `bytes_each`: the part "<what> (<count> x <bytes_each>)". The usual part:
+// what grows with a user's number (games, positions, threads) times a fixed size.
+MemoryPart items_memory(std::string_view what, double count, double bytes_each);
+
 // Fails (ef::Error) when the parts add up to more than `limit` bytes: "<who>: needs about
 // 1.97 TB of memory (keys ...: 1.97 TB; ...), more than the 25.3 GB <limit_name>; <advice>".
 // Parts are listed largest first. Returns the line a run logs: "memory estimate: 1.2 GB

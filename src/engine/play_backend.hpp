@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <span>
 #include "core/hd.hpp"
+#include "core/memory_check.hpp"
 #include "engine/playout.hpp"
 
 namespace ef {
@@ -36,6 +37,13 @@ class PlayBackend {
   virtual void update_agent(int handle, const AgentOf<G>& agent) = 0;
   virtual void play(std::span<const GameJobOf<G>> jobs, std::span<GameRecordOf<G>> results) = 0;
 };
+
+// The host memory of a batch of `games` jobs and their records, what play() is handed: the part
+// a command's memory check counts when it plays as many games as its user asks for.
+template <PlayoutGame G>
+MemoryPart play_batch_memory(double games) {
+  return items_memory("games and their records", games, sizeof(GameJobOf<G>) + sizeof(GameRecordOf<G>));
+}
 
 }  // namespace play
 }  // namespace ef

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <mutex>
 #include <optional>
@@ -12,6 +13,7 @@
 #include "core/bytes.hpp"
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/memory_check.hpp"
 #include "core/parallel.hpp"
 #include "core/rng.hpp"
 #include "games/othello/agent_file.hpp"
@@ -144,6 +146,18 @@ bool tree_root_held_out(std::uint32_t root) { return (root * 2654435761u >> 7) %
 TreeSamples sample_solver_trees(const std::vector<data::Game>& games, const cpu::SolverOrdering& order,
                                 const TreeSampleOptions& o) {
   check_tree_sample_options(o);
+  // Each thread's table, and at most per_level (deep_per_level) samples a root and level.
+  double samples_a_root = 0;
+  for (int e = o.min_empties; e <= o.max_empties; ++e)
+    samples_a_root += e < o.deep_empties ? o.per_level : o.deep_per_level;
+  (void)check_memory(
+      "ordering",
+      {items_memory(fmt::format("transposition tables, one a thread of 2^{} entries", o.table_bits), o.threads,
+                    std::ldexp(1.0, o.table_bits) * sizeof(search::endgame::HashEntry)),
+       items_memory("tree samples (at most)",
+                    std::min(static_cast<double>(o.roots), static_cast<double>(games.size())) * samples_a_root,
+                    sizeof(TreeSample))},
+      "a smaller --table-bits, fewer --threads or fewer --roots");
   std::unordered_set<std::pair<u64, u64>, PairHash> excluded;
   for (const auto& [black, white] : o.excluded)
     for (int s = 0; s < 8; ++s) excluded.insert({othello::symmetry(black, s), othello::symmetry(white, s)});

@@ -1,9 +1,11 @@
 #include "runs/score_table.hpp"
+#include <fmt/format.h>
 #include <algorithm>
 #include <cstdlib>
 #include <numeric>
 #include <optional>
 #include "core/error.hpp"
+#include "core/parallel.hpp"
 
 namespace ef {
 
@@ -93,6 +95,28 @@ PreparedScore prepare_score(const std::vector<data::Game>& games, const ScoreOpt
     p.handles.push_back(r.handle);
   }
   return p;
+}
+
+std::vector<MemoryPart> score_memory_estimate(const std::vector<ntuple::Geometry>& geometries, std::size_t moves,
+                                              const ScoreOptions& options, std::string_view backend, int threads) {
+  double largest = 0, all = 0;  // bytes of the largest and of all the shapes' weight tables
+  for (const ntuple::Geometry& g : geometries) {
+    const double bytes = 4.0 * g.num_weights();
+    largest = std::max(largest, bytes);
+    all += bytes;
+  }
+  const double m = static_cast<double>(moves), jobs = m * static_cast<double>(geometries.size());
+  std::vector<MemoryPart> parts{
+      items_memory("training jobs and results", jobs, sizeof(TrainJob) + sizeof(TrainResult) + sizeof(ScoreCell))};
+  if (backend != "cuda")
+    parts.push_back(items_memory("weight tables, one a worker thread", resolve_threads(threads), largest));
+  if (options.return_weights)
+    parts.push_back(
+        {fmt::format("trained weights ({} moves x {} shapes' tables of {})", m, geometries.size(), format_bytes(all)),
+         m * all});
+  if (options.record_curves)
+    parts.push_back(items_memory("loss curves", jobs, 8.0 * std::max(options.train.epochs, 0)));
+  return parts;
 }
 
 std::vector<ScoreRow> score_shapes(const PreparedScore& prepared, const std::vector<ntuple::Geometry>& geometries,

@@ -7,6 +7,7 @@
 #pragma once
 #include <vector>
 #include "backends/backend.hpp"
+#include "core/memory_check.hpp"
 #include "data/positions.hpp"
 #include "games/othello/agent.hpp"
 #include "games/othello/shape.hpp"
@@ -86,6 +87,13 @@ std::vector<ScoreRow> score_shapes(const PreparedScore& prepared, const std::vec
 
 std::vector<ScoreRow> score_table(const std::vector<data::Game>& games, const std::vector<ntuple::Shape>& shapes,
                                   const ScoreOptions& options, Backend& backend);
+
+// What a batch of score_shapes allocates by the numbers its user gives (shapes, moves, tuple
+// sizes, threads), beyond the data: the jobs and results; on a CPU backend ("cpu" or "auto")
+// each worker thread's weight table; the trained tables when options.return_weights; the
+// curves when options.record_curves. For the memory check of `score` and the Python evaluator.
+std::vector<MemoryPart> score_memory_estimate(const std::vector<ntuple::Geometry>& geometries, std::size_t moves,
+                                              const ScoreOptions& options, std::string_view backend, int threads);
 
 // For each move number 0..60, the index of the nearest scored move of `rows` (the lower on a
 // tie): the network of a move that was not scored. With `phase_of_move`, only scored moves of

@@ -5,6 +5,7 @@
 #include <cmath>
 #include "core/error.hpp"
 #include "core/files.hpp"
+#include "core/memory_check.hpp"
 #include "core/parallel.hpp"
 #include "core/rng.hpp"
 #include "core/toml_reader.hpp"
@@ -43,6 +44,13 @@ struct Sample {
 
 template <class E>
 ProbCutFit fit_with(const E& evaluator, const ProbCutFitOptions& o) {
+  const int threads = std::max(1, std::min(o.threads, o.positions));
+  (void)check_memory(
+      "probcut",
+      {items_memory("sample positions", o.positions, sizeof(Sample)),
+       items_memory(fmt::format("search tables, one a thread of 2^{} entries", o.table_bits), threads,
+                    std::ldexp(1.0, o.table_bits) * sizeof(search::TranspositionEntry<games::OthelloKey>))},
+      "fewer --positions or --threads");
   std::vector<Sample> samples(static_cast<std::size_t>(o.positions));
   std::atomic<int> next{0};
   const auto worker = [&] {
@@ -58,7 +66,7 @@ ProbCutFit fit_with(const E& evaluator, const ProbCutFitOptions& o) {
         s.value[d] = search::pvs<games::Othello, E, search::kProbCutMaxDepth>(p, d, evaluator, &table).value;
     }
   };
-  run_parallel(std::max(1, std::min(o.threads, o.positions)), worker);
+  run_parallel(threads, worker);
 
   ProbCutFit fit;
   fit.params.min_depth = o.min_depth;
