@@ -291,3 +291,42 @@ TEST(DisplayableMessage, EscapesControlBytesAndBytesThatAreNotUtf8) {
   EXPECT_EQ(displayable_message("\xe2\x82z"), "\\xe2\\x82z");
   EXPECT_EQ(displayable_message(std::string("a\0b", 3)), "a\\x00b");
 }
+
+// A 120 kB argument or quoted line is not echoed whole: its start and end around the number of
+// bytes left out, cut between UTF-8 characters; short tokens and long messages of short words
+// stay as they are.
+TEST(DisplayableMessage, ElidesTheMiddleOfATokenOfMoreThan256Bytes) {
+  const std::string token = "start" + std::string(120'000, 'x') + "end";
+  const std::string shown = displayable_message("moves: " + token + " is not a move\nnext line");
+  EXPECT_LT(shown.size(), 400u) << shown;
+  EXPECT_EQ(shown.rfind("moves: startxxx", 0), 0u) << shown;
+  EXPECT_NE(shown.find("[... " + std::to_string(token.size() - 160 - 48) + " bytes ...]" + std::string(45, 'x') +
+                       "end is not a move\nnext line"),
+            std::string::npos)
+      << shown;
+  const std::string words = [] {
+    std::string w;
+    for (int i = 0; i < 200; ++i) w += "word ";
+    return w;
+  }();
+  EXPECT_EQ(displayable_message(words), words);
+  EXPECT_EQ(displayable_message(std::string(256, 'y')), std::string(256, 'y'));
+  // Two-byte characters: the cuts fall between characters, never inside one.
+  std::string accents;
+  for (int i = 0; i < 1000; ++i) accents += "\xc3\xa9";
+  const std::string cut = displayable_message(accents);
+  EXPECT_EQ(cut.find("\\x"), std::string::npos) << cut;  // nothing became an escape
+  EXPECT_LT(cut.size(), 300u);
+}
+
+TEST(DisplayableMessage, CommandsEchoNoLongArgumentWhole) {
+  const std::string bin = EF_EVALFORGE_BIN;
+  const std::string token(120'000, 'x');
+  for (const std::string args :
+       {"score --data g.txt --moves " + token, "score --data " + token + " --moves 20", "match --config " + token}) {
+    const auto [status, out] = test::run_command(bin + " " + args + " 2>&1");
+    EXPECT_NE(status, 0) << out.substr(0, 300);
+    EXPECT_LT(out.size(), 1000u) << out.substr(0, 300);
+    EXPECT_NE(out.find("bytes ...]"), std::string::npos) << out.substr(0, 300);
+  }
+}

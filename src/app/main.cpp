@@ -14,6 +14,11 @@ int main(int argc, char** argv) {
   CLI::App app{"evalforge: GPU-accelerated fitness evaluation for evolving board-game evaluators"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "evalforge 0.1.0");
+  // CLI11's own errors (a bad value of an option) as ours are shown: a 120 kB argument is not
+  // echoed whole, a control byte in it not sent to the terminal raw.
+  app.failure_message([](const CLI::App* a, const CLI::Error& e) {
+    return ef::displayable_message(CLI::FailureMessage::simple(a, e));
+  });
   ef::app::register_perft(app);
   ef::app::register_data(app);
   ef::app::register_data_generate(app);

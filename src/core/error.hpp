@@ -2,6 +2,7 @@
 // names the file/line/key and what was expected; the app prints it and exits non-zero.
 #pragma once
 #include <fmt/format.h>
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -71,11 +72,43 @@ inline std::size_t utf8_sequence_length(std::string_view text) {
   return 0;
 }
 
+// `message` with every run of more than kMaxShownToken bytes without a space or line break (a
+// 120 kB argument, a garbage line a message quotes) shown as its start and end around
+// "[... N bytes ...]", cut between UTF-8 characters. A long path stays recognisable.
+constexpr std::size_t kMaxShownToken = 256;
+inline std::string elide_long_tokens(std::string_view message) {
+  constexpr std::size_t kHead = 160, kTail = 48;
+  const auto continuation = [&](std::size_t k) {
+    return k < message.size() && (static_cast<unsigned char>(message[k]) & 0xC0) == 0x80;
+  };
+  std::string out;
+  std::size_t i = 0;
+  while (i < message.size()) {
+    const std::size_t end = std::min(message.find_first_of(" \n\t", i), message.size());
+    if (end - i > kMaxShownToken) {
+      std::size_t head = i + kHead, tail = end - kTail;
+      while (head > i && continuation(head)) --head;
+      while (tail < end && continuation(tail)) ++tail;
+      out.append(message.substr(i, head - i));
+      out += "[... " + std::to_string(tail - head) + " bytes ...]";
+      out.append(message.substr(tail, end - tail));
+    } else {
+      out.append(message.substr(i, end - i));
+    }
+    if (end < message.size()) out += message[end];
+    i = end + 1;
+  }
+  return out;
+}
+
 // An error message as it is shown: control bytes (an escape sequence from a corrupt file that a
 // message quotes) and bytes that are not UTF-8 as \xNN; line breaks, tabs and UTF-8 text as they
-// are. The command line prints its errors through it and the Python module raises them through
-// it, so both say the same, and the result is always valid UTF-8.
-inline std::string displayable_message(std::string_view message) {
+// are; a token of more than kMaxShownToken bytes elided in its middle (elide_long_tokens). The
+// command line prints its errors (its own and CLI11's) through it and the Python module raises
+// them through it, so both say the same, and the result is always valid UTF-8.
+inline std::string displayable_message(std::string_view text) {
+  const std::string elided = elide_long_tokens(text);
+  const std::string_view message = elided;
   std::string out;
   out.reserve(message.size());
   for (std::size_t i = 0; i < message.size();) {
