@@ -252,7 +252,7 @@ TEST(MemoryCheck, CommandsThatAllocateByAUsersNumberAreRefusedAboveTheLimit) {
        "fewer --positions"},
       {"ordering --data " + games + " --table-bits 28 --threads 4 --out " + (dir / "o.toml").string(),
        "ordering: needs about", "a smaller --table-bits"},
-      {"score --data " + games + " --shapes " + big_shape + " --moves 20 --threads 64", "score: needs about",
+      {"score --data " + games + " --shapes " + big_shape + " --moves 20,30,40 --threads 64", "score: needs about",
        "fewer or smaller shapes"},
       {"score --data " + games + " --shapes " + big_shape + " --moves 20 --threads 1 --save-agents " + dir.string(),
        "trained weights", "fewer or smaller shapes"},

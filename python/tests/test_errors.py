@@ -136,11 +136,13 @@ def test_batches_that_cannot_fit_are_refused_before_they_are_built(games_file, m
         evalforge.play(swh, swh, openings=100_000_000)
     with pytest.raises(evalforge.Error, match=r"^games: play_tictactoe: needs about .* a smaller games"):
         evalforge.play_tictactoe("random", "random", games=100_000_000)
-    # 64 distinct tuples of 12 squares: 136 MB of weights a worker thread, on 64 threads.
+    # 64 distinct tuples of 12 squares: 136 MB of weights a worker thread; two jobs on 64 threads
+    # use two of them (no more threads than jobs run).
     big = [[(t + 5 * k) % 64 for k in range(12)] for t in range(64)]
     ev = evalforge.Evaluator(games_file, moves=[20], epochs=1, threads=64)
-    with pytest.raises(evalforge.Error, match=r"^evaluate: needs about .*weight tables"):
-        ev.evaluate([big])
+    two_tables = r"^evaluate: needs about 27.*\(weight tables, one a worker thread \(2 x 136 MB\)"
+    with pytest.raises(evalforge.Error, match=two_tables):
+        ev.evaluate([big, big])
     # Within the limit they run as before.
     assert len(evalforge.play(swh, swh, openings=2)["score"]) == 4
     assert ev.evaluate([[[0, 1]]]).shape == (1, 1)

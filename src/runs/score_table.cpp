@@ -109,7 +109,8 @@ std::vector<MemoryPart> score_memory_estimate(const std::vector<ntuple::Geometry
   std::vector<MemoryPart> parts{
       items_memory("training jobs and results", jobs, sizeof(TrainJob) + sizeof(TrainResult) + sizeof(ScoreCell))};
   if (backend != "cuda")
-    parts.push_back(items_memory("weight tables, one a worker thread", resolve_threads(threads), largest));
+    parts.push_back(items_memory("weight tables, one a worker thread",  // no more threads than jobs run
+                                 std::min(static_cast<double>(resolve_threads(threads)), jobs), largest));
   if (options.return_weights)
     parts.push_back(
         {fmt::format("trained weights ({} moves x {} shapes' tables of {})", m, geometries.size(), format_bytes(all)),
