@@ -39,6 +39,7 @@ struct Ordering {
 // an error naming the argument (`what`) that sets its size.
 template <class G>
 void check_play_memory(std::string_view who, const char* what, double games) {
+  (void)memory_limit_bytes();  // a bad EF_MEMORY_LIMIT_MB is named as such, not as `what`
   try {
     (void)check_memory(who, {play::play_batch_memory<G>(games), items_memory("result arrays", games, 3 * 4)},
                        fmt::format("a smaller {}", what));
@@ -181,6 +182,7 @@ Returns {'score': a's final disc difference, 'result': +1 won / 0 drawn / -1 los
         if (black & white) fail_input("board", "a square holds both a black and a white disc");
         if (table_bits < 0 || table_bits > 28) fail_input("table_bits", "{} is outside [0, 28]", table_bits);
         // As `evalforge solve` does: a table that cannot fit is refused before it is allocated.
+        (void)memory_limit_bytes();  // a bad EF_MEMORY_LIMIT_MB is named as such, not as table_bits
         try {
           (void)check_memory(
               "solve",

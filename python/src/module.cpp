@@ -103,7 +103,9 @@ std::string square_from_python(const py::handle& sq, const std::string& where) {
     fail("{}: {} is not a square (expected an integer 0..63 or a name a1..h8)", where,
          py::repr(sq).cast<std::string>());
   };
-  const bool numpy_bool = py::hasattr(sq, "dtype") && py::str(sq.attr("dtype").attr("kind")).cast<std::string>() == "b";
+  // A numpy bool scalar; other objects with a dtype (a torch tensor) have no dtype.kind.
+  const bool numpy_bool = py::hasattr(sq, "dtype") && py::hasattr(sq.attr("dtype"), "kind") &&
+                          py::str(sq.attr("dtype").attr("kind")).cast<std::string>() == "b";
   if (py::isinstance<py::bool_>(sq) || numpy_bool) refuse();
   if (!py::isinstance<py::int_>(sq) && !py::hasattr(sq, "__index__")) refuse();
   const py::int_ v(py::module_::import("operator").attr("index")(sq));

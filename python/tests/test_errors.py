@@ -146,3 +146,12 @@ def test_batches_that_cannot_fit_are_refused_before_they_are_built(games_file, m
     # Within the limit they run as before.
     assert len(evalforge.play(swh, swh, openings=2)["score"]) == 4
     assert ev.evaluate([[[0, 1]]]).shape == (1, 1)
+
+
+def test_a_bad_memory_limit_is_named_as_such_not_as_the_argument(monkeypatch):
+    monkeypatch.setenv("EF_MEMORY_LIMIT_MB", "lots")
+    swh = evalforge.load_agent("swh")
+    with pytest.raises(evalforge.Error, match=r"^EF_MEMORY_LIMIT_MB='lots' \(expected a positive number"):
+        evalforge.play(swh, swh, openings=2)
+    with pytest.raises(evalforge.Error, match=r"^EF_MEMORY_LIMIT_MB='lots'"):
+        evalforge.solve(0x0000000810000000, 0x0000001008000000, 0, ordering="none", table_bits=10)
