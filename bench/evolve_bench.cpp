@@ -17,15 +17,15 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
-#include "backends/backend.hpp"
-#include "backends/cuda/cuda_backend.hpp"
 #include "bench_util.hpp"
-#include "core/error.hpp"
-#include "ga/elo_ga.hpp"
+#include "cuda/cuda_backend.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/ga/elo_ga.hpp"
+#include "evalforge/games/othello/fitness_matches.hpp"
+#include "evalforge/games/othello/tree_search.hpp"
+#include "evalforge/ratings/ratings.hpp"
 #include "games/othello/feature_weights.hpp"
-#include "games/othello/fitness_matches.hpp"
-#include "games/othello/tree_search.hpp"
-#include "ratings/ratings.hpp"
 
 using namespace ef;
 

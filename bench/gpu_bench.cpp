@@ -27,16 +27,16 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
-#include "backends/backend.hpp"
-#include "backends/cuda/cuda_backend.hpp"
 #include "bench_util.hpp"
-#include "core/error.hpp"
-#include "data/games.hpp"
+#include "cuda/cuda_backend.hpp"
 #include "data/generate.hpp"
-#include "ga/islands.hpp"
-#include "games/othello/game.hpp"
-#include "games/othello/shape.hpp"
-#include "runs/shape_decoder.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/data/games.hpp"
+#include "evalforge/ga/islands.hpp"
+#include "evalforge/games/othello/game.hpp"
+#include "evalforge/games/othello/shape.hpp"
+#include "evalforge/runs/shape_decoder.hpp"
 #include "runs/shape_generation_batch.hpp"
 
 using namespace ef;

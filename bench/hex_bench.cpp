@@ -14,11 +14,11 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
-#include "backends/backend.hpp"
-#include "backends/cuda/cuda_backend.hpp"
 #include "bench_util.hpp"
-#include "core/error.hpp"
-#include "games/hex/characteristics.hpp"
+#include "cuda/cuda_backend.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/games/hex/characteristics.hpp"
 #include "games/hex/player_spec.hpp"
 #include "games/hex/uct.hpp"
 #include "games/hex/vc.hpp"

@@ -16,12 +16,13 @@
 #include <chrono>
 #include <string>
 #include <vector>
-#include "backends/backend.hpp"
 #include "bench_util.hpp"
-#include "core/error.hpp"
-#include "core/rng.hpp"
-#include "games/othello/agent.hpp"
-#include "games/othello/agent_file.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/install_paths.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/games/othello/agent.hpp"
+#include "evalforge/games/othello/agent_file.hpp"
 #include "games/othello/probcut.hpp"
 
 using namespace ef;
@@ -63,7 +64,7 @@ Figures run(Backend& backend, const play::OthelloAgent& agent, int games, int ru
 int main(int argc, char** argv) {
   int games = 16, threads = 1, runs = 3;
   std::vector<int> depths{6, 8};
-  std::string agent_file = std::string(EF_NETWORKS_DIR) + "/ordering/edax.toml", probcut_file;
+  std::string agent_file = (ef::networks_dir() / "ordering" / "edax.toml").string(), probcut_file;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i], v = argv[i + 1];
     if (k == "--games")

@@ -19,9 +19,9 @@
 #include <string>
 #include <thread>
 #include "bench_util.hpp"
-#include "core/error.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/runs/shape_decoder.hpp"
 #include "paper_setting.hpp"
-#include "runs/shape_decoder.hpp"
 
 using namespace ef;
 

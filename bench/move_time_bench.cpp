@@ -16,11 +16,11 @@
 #include <string>
 #include <vector>
 #include "bench_util.hpp"
-#include "core/error.hpp"
-#include "core/rng.hpp"
-#include "data/games.hpp"
-#include "games/othello/agent_file.hpp"
-#include "games/othello/bitboard.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/data/games.hpp"
+#include "evalforge/games/othello/agent_file.hpp"
+#include "evalforge/games/othello/bitboard.hpp"
 #include "games/othello/gtp_engine.hpp"
 
 using namespace ef;

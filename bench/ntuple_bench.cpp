@@ -4,9 +4,9 @@
 // (~5 M samples/s straightforward, ~7.5 M with pre-computed indices, per core).
 #include <benchmark/benchmark.h>
 #include <vector>
-#include "backends/backend.hpp"
-#include "core/rng.hpp"
-#include "games/othello/shape.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/games/othello/shape.hpp"
 
 using namespace ef;
 

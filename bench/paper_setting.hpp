@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <string>
 #include <vector>
-#include "backends/backend.hpp"
-#include "data/games.hpp"
-#include "data/positions.hpp"
-#include "ga/islands.hpp"
-#include "runs/shape_fitness.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/data/games.hpp"
+#include "evalforge/data/positions.hpp"
+#include "evalforge/ga/islands.hpp"
+#include "evalforge/runs/shape_fitness.hpp"
 
 namespace ef::bench {
 

@@ -5,8 +5,8 @@
 #include <benchmark/benchmark.h>
 #include <chrono>
 #include <vector>
-#include "core/rng.hpp"
-#include "games/othello/bitboard.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/games/othello/bitboard.hpp"
 
 using namespace ef;
 using namespace ef::othello;

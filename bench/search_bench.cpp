@@ -18,9 +18,9 @@
 #include <thread>
 #include "backends/cpu/train_body.hpp"
 #include "bench_util.hpp"
-#include "core/error.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/runs/shape_decoder.hpp"
 #include "paper_setting.hpp"
-#include "runs/shape_decoder.hpp"
 
 using namespace ef;
 

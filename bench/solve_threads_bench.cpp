@@ -27,11 +27,11 @@
 #include "backends/cpu/network_eval.hpp"
 #include "bench_util.hpp"
 #include "core/cpu_time.hpp"
-#include "data/games.hpp"
-#include "games/othello/agent_file.hpp"
-#include "games/othello/endgame.hpp"
+#include "evalforge/data/games.hpp"
+#include "evalforge/games/othello/agent_file.hpp"
+#include "evalforge/games/othello/endgame.hpp"
+#include "evalforge/games/othello/squares.hpp"
 #include "games/othello/solve_parallel.hpp"
-#include "games/othello/squares.hpp"
 
 using namespace ef;
 

@@ -22,11 +22,11 @@
 #include <vector>
 #include "backends/cpu/train_body.hpp"
 #include "bench_util.hpp"
-#include "core/error.hpp"
-#include "core/rng.hpp"
-#include "data/games.hpp"
-#include "data/positions.hpp"
-#include "games/othello/shape.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/data/games.hpp"
+#include "evalforge/data/positions.hpp"
+#include "evalforge/games/othello/shape.hpp"
 
 using namespace ef;
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks that the C++ sources follow .clang-format (clang-format 14, Debian's clang-format).
-#   scripts/format-check.sh            every tracked C++ file (src/, tests/, bench/, python/)
+#   scripts/format-check.sh            every tracked C++ file (include/, cuda/, src/, tests/, bench/, python/, examples/)
 #   scripts/format-check.sh --changed REV   only the lines changed since REV (git clang-format)
 # Exit 0 when formatted, 1 with the offending files (or the diff) otherwise, 2 for a bad
 # revision, 77 when no clang-format is installed or this is not a git checkout (nothing was
@@ -29,7 +29,7 @@ if [[ ${1:-} == --changed ]]; then
   fi
   # git clang-format --diff exits non-zero when it has a diff to show, so its status says
   # nothing by itself; an error shows as a line starting with "error:".
-  out=$(git clang-format --binary "$(command -v "$fmt")" --diff "$rev" -- src tests bench python 2>&1 || true)
+  out=$(git clang-format --binary "$(command -v "$fmt")" --diff "$rev" -- include cuda src tests bench python examples 2>&1 || true)
   if [[ $out == error:* || $out == *$'\n'error:* ]]; then
     echo "$out"
     echo "format-check: git clang-format failed"
@@ -46,7 +46,7 @@ fi
 bad=()
 while IFS= read -r f; do
   if ! "$fmt" --dry-run --Werror "$f" >/dev/null 2>&1; then bad+=("$f"); fi
-done < <(git ls-files -- 'src/*.cpp' 'src/*.hpp' 'src/*.cu' 'src/*.inc' 'tests/*.cpp' 'tests/*.hpp' 'bench/*.cpp' 'python/*.cpp' 'python/*.hpp' \
+done < <(git ls-files -- 'include/*.hpp' 'cuda/*.cpp' 'cuda/*.hpp' 'cuda/*.cu' 'examples/*.cpp' 'src/*.cpp' 'src/*.hpp' 'src/*.cu' 'src/*.inc' 'tests/*.cpp' 'tests/*.hpp' 'bench/*.cpp' 'python/*.cpp' 'python/*.hpp' \
   'bench/*.hpp')
 if ((${#bad[@]})); then
   printf 'not formatted: %s\n' "${bad[@]}"

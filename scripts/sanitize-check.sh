@@ -41,7 +41,7 @@ if ((!fuzz_only)); then
   ctest --test-dir "$dir" --output-on-failure -j"$(nproc)"
   # The threads of one split endgame solve under ThreadSanitizer: the solver is header-only, so
   # this one file is built alone (tests/threads/solve_parallel_tsan.cpp says what it checks).
-  clang++ -std=c++20 -O1 -g -fsanitize=thread -I src tests/threads/solve_parallel_tsan.cpp \
+  clang++ -std=c++20 -O1 -g -fsanitize=thread -I include -I src tests/threads/solve_parallel_tsan.cpp \
     -o "$dir/solve_parallel_tsan"
   TSAN_OPTIONS=halt_on_error=1 "$dir/solve_parallel_tsan"
 fi

@@ -1,9 +1,9 @@
 // The bit-string GA (ga/bitstring_ga.hpp): selection frequencies against their formulas,
 // elitism, crossover and mutation, determinism.
-#include "ga/bitstring_ga.hpp"
+#include "evalforge/ga/bitstring_ga.hpp"
 #include <gtest/gtest.h>
 #include <map>
-#include "core/error.hpp"
+#include "evalforge/core/error.hpp"
 
 using namespace ef;
 using namespace ef::ga;

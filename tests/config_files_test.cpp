@@ -3,11 +3,11 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include "runs/evolve_config.hpp"
+#include "evalforge/runs/evolve_config.hpp"
+#include "evalforge/runs/shape_search_config.hpp"
 #include "runs/hex_match_run.hpp"
 #include "runs/hex_tune_run.hpp"
 #include "runs/match_experiment.hpp"
-#include "runs/shape_search_config.hpp"
 #include "runs/tournament.hpp"
 #include "test_support.hpp"
 

@@ -6,12 +6,12 @@
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <numeric>
-#include "backends/backend.hpp"
-#include "core/error.hpp"
-#include "engine/round_robin.hpp"
-#include "ga/bitstring_ga.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/engine/round_robin.hpp"
+#include "evalforge/ga/bitstring_ga.hpp"
+#include "evalforge/ratings/ratings.hpp"
 #include "games/connect_four/fitness.hpp"
-#include "ratings/ratings.hpp"
 
 using namespace ef;
 using connect_four::Board;

@@ -13,12 +13,12 @@
 #include <fstream>
 #include <string>
 #include <vector>
-#include "core/error.hpp"
-#include "core/files.hpp"
-#include "core/run_dir.hpp"
-#include "games/othello/agent.hpp"
-#include "games/othello/agent_file.hpp"
-#include "games/othello/shape.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/files.hpp"
+#include "evalforge/core/run_dir.hpp"
+#include "evalforge/games/othello/agent.hpp"
+#include "evalforge/games/othello/agent_file.hpp"
+#include "evalforge/games/othello/shape.hpp"
 #include "test_support.hpp"
 
 using namespace ef;

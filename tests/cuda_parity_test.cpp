@@ -13,17 +13,17 @@
 #include <memory>
 #include <optional>
 #include <sstream>
-#include "backends/backend.hpp"
-#include "backends/cuda/cuda_backend.hpp"
-#include "core/error.hpp"
-#include "core/rng.hpp"
-#include "ga/elo_ga.hpp"
-#include "games/othello/agent_file.hpp"
+#include "cuda/cuda_backend.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/ga/elo_ga.hpp"
+#include "evalforge/games/othello/agent_file.hpp"
+#include "evalforge/games/othello/fitness_matches.hpp"
+#include "evalforge/games/othello/game.hpp"
+#include "evalforge/games/othello/shape.hpp"
 #include "games/othello/feature_weights.hpp"
-#include "games/othello/fitness_matches.hpp"
-#include "games/othello/game.hpp"
 #include "games/othello/ntuple_lanes.hpp"
-#include "games/othello/shape.hpp"
 
 using namespace ef;
 using namespace ef::ntuple;

@@ -11,8 +11,8 @@
 #include <fstream>
 #include <string>
 #include <thread>
-#include "data/datasets.hpp"
-#include "data/download.hpp"
+#include "evalforge/data/datasets.hpp"
+#include "evalforge/data/download.hpp"
 #include "loopback_http_server.hpp"
 #include "test_support.hpp"
 

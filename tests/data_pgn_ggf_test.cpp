@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include "core/error.hpp"
-#include "core/rng.hpp"
-#include "data/games.hpp"
-#include "games/othello/bitboard.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/data/games.hpp"
+#include "evalforge/games/othello/bitboard.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;

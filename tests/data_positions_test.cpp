@@ -7,13 +7,13 @@
 #include <map>
 #include <memory>
 #include <set>
-#include "core/error.hpp"
-#include "core/rng.hpp"
-#include "data/games.hpp"
-#include "data/positions.hpp"
-#include "games/othello/bitboard.hpp"
-#include "games/othello/game.hpp"
-#include "games/othello/squares.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/data/games.hpp"
+#include "evalforge/data/positions.hpp"
+#include "evalforge/games/othello/bitboard.hpp"
+#include "evalforge/games/othello/game.hpp"
+#include "evalforge/games/othello/squares.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;

@@ -11,11 +11,11 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include "core/error.hpp"
-#include "core/rng.hpp"
-#include "data/games.hpp"
-#include "games/othello/bitboard.hpp"
-#include "games/othello/squares.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/data/games.hpp"
+#include "evalforge/games/othello/bitboard.hpp"
+#include "evalforge/games/othello/squares.hpp"
 #include "search_test_support.hpp"
 #include "test_support.hpp"
 

@@ -1,15 +1,15 @@
 // The Elo round-robin GA (ga/elo_ga.hpp) as a scheduler: pairings, rating updates, the next
 // population's composition, determinism; and the Othello side (games/othello/fitness_matches.hpp).
-#include "ga/elo_ga.hpp"
+#include "evalforge/ga/elo_ga.hpp"
 #include <gtest/gtest.h>
 #include <cmath>
 #include <set>
-#include "backends/backend.hpp"
-#include "core/error.hpp"
-#include "core/rng.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/games/othello/fitness_matches.hpp"
+#include "evalforge/games/othello/game.hpp"
 #include "games/othello/feature_weights.hpp"
-#include "games/othello/fitness_matches.hpp"
-#include "games/othello/game.hpp"
 
 using namespace ef;
 using namespace ef::ga;

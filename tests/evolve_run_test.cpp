@@ -1,16 +1,16 @@
 // `evalforge evolve` runs of the Elo GA (runs/evolve_run.hpp): the run directory, bit-identity
 // across thread counts and across an interruption + resume, the stall criterion, hall-of-fame
 // agents that play, and clear errors for bad configs, checkpoints and metrics rows.
-#include "runs/evolve_run.hpp"
+#include "evalforge/runs/evolve_run.hpp"
 #include <gtest/gtest.h>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
-#include "backends/backend.hpp"
-#include "core/error.hpp"
-#include "core/run_dir.hpp"
-#include "games/othello/agent_file.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/run_dir.hpp"
+#include "evalforge/games/othello/agent_file.hpp"
 #include "games/othello/feature_weights.hpp"
 #include "test_support.hpp"
 

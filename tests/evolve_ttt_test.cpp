@@ -8,14 +8,14 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
-#include "backends/backend.hpp"
 #include "core/bytes.hpp"
-#include "core/error.hpp"
-#include "core/run_dir.hpp"
-#include "engine/alphabeta.hpp"
-#include "games/tictactoe/fitness_matches.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/run_dir.hpp"
+#include "evalforge/engine/alphabeta.hpp"
+#include "evalforge/games/tictactoe/fitness_matches.hpp"
+#include "evalforge/runs/evolve_run.hpp"
 #include "games/tictactoe/perfect_play.hpp"
-#include "runs/evolve_run.hpp"
 #include "runs/evolve_tictactoe.hpp"
 #include "test_support.hpp"
 

@@ -6,14 +6,14 @@
 #include <map>
 #include <numeric>
 #include <set>
-#include "backends/backend.hpp"
-#include "core/error.hpp"
-#include "core/rng.hpp"
-#include "ga/brkga.hpp"
-#include "ga/islands.hpp"
-#include "games/othello/bitboard.hpp"
-#include "runs/shape_decoder.hpp"
-#include "runs/shape_fitness.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/ga/brkga.hpp"
+#include "evalforge/ga/islands.hpp"
+#include "evalforge/games/othello/bitboard.hpp"
+#include "evalforge/runs/shape_decoder.hpp"
+#include "evalforge/runs/shape_fitness.hpp"
 
 using namespace ef;
 using namespace ef::ga;

@@ -13,11 +13,11 @@
 #include <iterator>
 #include <string>
 #include <tuple>
-#include "core/error.hpp"
-#include "games/othello/agent_file.hpp"
-#include "games/othello/bitboard.hpp"
-#include "games/othello/endgame.hpp"
-#include "games/othello/swh.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/games/othello/agent_file.hpp"
+#include "evalforge/games/othello/bitboard.hpp"
+#include "evalforge/games/othello/endgame.hpp"
+#include "evalforge/games/othello/swh.hpp"
 #include "test_support.hpp"
 
 using namespace ef;

@@ -1,10 +1,10 @@
 // The generation batch of `evalforge verify` and bench/gpu_bench: the same jobs as the
 // search's evaluate_generation, field by field.
 #include <gtest/gtest.h>
-#include "backends/backend.hpp"
-#include "core/error.hpp"
 #include "data/generate.hpp"
-#include "ga/islands.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/ga/islands.hpp"
 #include "runs/shape_generation_batch.hpp"
 
 using namespace ef;

@@ -14,14 +14,14 @@
 #include <sstream>
 #include <string>
 #include <vector>
-#include "core/error.hpp"
-#include "core/rng.hpp"
-#include "engine/alphabeta.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/engine/alphabeta.hpp"
+#include "evalforge/games/othello/game.hpp"
+#include "evalforge/games/othello/squares.hpp"
+#include "evalforge/games/othello/swh.hpp"
 #include "games/othello/external_match.hpp"
-#include "games/othello/game.hpp"
 #include "games/othello/gtp_engine.hpp"
-#include "games/othello/squares.hpp"
-#include "games/othello/swh.hpp"
 #include "gtp/client.hpp"
 #include "test_support.hpp"
 

@@ -12,9 +12,9 @@
 #include <sstream>
 #include <string>
 #include <vector>
-#include "core/error.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/games/hex/game.hpp"
 #include "games/hex/external_match.hpp"
-#include "games/hex/game.hpp"
 #include "games/hex/gtp_engine.hpp"
 #include "games/hex/player_spec.hpp"
 #include "games/othello/gtp_engine.hpp"

@@ -10,7 +10,7 @@
 #include <string>
 #include <utility>
 #include <vector>
-#include "games/hex/characteristics.hpp"
+#include "evalforge/games/hex/characteristics.hpp"
 
 using namespace ef;
 using namespace ef::hex;

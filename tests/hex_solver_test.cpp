@@ -16,9 +16,9 @@
 #include <functional>
 #include <string>
 #include <vector>
-#include "core/error.hpp"
-#include "core/rng.hpp"
-#include "games/hex/inferior.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/games/hex/inferior.hpp"
 #include "games/hex/player_spec.hpp"
 #include "games/hex/solver.hpp"
 #include "games/hex/vc.hpp"

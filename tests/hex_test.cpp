@@ -8,10 +8,10 @@
 #include <fstream>
 #include <set>
 #include <vector>
-#include "backends/backend.hpp"
-#include "games/hex/game.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/games/hex/game.hpp"
+#include "evalforge/games/hex/playout_patterns.hpp"
 #include "games/hex/player_spec.hpp"
-#include "games/hex/playout_patterns.hpp"
 #include "games/hex/uct.hpp"
 #include "runs/hex_match_run.hpp"
 #include "runs/hex_tune_run.hpp"

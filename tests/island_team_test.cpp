@@ -5,8 +5,8 @@
 #include <gtest/gtest.h>
 #include <atomic>
 #include <set>
-#include "core/error.hpp"
-#include "ga/islands.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/ga/islands.hpp"
 #include "ga/thread_team.hpp"
 
 using namespace ef;

@@ -5,11 +5,11 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include "core/error.hpp"
-#include "core/files.hpp"
 #include "data/generate.hpp"
-#include "games/othello/agent_file.hpp"
-#include "games/othello/shape.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/files.hpp"
+#include "evalforge/games/othello/agent_file.hpp"
+#include "evalforge/games/othello/shape.hpp"
 #include "runs/match_experiment.hpp"
 #include "test_support.hpp"
 

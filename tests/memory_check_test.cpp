@@ -2,7 +2,7 @@
 // creates its directory, a config that needs more memory than the machine holds. These configs
 // are all accepted by the loaders (the values are within their ranges); before the check they
 // ended in std::bad_alloc, an OOM kill or swapping.
-#include "core/memory_check.hpp"
+#include "evalforge/core/memory_check.hpp"
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <cstdlib>
@@ -10,14 +10,14 @@
 #include <fstream>
 #include <optional>
 #include <string>
-#include "runs/evolve_config.hpp"
-#include "runs/evolve_run.hpp"
+#include "evalforge/runs/evolve_config.hpp"
+#include "evalforge/runs/evolve_run.hpp"
+#include "evalforge/runs/shape_decoder.hpp"
+#include "evalforge/runs/shape_search_config.hpp"
+#include "evalforge/runs/shape_search_run.hpp"
 #include "runs/hex_match_run.hpp"
 #include "runs/hex_tune_run.hpp"
 #include "runs/match_experiment.hpp"
-#include "runs/shape_decoder.hpp"
-#include "runs/shape_search_config.hpp"
-#include "runs/shape_search_run.hpp"
 #include "runs/tournament.hpp"
 #include "test_support.hpp"
 

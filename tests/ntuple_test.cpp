@@ -2,14 +2,14 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include "backends/backend.hpp"
 #include "backends/cpu/network_eval.hpp"
 #include "backends/cpu/train_body.hpp"
-#include "core/error.hpp"
-#include "core/rng.hpp"
-#include "games/othello/ntuple_evaluator.hpp"
-#include "games/othello/shape.hpp"
-#include "games/othello/squares.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/games/othello/ntuple_evaluator.hpp"
+#include "evalforge/games/othello/shape.hpp"
+#include "evalforge/games/othello/squares.hpp"
 #include "test_support.hpp"
 
 using namespace ef;

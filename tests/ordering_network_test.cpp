@@ -9,16 +9,16 @@
 #include <fstream>
 #include <map>
 #include <vector>
-#include "backends/backend.hpp"
 #include "backends/cpu/network_eval.hpp"
-#include "core/error.hpp"
-#include "core/files.hpp"
-#include "core/rng.hpp"
-#include "data/games.hpp"
-#include "games/othello/agent_file.hpp"
-#include "games/othello/endgame.hpp"
-#include "games/othello/game.hpp"
-#include "games/othello/shape.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/files.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/data/games.hpp"
+#include "evalforge/games/othello/agent_file.hpp"
+#include "evalforge/games/othello/endgame.hpp"
+#include "evalforge/games/othello/game.hpp"
+#include "evalforge/games/othello/shape.hpp"
 #include "test_support.hpp"
 
 namespace ef {

@@ -2,8 +2,8 @@
 // move square, written here independently of the header's bit tricks.
 #include <gtest/gtest.h>
 #include <vector>
-#include "core/rng.hpp"
-#include "games/othello/bitboard.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/games/othello/bitboard.hpp"
 
 using namespace ef;
 using namespace ef::othello;

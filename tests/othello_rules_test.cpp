@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
-#include "games/othello/bitboard.hpp"
-#include "games/othello/squares.hpp"
+#include "evalforge/games/othello/bitboard.hpp"
+#include "evalforge/games/othello/squares.hpp"
 
 using namespace ef;
 using namespace ef::othello;

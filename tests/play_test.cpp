@@ -8,13 +8,13 @@
 #include <iterator>
 #include <string>
 #include <vector>
-#include "backends/backend.hpp"
-#include "core/error.hpp"
-#include "core/rng.hpp"
-#include "games/othello/agent_file.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/games/othello/agent_file.hpp"
+#include "evalforge/games/othello/game.hpp"
+#include "evalforge/games/othello/shape.hpp"
 #include "games/othello/feature_weights.hpp"
-#include "games/othello/game.hpp"
-#include "games/othello/shape.hpp"
 #include "test_support.hpp"
 
 using namespace ef;

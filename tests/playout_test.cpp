@@ -3,9 +3,9 @@
 // play draws, a perfect player never loses) and against the random-stream contract.
 #include <gtest/gtest.h>
 #include <vector>
-#include "backends/backend.hpp"
-#include "core/error.hpp"
-#include "games/registry.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/games/registry.hpp"
 
 using namespace ef;
 

@@ -5,11 +5,11 @@
 #include <gtest/gtest.h>
 #include <filesystem>
 #include <fstream>
-#include "backends/backend.hpp"
-#include "games/othello/agent.hpp"
-#include "games/othello/agent_file.hpp"
-#include "games/othello/swh.hpp"
-#include "games/othello/tree_search.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/games/othello/agent.hpp"
+#include "evalforge/games/othello/agent_file.hpp"
+#include "evalforge/games/othello/swh.hpp"
+#include "evalforge/games/othello/tree_search.hpp"
 #include "test_support.hpp"
 
 using namespace ef;

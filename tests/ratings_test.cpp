@@ -1,6 +1,6 @@
 // Tournament ratings: sequential Elo, the Bradley-Terry fit with intervals and LOS, and one
 // player's expected score with a 95% interval.
-#include "ratings/ratings.hpp"
+#include "evalforge/ratings/ratings.hpp"
 #include <gtest/gtest.h>
 #include <algorithm>
 #include <cmath>
@@ -9,8 +9,8 @@
 #include <span>
 #include <string>
 #include <vector>
-#include "core/error.hpp"
-#include "core/rng.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
 
 using namespace ef;
 using namespace ef::ratings;

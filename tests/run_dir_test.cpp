@@ -1,7 +1,7 @@
 // The run directory (core/run_dir.hpp) and the binary payload helpers (core/bytes.hpp): the
 // commit point, kinds, table resume rules, checkpoint framing, atomic writes, stop requests,
 // progress lines.
-#include "core/run_dir.hpp"
+#include "evalforge/core/run_dir.hpp"
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,8 +11,8 @@
 #include <fstream>
 #include <limits>
 #include "core/bytes.hpp"
-#include "core/error.hpp"
-#include "core/files.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/files.hpp"
 
 using namespace ef;
 namespace fs = std::filesystem;

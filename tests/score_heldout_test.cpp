@@ -12,15 +12,15 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
-#include "backends/backend.hpp"
-#include "core/error.hpp"
 #include "data/generate.hpp"
-#include "data/positions.hpp"
-#include "games/othello/agent_file.hpp"
-#include "games/othello/bitboard.hpp"
-#include "games/othello/shape.hpp"
-#include "runs/score_table.hpp"
-#include "runs/shape_search_run.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/data/positions.hpp"
+#include "evalforge/games/othello/agent_file.hpp"
+#include "evalforge/games/othello/bitboard.hpp"
+#include "evalforge/games/othello/shape.hpp"
+#include "evalforge/runs/score_table.hpp"
+#include "evalforge/runs/shape_search_run.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;

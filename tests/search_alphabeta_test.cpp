@@ -3,16 +3,16 @@
 // iterative deepening, PVS, aspiration, transposition table, killers, history) against both.
 #include <gtest/gtest.h>
 #include <vector>
-#include "core/rng.hpp"
-#include "engine/alphabeta.hpp"
-#include "engine/pvs.hpp"
-#include "games/othello/features.hpp"
-#include "games/othello/game.hpp"
-#include "games/othello/ntuple_evaluator.hpp"
-#include "games/othello/squares.hpp"
-#include "games/othello/swh.hpp"
-#include "games/othello/tree_search.hpp"
-#include "games/tictactoe/game.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/engine/alphabeta.hpp"
+#include "evalforge/engine/pvs.hpp"
+#include "evalforge/games/othello/features.hpp"
+#include "evalforge/games/othello/game.hpp"
+#include "evalforge/games/othello/ntuple_evaluator.hpp"
+#include "evalforge/games/othello/squares.hpp"
+#include "evalforge/games/othello/swh.hpp"
+#include "evalforge/games/othello/tree_search.hpp"
+#include "evalforge/games/tictactoe/game.hpp"
 
 using namespace ef;
 using search::kInfinity;

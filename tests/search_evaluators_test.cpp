@@ -3,16 +3,16 @@
 #include <cstdlib>
 #include <string>
 #include <vector>
-#include "core/error.hpp"
-#include "core/rng.hpp"
-#include "games/othello/bitboard.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/games/othello/bitboard.hpp"
+#include "evalforge/games/othello/features.hpp"
+#include "evalforge/games/othello/game.hpp"
+#include "evalforge/games/othello/ntuple_evaluator.hpp"
+#include "evalforge/games/othello/players.hpp"
+#include "evalforge/games/othello/squares.hpp"
+#include "evalforge/games/othello/swh.hpp"
 #include "games/othello/feature_weights.hpp"
-#include "games/othello/features.hpp"
-#include "games/othello/game.hpp"
-#include "games/othello/ntuple_evaluator.hpp"
-#include "games/othello/players.hpp"
-#include "games/othello/squares.hpp"
-#include "games/othello/swh.hpp"
 
 using namespace ef;
 

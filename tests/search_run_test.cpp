@@ -8,14 +8,14 @@
 #include <map>
 #include <set>
 #include <sstream>
-#include "core/error.hpp"
-#include "core/files.hpp"
-#include "data/games.hpp"
 #include "data/generate.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/files.hpp"
+#include "evalforge/data/games.hpp"
+#include "evalforge/games/othello/game.hpp"
+#include "evalforge/games/othello/squares.hpp"
+#include "evalforge/runs/shape_search_run.hpp"
 #include "ga/thread_team.hpp"
-#include "games/othello/game.hpp"
-#include "games/othello/squares.hpp"
-#include "runs/shape_search_run.hpp"
 #include "test_support.hpp"
 
 using namespace ef;

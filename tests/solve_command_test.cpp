@@ -9,10 +9,10 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include "core/rng.hpp"
-#include "games/othello/endgame.hpp"
-#include "games/othello/game.hpp"
-#include "games/othello/squares.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/games/othello/endgame.hpp"
+#include "evalforge/games/othello/game.hpp"
+#include "evalforge/games/othello/squares.hpp"
 #include "test_support.hpp"
 
 using namespace ef;

@@ -1,8 +1,8 @@
-#include "games/othello/swh.hpp"
+#include "evalforge/games/othello/swh.hpp"
 #include <gtest/gtest.h>
-#include "core/rng.hpp"
-#include "games/othello/bitboard.hpp"
-#include "games/othello/squares.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/games/othello/bitboard.hpp"
+#include "evalforge/games/othello/squares.hpp"
 
 using namespace ef;
 

@@ -8,14 +8,14 @@
 #include <gtest/gtest.h>
 #include <string>
 #include <vector>
-#include "backends/backend.hpp"
 #include "core/bytes.hpp"
-#include "core/error.hpp"
-#include "core/rng.hpp"
 #include "engine/agent_bytes.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/games/othello/game.hpp"
+#include "evalforge/games/othello/shape.hpp"
 #include "games/othello/feature_weights.hpp"
-#include "games/othello/game.hpp"
-#include "games/othello/shape.hpp"
 #include "games/tictactoe/perfect_play.hpp"
 #include "test_support.hpp"
 

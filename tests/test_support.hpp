@@ -16,14 +16,14 @@
 #include <utility>
 #include <vector>
 #include "backends/team_backend.hpp"
-#include "core/error.hpp"
-#include "core/files.hpp"
-#include "core/rng.hpp"
-#include "core/run_dir.hpp"
-#include "data/games.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/files.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/core/run_dir.hpp"
+#include "evalforge/data/games.hpp"
+#include "evalforge/games/othello/agent.hpp"
+#include "evalforge/games/othello/shape.hpp"
 #include "ga/thread_team.hpp"
-#include "games/othello/agent.hpp"
-#include "games/othello/shape.hpp"
 
 namespace ef::test {
 

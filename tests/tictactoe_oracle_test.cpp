@@ -9,10 +9,10 @@
 #include <map>
 #include <random>
 #include <set>
-#include "backends/backend.hpp"
-#include "core/error.hpp"
-#include "engine/alphabeta.hpp"
-#include "games/tictactoe/fitness_matches.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/engine/alphabeta.hpp"
+#include "evalforge/games/tictactoe/fitness_matches.hpp"
 #include "games/tictactoe/perfect_play.hpp"
 
 using namespace ef;

@@ -1,8 +1,8 @@
 // Tic-Tac-Toe rules against the facts of docs/method.md section 3.
 #include <gtest/gtest.h>
 #include <set>
-#include "engine/alphabeta.hpp"
-#include "games/tictactoe/game.hpp"
+#include "evalforge/engine/alphabeta.hpp"
+#include "evalforge/games/tictactoe/game.hpp"
 
 using namespace ef;
 using tictactoe::Board;

@@ -13,10 +13,10 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
-#include "core/error.hpp"
-#include "core/files.hpp"
 #include "data/generate.hpp"
-#include "games/othello/squares.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/files.hpp"
+#include "evalforge/games/othello/squares.hpp"
 #include "test_support.hpp"
 
 using namespace ef;

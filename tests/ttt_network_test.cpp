@@ -2,9 +2,9 @@
 // gene decoding, and the network under minimax through the playout engine.
 #include <gtest/gtest.h>
 #include <vector>
-#include "backends/backend.hpp"
-#include "games/registry.hpp"
-#include "games/tictactoe/network.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/games/registry.hpp"
+#include "evalforge/games/tictactoe/network.hpp"
 
 using namespace ef;
 using namespace ef::tictactoe;

@@ -10,15 +10,15 @@
 #include <sstream>
 #include <string>
 #include <vector>
-#include "backends/backend.hpp"
-#include "core/error.hpp"
-#include "core/rng.hpp"
-#include "engine/alphabeta.hpp"
-#include "games/tictactoe/agent_file.hpp"
-#include "games/tictactoe/fitness_matches.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/engine/alphabeta.hpp"
+#include "evalforge/games/tictactoe/agent_file.hpp"
+#include "evalforge/games/tictactoe/fitness_matches.hpp"
+#include "evalforge/runs/evolve_config.hpp"
+#include "evalforge/runs/evolve_run.hpp"
 #include "games/tictactoe/perfect_play.hpp"
-#include "runs/evolve_config.hpp"
-#include "runs/evolve_run.hpp"
 #include "test_support.hpp"
 
 using namespace ef;

@@ -6,18 +6,19 @@
 #include <cmath>
 #include <filesystem>
 #include <optional>
-#include "backends/backend.hpp"
 #include "backends/cpu/network_eval.hpp"
 #include "common.hpp"
-#include "core/error.hpp"
-#include "core/memory_check.hpp"
-#include "core/rng.hpp"
-#include "engine/round_robin.hpp"
-#include "games/othello/agent_file.hpp"
-#include "games/othello/endgame.hpp"
-#include "games/othello/game.hpp"
-#include "games/tictactoe/agent_file.hpp"
-#include "games/tictactoe/players.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/install_paths.hpp"
+#include "evalforge/core/memory_check.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/engine/round_robin.hpp"
+#include "evalforge/games/othello/agent_file.hpp"
+#include "evalforge/games/othello/endgame.hpp"
+#include "evalforge/games/othello/game.hpp"
+#include "evalforge/games/tictactoe/agent_file.hpp"
+#include "evalforge/games/tictactoe/players.hpp"
 
 namespace ef::py {
 
@@ -52,8 +53,7 @@ std::shared_ptr<Ordering> load_ordering(const std::string& spec) {
   auto o = std::make_shared<Ordering>();
   if (spec == "none") return o;
   // "builtin": the network the CLI's solver uses by default (networks/ordering/ of the source tree).
-  const std::string file =
-      spec == "builtin" ? (std::filesystem::path(EF_NETWORKS_DIR) / "ordering" / "edax.toml").string() : spec;
+  const std::string file = spec == "builtin" ? (ef::networks_dir() / "ordering" / "edax.toml").string() : spec;
   o->agent = play::load_agent(file);
   if (o->agent.kind != play::OthelloEvaluator::kNtuple)
     fail_input("ordering", "{}: the agent's evaluator is not an n-tuple network", file);

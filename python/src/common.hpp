@@ -14,10 +14,10 @@
 #include <string>
 #include <thread>
 #include <vector>
-#include "data/games.hpp"
-#include "games/othello/agent.hpp"
-#include "games/othello/shape.hpp"
-#include "runs/score_table.hpp"
+#include "evalforge/data/games.hpp"
+#include "evalforge/games/othello/agent.hpp"
+#include "evalforge/games/othello/shape.hpp"
+#include "evalforge/runs/score_table.hpp"
 
 namespace ef::py {
 

@@ -2,9 +2,9 @@
 // the positions at a move and the score procedure's fitness/test split.
 #include <pybind11/stl.h>
 #include "common.hpp"
-#include "core/error.hpp"
-#include "data/positions.hpp"
-#include "runs/score_table.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/data/positions.hpp"
+#include "evalforge/runs/score_table.hpp"
 
 namespace ef::py {
 

@@ -3,11 +3,11 @@
 // evaluate() call.
 #include <pybind11/stl.h>
 #include <chrono>
-#include "backends/backend.hpp"
 #include "common.hpp"
-#include "core/error.hpp"
-#include "core/memory_check.hpp"
-#include "runs/shape_fitness.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/memory_check.hpp"
+#include "evalforge/runs/shape_fitness.hpp"
 
 namespace ef::py {
 

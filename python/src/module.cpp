@@ -7,10 +7,11 @@
 #include <chrono>
 #include <filesystem>
 #include "common.hpp"
-#include "core/error.hpp"
-#include "core/version.hpp"
-#include "data/datasets.hpp"
-#include "games/othello/squares.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/install_paths.hpp"
+#include "evalforge/core/version.hpp"
+#include "evalforge/data/datasets.hpp"
+#include "evalforge/games/othello/squares.hpp"
 
 namespace ef::py {
 
@@ -295,6 +296,10 @@ PYBIND11_MODULE(_evalforge, m) {
       error(ef::displayable_message(e.what()).c_str());
     }
   });
+  // An installed package carries its own networks/ (the solver's ordering network): __init__.py
+  // names it here, ahead of a networks/ beside an installed evalforge binary (core/install_paths.hpp).
+  m.def(
+      "_set_networks_dir", [](const std::string& folder) { ef::set_networks_dir(folder); }, py::arg("folder"));
   ef::py::bind_data(m);
   ef::py::bind_evaluator(m);
   ef::py::bind_agents(m);

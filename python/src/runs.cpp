@@ -6,10 +6,10 @@
 #include <cmath>
 #include <filesystem>
 #include "common.hpp"
-#include "core/error.hpp"
-#include "data/datasets.hpp"
-#include "runs/evolve_run.hpp"
-#include "runs/shape_search_run.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/data/datasets.hpp"
+#include "evalforge/runs/evolve_run.hpp"
+#include "evalforge/runs/shape_search_run.hpp"
 
 namespace ef::py {
 

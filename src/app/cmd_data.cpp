@@ -10,11 +10,11 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include "app/commands.hpp"
-#include "core/error.hpp"
-#include "data/datasets.hpp"
-#include "data/games.hpp"
-#include "data/positions.hpp"
-#include "games/othello/bitboard.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/data/datasets.hpp"
+#include "evalforge/data/games.hpp"
+#include "evalforge/data/positions.hpp"
+#include "evalforge/games/othello/bitboard.hpp"
 
 namespace ef::app {
 namespace {

@@ -8,9 +8,9 @@
 #include "app/commands.hpp"
 #include "app/options.hpp"
 #include "backends/team_backend.hpp"
-#include "core/error.hpp"
-#include "core/run_dir.hpp"
-#include "runs/evolve_run.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/run_dir.hpp"
+#include "evalforge/runs/evolve_run.hpp"
 #include "runs/run_kinds.hpp"
 #if EF_HAVE_MPI
 #include "app/mpi_rank.hpp"

@@ -9,9 +9,9 @@
 #include <system_error>
 #include <vector>
 #include "app/commands.hpp"
-#include "core/error.hpp"
-#include "core/run_dir.hpp"
-#include "data/datasets.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/run_dir.hpp"
+#include "evalforge/data/datasets.hpp"
 
 namespace ef::app {
 namespace {

@@ -12,10 +12,10 @@
 #include <string>
 #include "app/commands.hpp"
 #include "app/options.hpp"
-#include "core/error.hpp"
-#include "core/memory_check.hpp"
 #include "data/generate.hpp"
-#include "games/othello/agent_file.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/memory_check.hpp"
+#include "evalforge/games/othello/agent_file.hpp"
 
 namespace ef::app {
 

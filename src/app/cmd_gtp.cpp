@@ -15,14 +15,14 @@
 #include <memory>
 #include <string>
 #include "app/commands.hpp"
-#include "core/error.hpp"
-#include "core/memory_check.hpp"
-#include "core/rng.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/memory_check.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/games/othello/agent_file.hpp"
+#include "evalforge/games/tictactoe/agent_file.hpp"
 #include "games/hex/gtp_engine.hpp"
 #include "games/hex/player_spec.hpp"
-#include "games/othello/agent_file.hpp"
 #include "games/othello/gtp_engine.hpp"
-#include "games/tictactoe/agent_file.hpp"
 #include "games/tictactoe/gtp_engine.hpp"
 
 namespace ef::app {

@@ -16,13 +16,13 @@
 #include <thread>
 #include "app/commands.hpp"
 #include "app/options.hpp"
-#include "core/error.hpp"
 #include "core/parallel.hpp"
-#include "core/run_dir.hpp"
-#include "games/hex/characteristics.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/run_dir.hpp"
+#include "evalforge/games/hex/characteristics.hpp"
+#include "evalforge/ratings/ratings.hpp"
 #include "games/hex/player_spec.hpp"
 #include "games/hex/solver.hpp"
-#include "ratings/ratings.hpp"
 #include "runs/hex_match_run.hpp"
 #include "runs/hex_tune_run.hpp"
 

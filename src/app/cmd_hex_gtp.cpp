@@ -7,12 +7,12 @@
 #include <iostream>
 #include <memory>
 #include "app/commands.hpp"
-#include "core/error.hpp"
-#include "core/files.hpp"
-#include "core/memory_check.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/files.hpp"
+#include "evalforge/core/memory_check.hpp"
+#include "evalforge/ratings/ratings.hpp"
 #include "games/hex/external_match.hpp"
 #include "games/hex/gtp_engine.hpp"
-#include "ratings/ratings.hpp"
 
 namespace ef::app {
 

@@ -8,11 +8,11 @@
 #include <nlohmann/json.hpp>
 #include "app/commands.hpp"
 #include "app/options.hpp"
-#include "backends/backend.hpp"
-#include "core/error.hpp"
-#include "core/memory_check.hpp"
-#include "games/othello/agent_file.hpp"
-#include "ratings/ratings.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/memory_check.hpp"
+#include "evalforge/games/othello/agent_file.hpp"
+#include "evalforge/ratings/ratings.hpp"
 
 namespace ef::app {
 

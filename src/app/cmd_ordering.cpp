@@ -16,15 +16,15 @@
 #include <vector>
 #include "app/commands.hpp"
 #include "app/options.hpp"
-#include "backends/backend.hpp"
 #include "backends/cpu/network_eval.hpp"
-#include "core/error.hpp"
-#include "core/files.hpp"
 #include "core/parallel.hpp"
-#include "data/datasets.hpp"
-#include "data/games.hpp"
-#include "games/othello/agent_file.hpp"
-#include "games/othello/shape.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/files.hpp"
+#include "evalforge/data/datasets.hpp"
+#include "evalforge/data/games.hpp"
+#include "evalforge/games/othello/agent_file.hpp"
+#include "evalforge/games/othello/shape.hpp"
 #include "runs/ordering_network.hpp"
 
 namespace ef::app {

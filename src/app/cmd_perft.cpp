@@ -2,8 +2,8 @@
 #include <fmt/core.h>
 #include <chrono>
 #include "app/commands.hpp"
-#include "core/error.hpp"
-#include "games/othello/bitboard.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/games/othello/bitboard.hpp"
 
 namespace ef::app {
 

@@ -8,8 +8,8 @@
 #include <thread>
 #include "app/commands.hpp"
 #include "core/cpu_time.hpp"
-#include "core/error.hpp"
-#include "games/othello/agent_file.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/games/othello/agent_file.hpp"
 #include "games/othello/probcut.hpp"
 
 namespace ef::app {

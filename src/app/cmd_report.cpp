@@ -19,10 +19,10 @@
 #include <sstream>
 #include "app/commands.hpp"
 #include "app/report.hpp"
-#include "core/error.hpp"
-#include "core/files.hpp"
-#include "core/run_dir.hpp"
-#include "games/othello/shape.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/files.hpp"
+#include "evalforge/core/run_dir.hpp"
+#include "evalforge/games/othello/shape.hpp"
 #include "runs/run_kinds.hpp"
 
 namespace ef::app {

@@ -9,11 +9,11 @@
 #include <optional>
 #include "app/commands.hpp"
 #include "app/options.hpp"
-#include "core/error.hpp"
-#include "data/datasets.hpp"
-#include "data/games.hpp"
-#include "games/othello/agent_file.hpp"
-#include "runs/score_table.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/data/datasets.hpp"
+#include "evalforge/data/games.hpp"
+#include "evalforge/games/othello/agent_file.hpp"
+#include "evalforge/runs/score_table.hpp"
 
 namespace ef::app {
 

@@ -8,12 +8,12 @@
 #include <thread>
 #include "app/commands.hpp"
 #include "app/options.hpp"
-#include "core/error.hpp"
-#include "core/run_dir.hpp"
-#include "data/datasets.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/run_dir.hpp"
+#include "evalforge/data/datasets.hpp"
+#include "evalforge/runs/shape_search_run.hpp"
 #include "ga/thread_team.hpp"
 #include "runs/run_kinds.hpp"
-#include "runs/shape_search_run.hpp"
 #if EF_HAVE_MPI
 #include "app/mpi_rank.hpp"
 #endif

@@ -30,14 +30,14 @@
 #include "backends/cpu/endgame_solver.hpp"
 #include "backends/cpu/network_eval.hpp"
 #include "core/cpu_time.hpp"
-#include "core/error.hpp"
-#include "core/memory_check.hpp"
 #include "core/parallel.hpp"
-#include "data/datasets.hpp"
-#include "data/games.hpp"
-#include "games/othello/agent_file.hpp"
-#include "games/othello/endgame.hpp"
-#include "games/othello/squares.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/memory_check.hpp"
+#include "evalforge/data/datasets.hpp"
+#include "evalforge/data/games.hpp"
+#include "evalforge/games/othello/agent_file.hpp"
+#include "evalforge/games/othello/endgame.hpp"
+#include "evalforge/games/othello/squares.hpp"
 
 namespace ef::app {
 

@@ -17,12 +17,12 @@
 #include <set>
 #include <utility>
 #include "app/commands.hpp"
-#include "backends/backend.hpp"
-#include "core/error.hpp"
-#include "games/tictactoe/agent_file.hpp"
-#include "games/tictactoe/fitness_matches.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/games/tictactoe/agent_file.hpp"
+#include "evalforge/games/tictactoe/fitness_matches.hpp"
+#include "evalforge/ratings/ratings.hpp"
 #include "games/tictactoe/perfect_play.hpp"
-#include "ratings/ratings.hpp"
 #include "runs/evolve_tictactoe.hpp"
 
 namespace ef::app {

@@ -7,8 +7,8 @@
 #include <ctime>
 #include "app/commands.hpp"
 #include "app/options.hpp"
-#include "core/error.hpp"
-#include "core/run_dir.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/run_dir.hpp"
 #include "runs/run_kinds.hpp"
 #include "runs/tournament.hpp"
 

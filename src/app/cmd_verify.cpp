@@ -16,15 +16,15 @@
 #include <optional>
 #include "app/commands.hpp"
 #include "app/options.hpp"
-#include "backends/cuda/cuda_backend.hpp"
-#include "core/error.hpp"
-#include "core/rng.hpp"
+#include "cuda/cuda_backend.hpp"
 #include "data/generate.hpp"
-#include "ga/elo_ga.hpp"
-#include "ga/islands.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/ga/elo_ga.hpp"
+#include "evalforge/ga/islands.hpp"
+#include "evalforge/games/othello/fitness_matches.hpp"
+#include "evalforge/games/othello/shape.hpp"
 #include "games/othello/feature_weights.hpp"
-#include "games/othello/fitness_matches.hpp"
-#include "games/othello/shape.hpp"
 #include "runs/shape_generation_batch.hpp"
 
 namespace ef::app {

@@ -5,9 +5,9 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <string>
-#include "core/error.hpp"
-#include "core/run_dir.hpp"
-#include "ga/island_team.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/run_dir.hpp"
+#include "evalforge/ga/island_team.hpp"
 #include "runs/run_kinds.hpp"
 
 namespace ef::app {

@@ -6,9 +6,9 @@
 #include <string_view>
 #include "app/commands.hpp"
 #include "app/options.hpp"
-#include "core/error.hpp"
-#include "core/run_dir.hpp"
-#include "data/datasets.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/run_dir.hpp"
+#include "evalforge/data/datasets.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"evalforge: GPU-accelerated fitness evaluation for evolving board-game evaluators"};

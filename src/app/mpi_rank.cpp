@@ -9,7 +9,7 @@
 #include <vector>
 #include "app/commands.hpp"
 #include "app/options.hpp"
-#include "core/error.hpp"
+#include "evalforge/core/error.hpp"
 
 namespace ef::app {
 

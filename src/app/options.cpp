@@ -8,19 +8,16 @@
 #include <limits>
 #include <string_view>
 #include <utility>
-#include "core/error.hpp"
 #include "core/toml_reader.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/install_paths.hpp"
 #include "runs/training_table.hpp"
 
 namespace ef::app {
 
-std::filesystem::path builtin_ordering_network() {
-  return std::filesystem::path(EF_NETWORKS_DIR) / "ordering" / "edax.toml";
-}
+std::filesystem::path builtin_ordering_network() { return networks_dir() / "ordering" / "edax.toml"; }
 
-std::filesystem::path builtin_solver_ordering() {
-  return std::filesystem::path(EF_NETWORKS_DIR) / "ordering" / "edax-shapes.toml";
-}
+std::filesystem::path builtin_solver_ordering() { return networks_dir() / "ordering" / "edax-shapes.toml"; }
 
 std::vector<int> parse_moves(const std::string& text, const std::string& what) {
   if (text == "paper") return {18, 22, 26, 30, 34, 38, 42, 46};

@@ -6,11 +6,11 @@
 #include <optional>
 #include <string>
 #include <vector>
-#include "backends/backend.hpp"
-#include "core/error.hpp"
-#include "data/datasets.hpp"
-#include "data/games.hpp"
-#include "data/positions.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/data/datasets.hpp"
+#include "evalforge/data/games.hpp"
+#include "evalforge/data/positions.hpp"
 
 namespace ef::app {
 

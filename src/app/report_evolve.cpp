@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 #include "app/report.hpp"
-#include "core/error.hpp"
-#include "core/files.hpp"
-#include "core/run_dir.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/files.hpp"
+#include "evalforge/core/run_dir.hpp"
+#include "evalforge/games/tictactoe/fitness_matches.hpp"
+#include "evalforge/runs/evolve_config.hpp"
 #include "games/othello/feature_weights.hpp"
-#include "games/tictactoe/fitness_matches.hpp"
 #include "games/tictactoe/perfect_play.hpp"
-#include "runs/evolve_config.hpp"
 #include "runs/evolve_tictactoe.hpp"
 
 namespace ef::app {

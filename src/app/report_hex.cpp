@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 #include "app/report.hpp"
-#include "core/error.hpp"
-#include "core/files.hpp"
-#include "core/run_dir.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/files.hpp"
+#include "evalforge/core/run_dir.hpp"
 
 namespace ef::app {
 

@@ -1,10 +1,10 @@
 // What every backend shares: choosing one by name, and the per-epoch sample order.
-#include "backends/backend.hpp"
+#include "evalforge/backends/backend.hpp"
 #include <string>
 #include "backends/cpu/cpu_backend.hpp"
-#include "backends/cuda/cuda_backend.hpp"
-#include "core/error.hpp"
-#include "core/rng.hpp"
+#include "cuda/cuda_backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
 
 namespace ef {
 

@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 #include "core/bytes.hpp"
-#include "core/error.hpp"
 #include "engine/agent_bytes.hpp"
+#include "evalforge/core/error.hpp"
 
 namespace ef {
 

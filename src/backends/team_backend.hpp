@@ -23,8 +23,8 @@
 // unread), so the backend refuses every later call and does not send the stop.
 #pragma once
 #include <memory>
-#include "backends/backend.hpp"
-#include "ga/island_team.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/ga/island_team.hpp"
 
 namespace ef {
 

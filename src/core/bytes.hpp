@@ -14,8 +14,8 @@
 #include <string_view>
 #include <type_traits>
 #include <vector>
-#include "core/error.hpp"
-#include "core/hd.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/hd.hpp"
 
 namespace ef {
 

@@ -1,4 +1,4 @@
-#include "core/files.hpp"
+#include "evalforge/core/files.hpp"
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -10,7 +10,7 @@
 #include <fstream>
 #include <sstream>
 #include <utility>
-#include "core/error.hpp"
+#include "evalforge/core/error.hpp"
 
 namespace ef {
 

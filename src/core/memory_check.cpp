@@ -1,11 +1,11 @@
-#include "core/memory_check.hpp"
+#include "evalforge/core/memory_check.hpp"
 #include <fmt/format.h>
 #include <unistd.h>
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <string>
-#include "core/error.hpp"
+#include "evalforge/core/error.hpp"
 
 namespace ef {
 

@@ -1,4 +1,4 @@
-#include "core/run_dir.hpp"
+#include "evalforge/core/run_dir.hpp"
 #include <fmt/format.h>
 #include <algorithm>
 #include <atomic>
@@ -9,10 +9,10 @@
 #include <fstream>
 #include <sstream>
 #include "core/bytes.hpp"
-#include "core/error.hpp"
-#include "core/files.hpp"
 #include "core/toml_reader.hpp"
-#include "core/version.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/files.hpp"
+#include "evalforge/core/version.hpp"
 
 namespace ef {
 

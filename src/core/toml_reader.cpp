@@ -2,8 +2,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <filesystem>
-#include "core/error.hpp"
-#include "core/files.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/files.hpp"
 
 namespace ef {
 

@@ -6,7 +6,7 @@
 #include <initializer_list>
 #include <string>
 #include <vector>
-#include "core/hd.hpp"
+#include "evalforge/core/hd.hpp"
 
 namespace ef {
 

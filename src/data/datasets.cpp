@@ -1,4 +1,4 @@
-#include "data/datasets.hpp"
+#include "evalforge/data/datasets.hpp"
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/file.h>
@@ -11,10 +11,10 @@
 #include <set>
 #include <sstream>
 #include <system_error>
-#include "core/error.hpp"
-#include "core/files.hpp"
 #include "core/toml_reader.hpp"
-#include "data/download.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/files.hpp"
+#include "evalforge/data/download.hpp"
 
 namespace ef::data {
 namespace fs = std::filesystem;

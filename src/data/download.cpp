@@ -1,6 +1,6 @@
 // libcurl for the transfer (HTTP(S) with redirects, ranges, timeouts, TLS from the system's CA
 // store), OpenSSL's libcrypto for SHA-256, zlib and libzip for what the servers pack files in.
-#include "data/download.hpp"
+#include "evalforge/data/download.hpp"
 #include <curl/curl.h>
 #include <openssl/evp.h>
 #include <sys/stat.h>
@@ -16,8 +16,8 @@
 #include <mutex>
 #include <system_error>
 #include <vector>
-#include "core/error.hpp"
-#include "core/files.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/files.hpp"
 
 namespace ef::data {
 namespace fs = std::filesystem;

@@ -18,8 +18,8 @@
 #include <cstring>
 #include <fstream>
 #include "core/bytes.hpp"
-#include "core/files.hpp"
 #include "data/readers.hpp"
+#include "evalforge/core/files.hpp"
 
 namespace ef::data::detail {
 namespace {

@@ -7,9 +7,9 @@
 #include <cstring>
 #include <fstream>
 #include <set>
-#include "core/error.hpp"
-#include "core/files.hpp"
 #include "data/readers.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/files.hpp"
 
 namespace ef::data {
 

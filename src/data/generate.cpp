@@ -5,13 +5,13 @@
 #include <mutex>
 #include <span>
 #include <thread>
-#include "backends/backend.hpp"
-#include "core/error.hpp"
 #include "core/parallel.hpp"
-#include "core/rng.hpp"
-#include "games/othello/bitboard.hpp"
-#include "games/othello/game.hpp"
-#include "games/othello/swh.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/games/othello/bitboard.hpp"
+#include "evalforge/games/othello/game.hpp"
+#include "evalforge/games/othello/swh.hpp"
 
 namespace ef::data {
 

@@ -16,8 +16,8 @@
 #include <cstddef>
 #include <memory>
 #include <vector>
-#include "data/games.hpp"
-#include "games/othello/agent.hpp"
+#include "evalforge/data/games.hpp"
+#include "evalforge/games/othello/agent.hpp"
 
 namespace ef::data {
 

@@ -1,14 +1,14 @@
 // Position sets at a move number, duplicate merging, seeded splits and the two MSE baselines.
-#include "data/positions.hpp"
+#include "evalforge/data/positions.hpp"
 #include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numeric>
-#include "core/error.hpp"
-#include "core/rng.hpp"
 #include "data/readers.hpp"
-#include "games/othello/game.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/games/othello/game.hpp"
 
 namespace ef::data {
 namespace {

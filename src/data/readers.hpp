@@ -10,8 +10,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
-#include "data/games.hpp"
-#include "games/othello/bitboard.hpp"
+#include "evalforge/data/games.hpp"
+#include "evalforge/games/othello/bitboard.hpp"
 
 namespace ef::data::detail {
 

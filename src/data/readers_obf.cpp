@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cctype>
 #include <string_view>
-#include "core/error.hpp"
 #include "data/readers.hpp"
-#include "games/othello/game.hpp"
-#include "games/othello/squares.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/games/othello/game.hpp"
+#include "evalforge/games/othello/squares.hpp"
 
 namespace ef::data {
 namespace {

@@ -6,9 +6,9 @@
 #include <cctype>
 #include <optional>
 #include <string_view>
-#include "core/error.hpp"
 #include "data/readers.hpp"
-#include "games/othello/squares.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/games/othello/squares.hpp"
 
 namespace ef::data::detail {
 namespace {

@@ -3,9 +3,9 @@
 // reported with its line and column.
 #include <fmt/format.h>
 #include <string_view>
-#include "core/error.hpp"
 #include "data/readers.hpp"
-#include "games/othello/squares.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/games/othello/squares.hpp"
 
 namespace ef::data::detail {
 namespace {

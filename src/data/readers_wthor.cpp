@@ -2,10 +2,10 @@
 // federation. Binary, little-endian; every length and index is checked against the file size.
 #include <fmt/format.h>
 #include <fstream>
-#include "core/error.hpp"
-#include "core/files.hpp"
 #include "data/readers.hpp"
-#include "games/othello/squares.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/files.hpp"
+#include "evalforge/games/othello/squares.hpp"
 
 namespace ef::data::detail {
 namespace {

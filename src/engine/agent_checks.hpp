@@ -3,8 +3,8 @@
 // exploration rate of engine/playout.hpp, each with one message.
 #pragma once
 #include <string_view>
-#include "core/error.hpp"
-#include "engine/playout.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/engine/playout.hpp"
 
 namespace ef::play {
 

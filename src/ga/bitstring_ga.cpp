@@ -1,9 +1,9 @@
-#include "ga/bitstring_ga.hpp"
+#include "evalforge/ga/bitstring_ga.hpp"
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include "core/error.hpp"
-#include "core/rng.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
 
 namespace ef::ga {
 

@@ -1,8 +1,8 @@
-#include "ga/brkga.hpp"
+#include "evalforge/ga/brkga.hpp"
 #include <algorithm>
 #include <numeric>
-#include "core/error.hpp"
-#include "core/rng.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
 
 namespace ef::ga {
 

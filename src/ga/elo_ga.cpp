@@ -1,11 +1,11 @@
-#include "ga/elo_ga.hpp"
+#include "evalforge/ga/elo_ga.hpp"
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <set>
-#include "core/error.hpp"
-#include "core/rng.hpp"
-#include "ratings/ratings.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/ratings/ratings.hpp"
 
 namespace ef::ga {
 

@@ -1,11 +1,11 @@
-#include "ga/island_team.hpp"
+#include "evalforge/ga/island_team.hpp"
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <string_view>
 #include <thread>
-#include "core/error.hpp"
+#include "evalforge/core/error.hpp"
 
 namespace ef::ga {
 

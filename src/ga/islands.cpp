@@ -1,10 +1,10 @@
-#include "ga/islands.hpp"
+#include "evalforge/ga/islands.hpp"
 #include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <span>
-#include "core/error.hpp"
-#include "core/rng.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
 
 namespace ef::ga {
 

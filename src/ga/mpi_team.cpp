@@ -2,8 +2,8 @@
 #include <chrono>
 #include <climits>
 #include <thread>
-#include "core/error.hpp"
-#include "core/run_dir.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/run_dir.hpp"
 
 namespace ef::mpi {
 

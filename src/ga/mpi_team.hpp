@@ -13,7 +13,7 @@
 #include <string>
 #include <utility>
 #include <vector>
-#include "ga/island_team.hpp"
+#include "evalforge/ga/island_team.hpp"
 
 namespace ef::mpi {
 

@@ -1,7 +1,7 @@
 #include "ga/thread_team.hpp"
 #include <fmt/core.h>
 #include <thread>
-#include "core/error.hpp"
+#include "evalforge/core/error.hpp"
 
 namespace ef::ga {
 

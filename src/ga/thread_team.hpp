@@ -13,7 +13,7 @@
 #include <tuple>
 #include <utility>
 #include <vector>
-#include "ga/island_team.hpp"
+#include "evalforge/ga/island_team.hpp"
 
 namespace ef::ga {
 

@@ -14,7 +14,7 @@
 #include <chrono>
 #include <cstring>
 #include <thread>
-#include "core/error.hpp"
+#include "evalforge/core/error.hpp"
 
 namespace ef::play {
 

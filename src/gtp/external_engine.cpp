@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 #include <cctype>
 #include <ostream>
-#include "core/error.hpp"
+#include "evalforge/core/error.hpp"
 
 namespace ef::play {
 

@@ -1,9 +1,9 @@
-#include "ratings/ratings.hpp"
+#include "evalforge/ratings/ratings.hpp"
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include "core/error.hpp"
+#include "evalforge/core/error.hpp"
 
 namespace ef::ratings {
 

@@ -1,14 +1,14 @@
-#include "runs/evolve_config.hpp"
+#include "evalforge/runs/evolve_config.hpp"
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <toml++/toml.h>
 #include <filesystem>
-#include "core/error.hpp"
 #include "core/name_table.hpp"
 #include "core/toml_reader.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/games/othello/fitness_matches.hpp"
+#include "evalforge/games/othello/players.hpp"
 #include "games/othello/feature_weights.hpp"
-#include "games/othello/fitness_matches.hpp"
-#include "games/othello/players.hpp"
 
 namespace ef::ga {
 

@@ -1,18 +1,18 @@
-#include "runs/evolve_run.hpp"
+#include "evalforge/runs/evolve_run.hpp"
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <memory>
-#include "backends/backend.hpp"
 #include "backends/team_backend.hpp"
 #include "core/bytes.hpp"
-#include "core/error.hpp"
-#include "core/memory_check.hpp"
-#include "games/othello/agent_file.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/memory_check.hpp"
+#include "evalforge/games/othello/agent_file.hpp"
+#include "evalforge/ratings/ratings.hpp"
 #include "games/othello/feature_weights.hpp"
-#include "ratings/ratings.hpp"
 #include "runs/evolve_tictactoe.hpp"
 #include "runs/run_kinds.hpp"
 

@@ -22,12 +22,12 @@
 #include <fstream>
 #include <sstream>
 #include "core/bytes.hpp"
-#include "core/error.hpp"
-#include "core/files.hpp"
 #include "core/parallel.hpp"
-#include "core/rng.hpp"
-#include "games/tictactoe/agent_file.hpp"
-#include "games/tictactoe/fitness_matches.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/files.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/games/tictactoe/agent_file.hpp"
+#include "evalforge/games/tictactoe/fitness_matches.hpp"
 #include "games/tictactoe/perfect_play.hpp"
 
 namespace ef::ga {

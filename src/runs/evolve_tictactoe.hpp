@@ -1,13 +1,13 @@
 // The "tictactoe" kind of evolve run (runs/evolve_tictactoe.cpp); evolve_run.cpp dispatches to it.
 #pragma once
 #include <filesystem>
-#include "core/run_dir.hpp"
-#include "ga/bitstring_ga.hpp"
+#include "evalforge/core/run_dir.hpp"
+#include "evalforge/ga/bitstring_ga.hpp"
+#include "evalforge/games/tictactoe/players.hpp"
+#include "evalforge/runs/evolve_config.hpp"
+#include "evalforge/runs/evolve_run.hpp"
+#include "evalforge/runs/run_session.hpp"
 #include "games/tictactoe/perfect_play.hpp"
-#include "games/tictactoe/players.hpp"
-#include "runs/evolve_config.hpp"
-#include "runs/evolve_run.hpp"
-#include "runs/run_session.hpp"
 
 namespace ef::ga {
 

@@ -7,12 +7,12 @@
 #include <optional>
 #include <sstream>
 #include <thread>
-#include "core/error.hpp"
 #include "core/parallel.hpp"
 #include "core/toml_reader.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/runs/run_session.hpp"
 #include "games/hex/player_spec.hpp"
 #include "runs/run_kinds.hpp"
-#include "runs/run_session.hpp"
 
 namespace ef::play {
 

@@ -13,8 +13,8 @@
 #include <functional>
 #include <string>
 #include <vector>
-#include "core/hd.hpp"
-#include "core/run_dir.hpp"
+#include "evalforge/core/hd.hpp"
+#include "evalforge/core/run_dir.hpp"
 #include "games/hex/player_spec.hpp"
 
 namespace ef::play {

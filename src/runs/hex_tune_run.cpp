@@ -4,14 +4,14 @@
 #include <optional>
 #include <thread>
 #include "core/bytes.hpp"
-#include "core/error.hpp"
 #include "core/parallel.hpp"
-#include "core/rng.hpp"
 #include "core/toml_reader.hpp"
-#include "ga/brkga.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/ga/brkga.hpp"
+#include "evalforge/runs/run_session.hpp"
 #include "games/hex/player_spec.hpp"
 #include "runs/run_kinds.hpp"
-#include "runs/run_session.hpp"
 
 namespace ef::ga {
 

@@ -16,8 +16,8 @@
 #include <filesystem>
 #include <functional>
 #include <string>
-#include "core/hd.hpp"
-#include "core/run_dir.hpp"
+#include "evalforge/core/hd.hpp"
+#include "evalforge/core/run_dir.hpp"
 #include "games/hex/player_spec.hpp"
 
 namespace ef::ga {

@@ -9,18 +9,18 @@
 #include <map>
 #include <optional>
 #include <thread>
-#include "core/error.hpp"
-#include "core/memory_check.hpp"
 #include "core/parallel.hpp"
-#include "core/rng.hpp"
-#include "core/run_dir.hpp"
 #include "core/toml_reader.hpp"
-#include "data/datasets.hpp"
-#include "data/games.hpp"
-#include "games/othello/agent_file.hpp"
-#include "games/othello/shape.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/memory_check.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/core/run_dir.hpp"
+#include "evalforge/data/datasets.hpp"
+#include "evalforge/data/games.hpp"
+#include "evalforge/games/othello/agent_file.hpp"
+#include "evalforge/games/othello/shape.hpp"
+#include "evalforge/runs/run_session.hpp"
 #include "runs/run_kinds.hpp"
-#include "runs/run_session.hpp"
 #include "runs/training_table.hpp"
 
 namespace ef::play {

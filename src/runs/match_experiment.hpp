@@ -27,10 +27,10 @@
 #include <string>
 #include <utility>
 #include <vector>
-#include "backends/backend.hpp"
-#include "core/memory_check.hpp"
-#include "core/run_dir.hpp"
-#include "games/othello/shape.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/memory_check.hpp"
+#include "evalforge/core/run_dir.hpp"
+#include "evalforge/games/othello/shape.hpp"
 
 namespace ef::play {
 

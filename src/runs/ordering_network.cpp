@@ -11,16 +11,16 @@
 #include <unordered_set>
 #include "backends/cpu/endgame_solver.hpp"
 #include "core/bytes.hpp"
-#include "core/error.hpp"
-#include "core/files.hpp"
-#include "core/memory_check.hpp"
 #include "core/parallel.hpp"
-#include "core/rng.hpp"
-#include "games/othello/agent_file.hpp"
-#include "games/othello/endgame.hpp"
-#include "games/othello/game.hpp"
-#include "games/othello/ntuple_evaluator.hpp"
-#include "games/othello/squares.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/files.hpp"
+#include "evalforge/core/memory_check.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/games/othello/agent_file.hpp"
+#include "evalforge/games/othello/endgame.hpp"
+#include "evalforge/games/othello/game.hpp"
+#include "evalforge/games/othello/ntuple_evaluator.hpp"
+#include "evalforge/games/othello/squares.hpp"
 
 namespace ef {
 

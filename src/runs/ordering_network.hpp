@@ -21,11 +21,11 @@
 #include <functional>
 #include <string>
 #include <vector>
-#include "backends/backend.hpp"
 #include "backends/cpu/network_eval.hpp"
-#include "data/games.hpp"
-#include "games/othello/agent.hpp"
-#include "games/othello/shape.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/data/games.hpp"
+#include "evalforge/games/othello/agent.hpp"
+#include "evalforge/games/othello/shape.hpp"
 
 namespace ef {
 

@@ -1,7 +1,7 @@
-#include "runs/run_session.hpp"
+#include "evalforge/runs/run_session.hpp"
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include "core/error.hpp"
+#include "evalforge/core/error.hpp"
 
 namespace ef {
 

@@ -1,11 +1,11 @@
-#include "runs/score_table.hpp"
+#include "evalforge/runs/score_table.hpp"
 #include <fmt/format.h>
 #include <algorithm>
 #include <cstdlib>
 #include <numeric>
 #include <optional>
-#include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "evalforge/core/error.hpp"
 
 namespace ef {
 

@@ -1,7 +1,7 @@
-#include "runs/shape_decoder.hpp"
+#include "evalforge/runs/shape_decoder.hpp"
 #include <algorithm>
 #include <numeric>
-#include "core/error.hpp"
+#include "evalforge/core/error.hpp"
 
 namespace ef::ga {
 

@@ -1,5 +1,5 @@
 #include "runs/shape_generation_batch.hpp"
-#include "core/error.hpp"
+#include "evalforge/core/error.hpp"
 
 namespace ef::ga {
 

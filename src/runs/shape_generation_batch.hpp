@@ -8,10 +8,10 @@
 #include <span>
 #include <utility>
 #include <vector>
-#include "backends/backend.hpp"
-#include "data/games.hpp"
-#include "runs/shape_fitness.hpp"
-#include "runs/shape_search_config.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/data/games.hpp"
+#include "evalforge/runs/shape_fitness.hpp"
+#include "evalforge/runs/shape_search_config.hpp"
 
 namespace ef::ga {
 

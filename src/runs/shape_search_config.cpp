@@ -1,13 +1,13 @@
-#include "runs/shape_search_config.hpp"
+#include "evalforge/runs/shape_search_config.hpp"
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <toml++/toml.h>
 #include <filesystem>
 #include <sstream>
-#include "core/error.hpp"
 #include "core/toml_reader.hpp"
-#include "games/othello/squares.hpp"
-#include "runs/shape_decoder.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/games/othello/squares.hpp"
+#include "evalforge/runs/shape_decoder.hpp"
 #include "runs/training_table.hpp"
 
 namespace ef::ga {

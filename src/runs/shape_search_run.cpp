@@ -1,4 +1,4 @@
-#include "runs/shape_search_run.hpp"
+#include "evalforge/runs/shape_search_run.hpp"
 #include <fmt/core.h>
 #include <fmt/os.h>
 #include <algorithm>
@@ -9,16 +9,16 @@
 #include <map>
 #include <optional>
 #include "core/bytes.hpp"
-#include "core/error.hpp"
-#include "core/memory_check.hpp"
 #include "core/parallel.hpp"
-#include "core/run_dir.hpp"
-#include "games/othello/shape.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/memory_check.hpp"
+#include "evalforge/core/run_dir.hpp"
+#include "evalforge/games/othello/shape.hpp"
+#include "evalforge/runs/run_session.hpp"
+#include "evalforge/runs/score_table.hpp"
+#include "evalforge/runs/shape_decoder.hpp"
+#include "evalforge/runs/shape_fitness.hpp"
 #include "runs/run_kinds.hpp"
-#include "runs/run_session.hpp"
-#include "runs/score_table.hpp"
-#include "runs/shape_decoder.hpp"
-#include "runs/shape_fitness.hpp"
 
 namespace ef::ga {
 

@@ -9,21 +9,21 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include "core/bytes.hpp"
-#include "core/error.hpp"
-#include "core/files.hpp"
-#include "core/memory_check.hpp"
-#include "core/rng.hpp"
-#include "core/run_dir.hpp"
 #include "core/toml_reader.hpp"
-#include "data/datasets.hpp"
-#include "data/games.hpp"
-#include "engine/round_robin.hpp"
-#include "games/othello/agent_file.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/files.hpp"
+#include "evalforge/core/memory_check.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/core/run_dir.hpp"
+#include "evalforge/data/datasets.hpp"
+#include "evalforge/data/games.hpp"
+#include "evalforge/engine/round_robin.hpp"
+#include "evalforge/games/othello/agent_file.hpp"
+#include "evalforge/games/othello/squares.hpp"
+#include "evalforge/ratings/ratings.hpp"
+#include "evalforge/runs/run_session.hpp"
 #include "games/othello/feature_weights.hpp"
-#include "games/othello/squares.hpp"
-#include "ratings/ratings.hpp"
 #include "runs/run_kinds.hpp"
-#include "runs/run_session.hpp"
 
 namespace ef::play {
 

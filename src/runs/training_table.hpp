@@ -4,7 +4,7 @@
 #pragma once
 #include <toml++/toml.h>
 #include <string>
-#include "backends/backend.hpp"
+#include "evalforge/backends/backend.hpp"
 
 namespace ef {
 

@@ -2,9 +2,9 @@
 // is the TOML, a 0xFF byte, then the network file's bytes (either may be empty). The TOML is also
 // read as a Tic-Tac-Toe agent file (games/tictactoe/agent_file.hpp).
 #include <algorithm>
+#include "evalforge/games/othello/agent_file.hpp"
+#include "evalforge/games/tictactoe/agent_file.hpp"
 #include "fuzz_support.hpp"
-#include "games/othello/agent_file.hpp"
-#include "games/tictactoe/agent_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ef;

@@ -1,11 +1,11 @@
 // Run configs (TOML) of every run type: search, match, evolve (Elo GA and Tic-Tac-Toe),
 // tournament, hex tune, hex match. The first input byte picks the type.
+#include "evalforge/runs/evolve_config.hpp"
+#include "evalforge/runs/shape_search_config.hpp"
 #include "fuzz_support.hpp"
-#include "runs/evolve_config.hpp"
 #include "runs/hex_match_run.hpp"
 #include "runs/hex_tune_run.hpp"
 #include "runs/match_experiment.hpp"
-#include "runs/shape_search_config.hpp"
 #include "runs/tournament.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

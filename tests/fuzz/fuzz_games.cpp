@@ -1,7 +1,7 @@
 // Game and position files: logbook (.gam, and gzip streams as .gam.gz), transcripts, WTHOR
 // (.wtb; the JOU/TRN name files beside it), obf, PGN, GGF. The first input byte picks the kind
 // (new kinds go at the end, so that the seeds' first bytes keep their meaning).
-#include "data/games.hpp"
+#include "evalforge/data/games.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -20,18 +20,18 @@
 #include <string>
 #include <string_view>
 #include <vector>
-#include "core/files.hpp"
-#include "core/run_dir.hpp"
-#include "data/games.hpp"
 #include "data/generate.hpp"
+#include "evalforge/core/files.hpp"
+#include "evalforge/core/run_dir.hpp"
+#include "evalforge/data/games.hpp"
+#include "evalforge/runs/evolve_config.hpp"
+#include "evalforge/runs/evolve_run.hpp"
+#include "evalforge/runs/shape_search_config.hpp"
+#include "evalforge/runs/shape_search_run.hpp"
 #include "fuzz_support.hpp"
-#include "runs/evolve_config.hpp"
-#include "runs/evolve_run.hpp"
 #include "runs/hex_match_run.hpp"
 #include "runs/hex_tune_run.hpp"
 #include "runs/match_experiment.hpp"
-#include "runs/shape_search_config.hpp"
-#include "runs/shape_search_run.hpp"
 #include "runs/tournament.hpp"
 
 namespace fs = std::filesystem;

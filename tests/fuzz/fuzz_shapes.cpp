@@ -1,6 +1,6 @@
 // Shape files, JSON and TOML (the first input byte picks which).
+#include "evalforge/games/othello/shape.hpp"
 #include "fuzz_support.hpp"
-#include "games/othello/shape.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace ef;

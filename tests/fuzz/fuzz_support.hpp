@@ -12,7 +12,7 @@
 #include <fstream>
 #include <string>
 #include <string_view>
-#include "core/error.hpp"
+#include "evalforge/core/error.hpp"
 
 namespace ef::fuzz {
 

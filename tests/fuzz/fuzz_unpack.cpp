@@ -2,7 +2,7 @@
 // recognised by the first bytes) into a file, streamed, under a cap on the unpacked size. The
 // input is the downloaded file's bytes; the cap is small (1 MB), so a gzip or zip bomb among
 // the inputs must stop at it with an ef::Error, in bounded memory and time.
-#include "data/download.hpp"
+#include "evalforge/data/download.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -7,7 +7,7 @@
 // ThreadSanitizer ends the run with its own status on a data race.
 #include <cstdio>
 #include <vector>
-#include "core/rng.hpp"
+#include "evalforge/core/rng.hpp"
 #include "games/othello/solve_parallel.hpp"
 
 using namespace ef;

@@ -10,11 +10,11 @@
 #include <numeric>
 #include <thread>
 #include <tuple>
-#include "backends/backend.hpp"
 #include "backends/cpu/train_body.hpp"
-#include "core/error.hpp"
 #include "core/parallel.hpp"
-#include "core/rng.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
 
 namespace ef {
 

@@ -1,7 +1,7 @@
 // The CPU backend (cpu_backend.cpp): the reference implementation of backends/backend.hpp.
 #pragma once
 #include <memory>
-#include "backends/backend.hpp"
+#include "evalforge/backends/backend.hpp"
 
 namespace ef {
 

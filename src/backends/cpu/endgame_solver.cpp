@@ -6,7 +6,7 @@
 #endif
 #include <string>
 #include <string_view>
-#include "core/error.hpp"
+#include "evalforge/core/error.hpp"
 
 namespace ef::cpu {
 

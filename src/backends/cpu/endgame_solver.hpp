@@ -16,7 +16,7 @@
 #include <memory>
 #include <vector>
 #include "backends/cpu/network_eval.hpp"
-#include "games/othello/endgame.hpp"
+#include "evalforge/games/othello/endgame.hpp"
 #include "games/othello/solve_parallel.hpp"
 
 namespace ef::cpu {

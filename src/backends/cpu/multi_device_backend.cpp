@@ -11,9 +11,9 @@
 #include <future>
 #include <mutex>
 #include <thread>
-#include "backends/backend.hpp"
-#include "core/error.hpp"
 #include "core/parallel.hpp"
+#include "evalforge/backends/backend.hpp"
+#include "evalforge/core/error.hpp"
 
 namespace ef {
 

@@ -9,8 +9,8 @@
 #include <memory>
 #include <vector>
 #include "backends/cpu/train_body.hpp"
-#include "games/othello/ntuple.hpp"
-#include "games/othello/ntuple_evaluator.hpp"
+#include "evalforge/games/othello/ntuple.hpp"
+#include "evalforge/games/othello/ntuple_evaluator.hpp"
 
 namespace ef::cpu {
 

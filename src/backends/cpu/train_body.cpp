@@ -5,7 +5,7 @@
 #include <numeric>
 #include <string_view>
 #include "backends/cpu/network_eval.hpp"
-#include "core/error.hpp"
+#include "evalforge/core/error.hpp"
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif

@@ -18,7 +18,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
-#include "backends/backend.hpp"
+#include "evalforge/backends/backend.hpp"
 
 namespace ef::cpu {
 

@@ -1,6 +1,6 @@
-#include "core/error.hpp"
 #include "engine/agent_checks.hpp"
-#include "games/connect_four/players.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/games/connect_four/players.hpp"
 
 namespace ef::play {
 

@@ -5,11 +5,11 @@
 #include <span>
 #include <string>
 #include <vector>
-#include "core/error.hpp"
-#include "engine/play_backend.hpp"
-#include "engine/round_robin.hpp"
-#include "ga/bitstring_ga.hpp"
-#include "games/connect_four/players.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/engine/play_backend.hpp"
+#include "evalforge/engine/round_robin.hpp"
+#include "evalforge/ga/bitstring_ga.hpp"
+#include "evalforge/games/connect_four/players.hpp"
 
 namespace ef::connect_four {
 

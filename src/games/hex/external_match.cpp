@@ -2,8 +2,8 @@
 #include <fmt/format.h>
 #include <optional>
 #include <ostream>
-#include "core/error.hpp"
-#include "engine/playout.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/engine/playout.hpp"
 #include "games/hex/gtp_engine.hpp"
 #include "gtp/external_engine.hpp"
 

@@ -20,7 +20,7 @@
 #include <iosfwd>
 #include <string>
 #include <vector>
-#include "games/hex/game.hpp"
+#include "evalforge/games/hex/game.hpp"
 #include "games/hex/player_spec.hpp"
 #include "gtp/protocol.hpp"
 

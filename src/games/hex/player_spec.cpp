@@ -7,9 +7,9 @@
 #include <chrono>
 #include <cmath>
 #include <vector>
-#include "core/error.hpp"
 #include "core/parallel.hpp"
-#include "games/hex/inferior.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/games/hex/inferior.hpp"
 #include "games/hex/vc.hpp"
 
 namespace ef::play {

@@ -22,11 +22,11 @@
 #include <string>
 #include <string_view>
 #include <vector>
-#include "core/memory_check.hpp"
-#include "games/hex/players.hpp"
+#include "evalforge/core/memory_check.hpp"
+#include "evalforge/games/hex/players.hpp"
+#include "evalforge/ratings/ratings.hpp"
 #include "games/hex/uct.hpp"
 #include "games/hex/vc_search.hpp"
-#include "ratings/ratings.hpp"
 
 namespace ef::play {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <iterator>
-#include "games/hex/game.hpp"
+#include "evalforge/games/hex/game.hpp"
 
 namespace ef::hex {
 

@@ -1,7 +1,7 @@
 #include "games/hex/solver.hpp"
 #include <algorithm>
-#include "core/error.hpp"
-#include "games/hex/inferior.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/games/hex/inferior.hpp"
 #include "games/hex/vc.hpp"
 
 namespace ef::hex {

@@ -21,7 +21,7 @@
 #include <functional>
 #include <unordered_map>
 #include <vector>
-#include "games/hex/game.hpp"
+#include "evalforge/games/hex/game.hpp"
 #include "games/hex/position_key.hpp"
 
 namespace ef::hex {

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <limits>
 #include <string>
-#include "core/error.hpp"
-#include "games/hex/players.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/games/hex/players.hpp"
 
 namespace ef::play {
 

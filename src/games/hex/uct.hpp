@@ -21,9 +21,9 @@
 #pragma once
 #include <span>
 #include <vector>
-#include "engine/play_backend.hpp"
-#include "games/hex/game.hpp"
-#include "games/hex/players.hpp"
+#include "evalforge/engine/play_backend.hpp"
+#include "evalforge/games/hex/game.hpp"
+#include "evalforge/games/hex/players.hpp"
 
 namespace ef::play {
 

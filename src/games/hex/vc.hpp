@@ -22,7 +22,7 @@
 #pragma once
 #include <utility>
 #include <vector>
-#include "games/hex/game.hpp"
+#include "evalforge/games/hex/game.hpp"
 
 namespace ef::hex {
 

@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include "core/error.hpp"
-#include "games/hex/inferior.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/games/hex/inferior.hpp"
 
 namespace ef::hex {
 

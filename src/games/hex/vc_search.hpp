@@ -28,7 +28,7 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
-#include "games/hex/characteristics.hpp"
+#include "evalforge/games/hex/characteristics.hpp"
 #include "games/hex/position_key.hpp"
 #include "games/hex/vc.hpp"
 

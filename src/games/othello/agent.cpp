@@ -1,9 +1,9 @@
-#include "games/othello/agent.hpp"
+#include "evalforge/games/othello/agent.hpp"
 #include <algorithm>
 #include <cmath>
 #include "core/bytes.hpp"
-#include "core/error.hpp"
 #include "engine/agent_bytes.hpp"
+#include "evalforge/core/error.hpp"
 
 namespace ef::play {
 

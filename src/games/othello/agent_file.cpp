@@ -1,17 +1,17 @@
-#include "games/othello/agent_file.hpp"
+#include "evalforge/games/othello/agent_file.hpp"
 #include <fmt/format.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <cstring>
 #include "core/bytes.hpp"
-#include "core/error.hpp"
-#include "core/files.hpp"
 #include "core/name_table.hpp"
 #include "core/toml_reader.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/files.hpp"
+#include "evalforge/games/othello/shape.hpp"
+#include "evalforge/games/othello/squares.hpp"
 #include "games/othello/feature_weights.hpp"
 #include "games/othello/probcut.hpp"
-#include "games/othello/shape.hpp"
-#include "games/othello/squares.hpp"
 
 namespace ef::play {
 

@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 #include <optional>
 #include <ostream>
-#include "core/error.hpp"
+#include "evalforge/core/error.hpp"
 #include "games/othello/gtp_engine.hpp"
 #include "gtp/external_engine.hpp"
 

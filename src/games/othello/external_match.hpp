@@ -20,7 +20,7 @@
 #include <iosfwd>
 #include <string>
 #include <vector>
-#include "games/othello/agent.hpp"
+#include "evalforge/games/othello/agent.hpp"
 
 namespace ef::play {
 

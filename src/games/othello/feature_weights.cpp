@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <charconv>
-#include "core/error.hpp"
+#include "evalforge/core/error.hpp"
 
 namespace ef::features {
 

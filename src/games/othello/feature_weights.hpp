@@ -1,4 +1,4 @@
-// Host side of the feature-weight evaluator (src/games/othello/features.hpp): the blog's
+// Host side of the feature-weight evaluator (include/evalforge/games/othello/features.hpp): the blog's
 // chromosome text "o:e:wf1:wm1:wc1:wf2:wm2:wc2:wf3:wm3:wc3" (and the positional family's 26
 // fields) to Weights and back.
 #pragma once
@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
-#include "games/othello/features.hpp"
+#include "evalforge/games/othello/features.hpp"
 
 namespace ef::features {
 

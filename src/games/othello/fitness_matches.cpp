@@ -1,16 +1,16 @@
-#include "games/othello/fitness_matches.hpp"
+#include "evalforge/games/othello/fitness_matches.hpp"
 #include <fmt/format.h>
 #include <charconv>
 #include <chrono>
 #include <filesystem>
 #include <optional>
 #include "core/bytes.hpp"
-#include "core/error.hpp"
-#include "core/rng.hpp"
-#include "engine/round_robin.hpp"
-#include "games/othello/agent_file.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/engine/round_robin.hpp"
+#include "evalforge/games/othello/agent_file.hpp"
+#include "evalforge/games/othello/players.hpp"
 #include "games/othello/feature_weights.hpp"
-#include "games/othello/players.hpp"
 
 namespace ef::play {
 

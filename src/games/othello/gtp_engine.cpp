@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include "core/error.hpp"
-#include "games/othello/squares.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/games/othello/squares.hpp"
 #include "gtp/protocol.hpp"
 
 namespace ef::play {

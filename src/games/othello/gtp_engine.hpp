@@ -27,7 +27,7 @@
 #include <iosfwd>
 #include <string>
 #include <vector>
-#include "games/othello/agent.hpp"
+#include "evalforge/games/othello/agent.hpp"
 #include "gtp/protocol.hpp"
 
 namespace ef::play {

@@ -1,5 +1,5 @@
 // How the CUDA backend's warp of 32 lanes shares the 8*m features of one sample (see
-// src/backends/cuda/train_kernels.cu), as EF_HD code: the kernels call it, and host tests check it against
+// cuda/train_kernels.cu), as EF_HD code: the kernels call it, and host tests check it against
 // ntuple::feature_indices without a GPU.
 //
 // Feature f = 8*i + s (tuple i on symmetry image s, feature_indices' layout) belongs to lane
@@ -7,9 +7,9 @@
 // image s = l % 8 and the tuples i = l/8 + 4j, j = 0, 1, ...: at most kMaxTuples / 4 indices a
 // lane, each read from the original board through the feature's square list.
 #pragma once
-#include "core/hd.hpp"
-#include "games/othello/bitboard.hpp"
-#include "games/othello/ntuple.hpp"
+#include "evalforge/core/hd.hpp"
+#include "evalforge/games/othello/bitboard.hpp"
+#include "evalforge/games/othello/ntuple.hpp"
 
 // Unrolled on the device (register arrays need constant indices); the host compiler ignores it.
 #if defined(__CUDA_ARCH__)

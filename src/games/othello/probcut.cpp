@@ -3,14 +3,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include "core/error.hpp"
-#include "core/files.hpp"
-#include "core/memory_check.hpp"
 #include "core/parallel.hpp"
-#include "core/rng.hpp"
 #include "core/toml_reader.hpp"
-#include "games/othello/game.hpp"
-#include "games/othello/tree_search.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/files.hpp"
+#include "evalforge/core/memory_check.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/games/othello/game.hpp"
+#include "evalforge/games/othello/tree_search.hpp"
 
 namespace ef::play {
 

@@ -26,7 +26,7 @@
 #include <memory>
 #include <string>
 #include <vector>
-#include "games/othello/agent.hpp"
+#include "evalforge/games/othello/agent.hpp"
 
 namespace ef::play {
 

@@ -1,4 +1,4 @@
-#include "games/othello/shape.hpp"
+#include "evalforge/games/othello/shape.hpp"
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <toml++/toml.h>
@@ -9,9 +9,9 @@
 #include <set>
 #include <sstream>
 #include <string_view>
-#include "core/error.hpp"
-#include "core/files.hpp"
-#include "games/othello/squares.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/files.hpp"
+#include "evalforge/games/othello/squares.hpp"
 
 namespace ef::ntuple {
 

@@ -37,7 +37,7 @@
 #include <thread>
 #include <vector>
 #include "core/cpu_time.hpp"
-#include "games/othello/endgame.hpp"
+#include "evalforge/games/othello/endgame.hpp"
 
 namespace ef::search {
 

@@ -1,6 +1,6 @@
-#include "core/error.hpp"
 #include "engine/agent_checks.hpp"
-#include "games/tictactoe/players.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/games/tictactoe/players.hpp"
 
 namespace ef::play {
 

@@ -1,10 +1,10 @@
-#include "games/tictactoe/agent_file.hpp"
+#include "evalforge/games/tictactoe/agent_file.hpp"
 #include <fmt/format.h>
 #include <cmath>
-#include "core/error.hpp"
-#include "core/files.hpp"
 #include "core/toml_reader.hpp"
-#include "games/tictactoe/fitness_matches.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/core/files.hpp"
+#include "evalforge/games/tictactoe/fitness_matches.hpp"
 
 namespace ef::play {
 

@@ -1,7 +1,7 @@
-#include "games/tictactoe/fitness_matches.hpp"
+#include "evalforge/games/tictactoe/fitness_matches.hpp"
 #include <map>
-#include "core/error.hpp"
-#include "engine/round_robin.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/engine/round_robin.hpp"
 
 namespace ef::play {
 

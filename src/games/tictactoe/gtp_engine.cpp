@@ -1,7 +1,7 @@
 #include "games/tictactoe/gtp_engine.hpp"
 #include <fmt/format.h>
-#include "core/error.hpp"
-#include "engine/playout.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/engine/playout.hpp"
 
 namespace ef::play {
 

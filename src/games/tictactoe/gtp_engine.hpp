@@ -20,8 +20,8 @@
 #include <iosfwd>
 #include <string>
 #include <vector>
-#include "games/tictactoe/game.hpp"
-#include "games/tictactoe/players.hpp"
+#include "evalforge/games/tictactoe/game.hpp"
+#include "evalforge/games/tictactoe/players.hpp"
 #include "gtp/protocol.hpp"
 
 namespace ef::play {

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <functional>
 #include <limits>
-#include "core/error.hpp"
 #include "core/parallel.hpp"
-#include "ga/bitstring_ga.hpp"
+#include "evalforge/core/error.hpp"
+#include "evalforge/ga/bitstring_ga.hpp"
 
 namespace ef::tictactoe {
 

@@ -27,11 +27,11 @@
 #include <span>
 #include <string>
 #include <vector>
-#include "core/hd.hpp"
-#include "core/rng.hpp"
-#include "games/tictactoe/game.hpp"
-#include "games/tictactoe/network.hpp"
-#include "games/tictactoe/players.hpp"
+#include "evalforge/core/hd.hpp"
+#include "evalforge/core/rng.hpp"
+#include "evalforge/games/tictactoe/game.hpp"
+#include "evalforge/games/tictactoe/network.hpp"
+#include "evalforge/games/tictactoe/players.hpp"
 
 namespace ef::tictactoe {
 
