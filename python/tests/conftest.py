@@ -14,8 +14,16 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 _CACHE = tempfile.mkdtemp(prefix="evalforge-pytest-cache-")
 os.environ["XDG_CACHE_HOME"] = _CACHE
 
+# EF_TEST_INSTALLED=1: test the package as installed (`pip install .`, docs/install.md), never
+# the build tree's: the import must come from outside this checkout.
+if os.environ.get("EF_TEST_INSTALLED") == "1":
+    import evalforge as _installed
+
+    if ROOT in pathlib.Path(_installed.__file__).resolve().parents:
+        raise RuntimeError(f"EF_TEST_INSTALLED=1, but evalforge was imported from {_installed.__file__}, inside "
+                           f"the checkout {ROOT}: unset PYTHONPATH and run the installed interpreter")
 # Run from a source checkout without PYTHONPATH: the build tree's package (ctest sets PYTHONPATH).
-if "evalforge" not in sys.modules and not os.environ.get("PYTHONPATH"):
+elif "evalforge" not in sys.modules and not os.environ.get("PYTHONPATH"):
     sys.path.insert(0, str(ROOT / "build" / "python"))
 
 
