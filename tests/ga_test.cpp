@@ -264,6 +264,93 @@ TEST(Brkga, SameSeedSameGenerationsOtherSeedOther) {
   EXPECT_LE(a.fitness[0], start.fitness[0]);
 }
 
+TEST(BrkgaMultiParent, BiasWeightsAreTheirFormulasAndNamesRoundTrip) {
+  for (int r = 1; r <= 6; ++r) {
+    EXPECT_DOUBLE_EQ(bias_weight(Bias::kConstant, r), 1.0);
+    EXPECT_DOUBLE_EQ(bias_weight(Bias::kCubic, r), std::pow(r, -3.0));
+    EXPECT_DOUBLE_EQ(bias_weight(Bias::kExponential, r), std::exp(-static_cast<double>(r)));
+    EXPECT_DOUBLE_EQ(bias_weight(Bias::kLinear, r), 1.0 / r);
+    EXPECT_DOUBLE_EQ(bias_weight(Bias::kLogInverse, r), 1.0 / std::log(r + 1.0));
+    EXPECT_DOUBLE_EQ(bias_weight(Bias::kQuadratic, r), std::pow(r, -2.0));
+  }
+  for (Bias b : {Bias::kRhoE, Bias::kConstant, Bias::kCubic, Bias::kExponential, Bias::kLinear, Bias::kLogInverse,
+                 Bias::kQuadratic})
+    EXPECT_EQ(parse_bias(bias_name(b)), b);
+  EXPECT_EQ(parse_bias("Cubic"), std::nullopt);
+  EXPECT_EQ(parse_bias(""), std::nullopt);
+}
+
+// Every individual's keys all equal (i + 0.5) / p, so a child's key says which parent gave it:
+// the parents of one child are the distinct values among its keys, their ranks the order of
+// those values. Over 4,000 keys a child, each bias function's share of keys by rank is its
+// formula's, and each child has exactly pi_e elite parents.
+TEST(BrkgaMultiParent, KeysComeFromEachRankWithTheBiasFunctionsProbability) {
+  const int p = 40, pe = 8, pm = 4, n = 4000;
+  Population prev = random_population(p, n, 3, 0);
+  for (int i = 0; i < p; ++i) {
+    for (double& k : prev.individual(i)) k = (i + 0.5) / p;
+    prev.fitness[i] = i;
+  }
+  for (Bias bias :
+       {Bias::kConstant, Bias::kCubic, Bias::kExponential, Bias::kLinear, Bias::kLogInverse, Bias::kQuadratic}) {
+    for (const auto& [pt, pie] : std::vector<std::pair<int, int>>{{2, 1}, {3, 1}, {4, 2}, {5, 5}}) {
+      SCOPED_TRACE(std::string(bias_name(bias)) + " parents " + std::to_string(pt) + " elite " + std::to_string(pie));
+      const BrkgaParams params{.population_size = p,
+                               .elite_count = pe,
+                               .mutant_count = pm,
+                               .elite_inheritance = 0.7,
+                               .parents = pt,
+                               .elite_parents = pie,
+                               .bias = bias};
+      const Population next = next_generation(prev, params, 17, 1, 2);
+      std::vector<double> count(static_cast<std::size_t>(pt), 0.0);
+      double keys = 0;
+      for (int slot = pe + pm; slot < p; ++slot) {
+        const auto child = next.individual(slot);
+        std::set<int> parents;
+        for (double k : child) parents.insert(static_cast<int>(k * p));
+        ASSERT_EQ(static_cast<int>(parents.size()), pt);  // every parent gave some key (4,000 draws)
+        EXPECT_EQ(std::count_if(parents.begin(), parents.end(), [&](int i) { return i < pe; }), pie);
+        const std::vector<int> ranked(parents.begin(), parents.end());
+        for (double k : child) {
+          count[std::lower_bound(ranked.begin(), ranked.end(), static_cast<int>(k * p)) - ranked.begin()] += 1;
+          keys += 1;
+        }
+      }
+      double total = 0;
+      for (int r = 1; r <= pt; ++r) total += bias_weight(bias, r);
+      for (int r = 1; r <= pt; ++r) {
+        const double expected = bias_weight(bias, r) / total;
+        // 112,000 keys: a share's standard deviation is at most 0.0015; 0.008 is over 5 of them.
+        EXPECT_NEAR(count[r - 1] / keys, expected, 0.008) << "rank " << r;
+      }
+    }
+  }
+}
+
+TEST(BrkgaMultiParent, RejectsParentCountsThatDoNotFit) {
+  const Population prev = evaluated_sorted_population(10, 5, 1, 0);
+  auto params = [](int pt, int pie, Bias bias) {
+    return BrkgaParams{.population_size = 10,
+                       .elite_count = 3,
+                       .mutant_count = 2,
+                       .elite_inheritance = 0.7,
+                       .parents = pt,
+                       .elite_parents = pie,
+                       .bias = bias};
+  };
+  EXPECT_NO_THROW(next_generation(prev, params(3, 2, Bias::kCubic), 1, 0, 1));
+  EXPECT_NO_THROW(next_generation(prev, params(10, 3, Bias::kLinear), 1, 0, 1));  // every individual a parent
+  for (const BrkgaParams& bad : {params(1, 1, Bias::kCubic),                      // pi_t < 2
+                                 params(3, 0, Bias::kCubic),                      // pi_e < 1
+                                 params(3, 4, Bias::kCubic),                      // pi_e > pi_t
+                                 params(4, 4, Bias::kCubic),                      // pi_e > pe
+                                 params(11, 3, Bias::kCubic),                     // pi_t - pi_e > p - pe
+                                 params(3, 1, Bias::kRhoE)}) {                    // the classic rule takes 2 parents
+    EXPECT_THROW(next_generation(prev, bad, 1, 0, 1), Error);
+  }
+}
+
 TEST(Brkga, RejectsBadParametersAndUnsortedOrUnevaluatedParents) {
   const Population prev = evaluated_sorted_population(10, 5, 1, 0);
   const BrkgaParams ok{.population_size = 10, .elite_count = 3, .mutant_count = 2, .elite_inheritance = 0.7};

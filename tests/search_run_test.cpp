@@ -138,6 +138,10 @@ TEST(SearchConfig, ErrorsNameFileAndKey) {
   expect("[training]\nlearning_rate = 5\n", "training.learning_rate");
   expect("[search]\nisland_size = 10\nelite = 8\nmutants = 5\n", "");  // pe + pm >= p
   expect("[search\n", ":1");                                           // TOML syntax error with line
+  expect("[search]\nbias = \"cubical\"\n", "search.bias");
+  expect("[search]\nparents = 1\n", "search.parents");
+  expect("[search]\nparents = 3\n", "rho_e");  // the classic rule takes two parents: name a bias
+  expect("[search]\nelite = 2\nparents = 4\nelite_parents = 3\nbias = \"linear\"\n", "elite_parents");
 }
 
 TEST(SearchRun, WritesTheRunDirectory) {
@@ -237,6 +241,34 @@ TEST(SearchRun, BitIdenticalForOneAndTwoThreads) {
   EXPECT_EQ(metrics_without_time(dir / "one"), metrics_without_time(dir / "two"));
   EXPECT_EQ(read(dir / "one" / "best_shapes.json"), read(dir / "two" / "best_shapes.json"));
   EXPECT_EQ(read(dir / "one" / "checkpoint.bin"), read(dir / "two" / "checkpoint.bin"));
+}
+
+// Multi-parent crossover (three parents, one elite, the log-inverse bias): the same bits on 1 and
+// 2 threads, on 1 and 3 ranks, and across an interruption; and not the classic rule's bits.
+TEST(SearchRun, MultiParentCrossoverKeepsTheDeterminismContract) {
+  const fs::path dir = temp_dir("multi_parent");
+  ga::SearchConfig config = tiny_config();
+  config.islands.brkga.parents = 3;
+  config.islands.brkga.elite_parents = 1;
+  config.islands.brkga.bias = ga::Bias::kLogInverse;
+  ga::run_search(config, dir / "one", quiet(1));
+  ga::run_search(config, dir / "two", quiet(2));
+  ga::run_thread_team(3, [&](ga::ThreadTeam& team) {
+    ga::SearchRunOptions o = stopping_after(3, 1);
+    o.team = &team;
+    EXPECT_TRUE(ga::run_search(config, dir / "cut", o).interrupted);
+  });
+  EXPECT_TRUE(ga::resume_search(dir / "cut", quiet(2)).complete);  // the options come back from config.toml
+  for (const char* run : {"two", "cut"}) {
+    EXPECT_EQ(metrics_without_time(dir / "one"), metrics_without_time(dir / run)) << run;
+    EXPECT_EQ(read(dir / "one" / "best_shapes.json"), read(dir / run / "best_shapes.json")) << run;
+    EXPECT_EQ(read(dir / "one" / "checkpoint.bin"), read(dir / run / "checkpoint.bin")) << run;
+  }
+  const std::string saved = read(dir / "one" / "config.toml");
+  EXPECT_NE(saved.find("parents = 3\nelite_parents = 1\nbias = \"loginverse\""), std::string::npos) << saved;
+  ga::run_search(tiny_config(), dir / "classic", quiet(2));
+  EXPECT_NE(metrics_without_time(dir / "one"), metrics_without_time(dir / "classic"));
+  EXPECT_EQ(read(dir / "classic" / "config.toml").find("bias"), std::string::npos);  // classic configs as before
 }
 
 TEST(SearchRun, ResumeGivesTheSameBitsAsAnUninterruptedRun) {

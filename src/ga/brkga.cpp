@@ -1,10 +1,48 @@
 #include "evalforge/ga/brkga.hpp"
 #include <algorithm>
+#include <array>
 #include <numeric>
+#include <utility>
 #include "evalforge/core/error.hpp"
 #include "evalforge/core/rng.hpp"
 
 namespace ef::ga {
+
+double bias_weight(Bias bias, int rank) {
+  const double r = rank;
+  switch (bias) {
+    case Bias::kRhoE: return 0.0;
+    case Bias::kConstant: return 1.0;
+    case Bias::kCubic: return 1.0 / (r * r * r);
+    case Bias::kExponential: return std::exp(-r);
+    case Bias::kLinear: return 1.0 / r;
+    case Bias::kLogInverse: return 1.0 / std::log(r + 1.0);
+    case Bias::kQuadratic: return 1.0 / (r * r);
+  }
+  return 0.0;
+}
+
+namespace {
+constexpr std::array<std::pair<Bias, const char*>, 7> kBiasNames{{{Bias::kRhoE, "rho_e"},
+                                                                  {Bias::kConstant, "constant"},
+                                                                  {Bias::kCubic, "cubic"},
+                                                                  {Bias::kExponential, "exponential"},
+                                                                  {Bias::kLinear, "linear"},
+                                                                  {Bias::kLogInverse, "loginverse"},
+                                                                  {Bias::kQuadratic, "quadratic"}}};
+}  // namespace
+
+const char* bias_name(Bias bias) {
+  for (const auto& [b, name] : kBiasNames)
+    if (b == bias) return name;
+  return "?";
+}
+
+std::optional<Bias> parse_bias(std::string_view name) {
+  for (const auto& [b, n] : kBiasNames)
+    if (name == n) return b;
+  return std::nullopt;
+}
 
 void BrkgaParams::validate() const {
   if (elite_count < 1) fail("brkga: elite count {} must be at least 1", elite_count);
@@ -16,6 +54,19 @@ void BrkgaParams::validate() const {
         elite_count, mutant_count, population_size);
   if (!(elite_inheritance >= 0.0 && elite_inheritance <= 1.0))
     fail("brkga: elite inheritance rho_e = {} is outside [0, 1]", elite_inheritance);
+  if (parents < 2) fail("brkga: parents (pi_t) = {} must be at least 2", parents);
+  if (elite_parents < 1 || elite_parents > parents)
+    fail("brkga: elite_parents (pi_e) = {} must be in [1, parents = {}]", elite_parents, parents);
+  if (elite_parents > elite_count)
+    fail("brkga: elite_parents (pi_e) = {} are more than the elite ({})", elite_parents, elite_count);
+  if (parents - elite_parents > population_size - elite_count)
+    fail("brkga: {} non-elite parents (parents - elite_parents) are more than the non-elite individuals ({})",
+         parents - elite_parents, population_size - elite_count);
+  if (bias == Bias::kRhoE && (parents != 2 || elite_parents != 1))
+    fail(
+        "brkga: bias \"rho_e\" (the classic rule) takes parents = 2 and elite_parents = 1, not {} and {}: name a "
+        "bias function (constant, cubic, exponential, linear, loginverse, quadratic)",
+        parents, elite_parents);
 }
 
 namespace {
@@ -95,12 +146,48 @@ Population next_generation(const Population& prev, const BrkgaParams& params, u6
   for (int slot = pe; slot < pe + pm; ++slot)
     fill_random_keys(next.individual(slot), seed, island, generation, static_cast<u32>(slot));
 
+  if (params.classic()) {
+    for (int slot = pe + pm; slot < p; ++slot) {
+      Rng rng(seed, Purpose::kCrossover, island, generation, static_cast<u32>(slot));
+      const auto elite = prev.individual(static_cast<int>(rng.below(static_cast<u32>(pe))));
+      const auto other = prev.individual(pe + static_cast<int>(rng.below(static_cast<u32>(p - pe))));
+      auto child = next.individual(slot);
+      for (int k = 0; k < next.num_keys; ++k) child[k] = rng.uniform() < params.elite_inheritance ? elite[k] : other[k];
+    }
+    return next;
+  }
+
+  // Multi-parent: the cumulative bias over ranks 1..pi_t, computed once.
+  const int pt = params.parents, pie = params.elite_parents;
+  std::vector<double> cumulative(static_cast<std::size_t>(pt));
+  double total = 0;
+  for (int r = 0; r < pt; ++r) cumulative[r] = total += bias_weight(params.bias, r + 1);
+  std::vector<int> chosen;
+  chosen.reserve(static_cast<std::size_t>(pt));
+  // `count` distinct indices uniform over [first, first + n), by rejection (pi_t is small).
+  auto draw_distinct = [&](Rng& rng, int first, int n, int count) {
+    const std::size_t before = chosen.size();
+    while (static_cast<int>(chosen.size() - before) < count) {
+      const int i = first + static_cast<int>(rng.below(static_cast<u32>(n)));
+      if (std::find(chosen.begin() + static_cast<std::ptrdiff_t>(before), chosen.end(), i) == chosen.end())
+        chosen.push_back(i);
+    }
+  };
   for (int slot = pe + pm; slot < p; ++slot) {
     Rng rng(seed, Purpose::kCrossover, island, generation, static_cast<u32>(slot));
-    const auto elite = prev.individual(static_cast<int>(rng.below(static_cast<u32>(pe))));
-    const auto other = prev.individual(pe + static_cast<int>(rng.below(static_cast<u32>(p - pe))));
+    chosen.clear();
+    draw_distinct(rng, 0, pe, pie);
+    draw_distinct(rng, pe, p - pe, pt - pie);
+    // The population is sorted, so a parent's index is its rank among the chosen (ties in
+    // fitness keep the population's order).
+    std::sort(chosen.begin(), chosen.end());
     auto child = next.individual(slot);
-    for (int k = 0; k < next.num_keys; ++k) child[k] = rng.uniform() < params.elite_inheritance ? elite[k] : other[k];
+    for (int k = 0; k < next.num_keys; ++k) {
+      const double u = rng.uniform() * total;
+      int r = 0;
+      while (r + 1 < pt && !(u < cumulative[r])) ++r;
+      child[k] = prev.individual(chosen[r])[k];
+    }
   }
   return next;
 }

@@ -37,13 +37,26 @@ SearchConfig load_search_config(const std::string& file) {
   };
   {
     TableReader r(section("search"), file, "search");
-    r.allow({"moves", "island_size", "elite", "mutants", "elite_inheritance", "generations", "seed", "tuple_sizes",
-             "region"});
+    r.allow({"moves", "island_size", "elite", "mutants", "elite_inheritance", "parents", "elite_parents", "bias",
+             "generations", "seed", "tuple_sizes", "region"});
     r.integers("moves", c.islands.moves, 1, 60);
     r.integer("island_size", c.islands.brkga.population_size, 2, 1000000);
     r.integer("elite", c.islands.brkga.elite_count, 1, 1000000);
     r.integer("mutants", c.islands.brkga.mutant_count, 0, 1000000);
     r.real("elite_inheritance", c.islands.brkga.elite_inheritance, 0.0, 1.0);
+    // Multi-parent crossover (docs/search.md, "Multi-parent crossover"); the defaults are the
+    // classic two-parent rule with elite_inheritance.
+    r.integer("parents", c.islands.brkga.parents, 2, 1000000);
+    r.integer("elite_parents", c.islands.brkga.elite_parents, 1, 1000000);
+    std::string bias = bias_name(c.islands.brkga.bias);
+    r.text("bias", bias);
+    const auto parsed = parse_bias(bias);
+    if (!parsed)
+      fail(
+          "{}: '{}' is not a bias function (expected rho_e, constant, cubic, exponential, linear, loginverse or "
+          "quadratic)",
+          r.where("bias"), bias);
+    c.islands.brkga.bias = *parsed;
     r.integer("generations", c.generations, 1, 100000000);
     r.seed("seed", c.islands.seed);
     r.integers("tuple_sizes", c.tuple_sizes, 1, ntuple::kMaxTupleSize);
@@ -117,10 +130,15 @@ std::string search_config_to_toml(const SearchConfig& c) {
   std::ostringstream out;
   out << fmt::format(
       "[search]\nmoves = [{}]\nisland_size = {}\nelite = {}\nmutants = {}\nelite_inheritance = {}\n"
-      "generations = {}\nseed = {}\ntuple_sizes = [{}]\nregion = [{}]\n\n",
+      "generations = {}\nseed = {}\ntuple_sizes = [{}]\nregion = [{}]\n",
       fmt::join(c.islands.moves, ", "), c.islands.brkga.population_size, c.islands.brkga.elite_count,
       c.islands.brkga.mutant_count, c.islands.brkga.elite_inheritance, c.generations, c.islands.seed,
       fmt::join(c.tuple_sizes, ", "), fmt::join(region, ", "));
+  // Only when not the classic rule: the config.toml of classic runs stays as it was.
+  if (!c.islands.brkga.classic())
+    out << fmt::format("parents = {}\nelite_parents = {}\nbias = \"{}\"\n", c.islands.brkga.parents,
+                       c.islands.brkga.elite_parents, bias_name(c.islands.brkga.bias));
+  out << "\n";
   out << fmt::format("[migration]\ntopology = \"{}\"\ninterval = {}\nsize = {}\n\n",
                      topology_name(c.islands.migration.topology), c.islands.migration.interval,
                      c.islands.migration.size);

@@ -11,26 +11,48 @@
 //   slots [0, pe)          the elite: the pe best of the previous population, in rank order,
 //                          keys and fitness unchanged
 //   slots [pe, pe + pm)    fresh random mutants (fitness: not evaluated)
-//   slots [pe + pm, p)     offspring of biased crossover (fitness: not evaluated)
+//   slots [pe + pm, p)     offspring of biased crossover (fitness: not evaluated): two parents
+//                          and rho_e (the classic rule), or pi_t parents with a bias function
+//                          over their ranks (BRKGA-MP, Andrade et al. 2021)
 // Migration (islands.hpp) relies on this layout: migrants are taken from the elite slots and
 // immigrants replace mutant slots.
 #pragma once
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <span>
+#include <string_view>
 #include <vector>
 #include "evalforge/core/hd.hpp"
 
 namespace ef::ga {
 
+// How the multi-parent crossover weighs its parents (BRKGA-MP-IPR's bias functions): the parent
+// of rank r (1 = the fittest of the chosen parents) gives each key with probability
+// bias(r) / sum over the parents of bias. kRhoE is the classic rule of two parents, the elite
+// one with probability rho_e; it needs parents = 2 and elite_parents = 1.
+enum class Bias { kRhoE, kConstant, kCubic, kExponential, kLinear, kLogInverse, kQuadratic };
+// kConstant: 1 (every parent alike); kCubic: r^-3; kExponential: e^-r; kLinear: 1/r;
+// kLogInverse: 1/log(r + 1); kQuadratic: r^-2. kRhoE has no weight by rank (0 is returned).
+double bias_weight(Bias bias, int rank);
+// "rho_e", "constant", "cubic", "exponential", "linear", "loginverse", "quadratic".
+const char* bias_name(Bias bias);
+std::optional<Bias> parse_bias(std::string_view name);
+
 struct BrkgaParams {
   int population_size = 100;       // p   (docs/method.md Table 1)
   int elite_count = 20;            // pe
   int mutant_count = 20;           // pm
-  double elite_inheritance = 0.7;  // rho_e: probability that a key comes from the elite parent
+  double elite_inheritance = 0.7;  // rho_e: probability that a key comes from the elite parent (Bias::kRhoE)
+  int parents = 2;                 // pi_t: parents of each offspring
+  int elite_parents = 1;           // pi_e: of them drawn from the elite, the rest from the non-elite
+  Bias bias = Bias::kRhoE;         // how the parents are weighed; kRhoE: the classic rule
   // Throws ef::Error unless 1 <= pe, 0 <= pm, pe + pm < p (crossover needs a non-elite parent
-  // and fills at least one slot) and 0 <= rho_e <= 1.
+  // and fills at least one slot), 0 <= rho_e <= 1, 2 <= pi_t, 1 <= pi_e <= pi_t, pi_e <= pe,
+  // pi_t - pi_e <= p - pe, and kRhoE only with pi_t = 2, pi_e = 1.
   void validate() const;
+  // The classic two-parent BRKGA (the default): next_generation then gives the bits it always gave.
+  bool classic() const { return bias == Bias::kRhoE; }
 };
 
 // Fitness of an individual that has not been evaluated (yet): lower is better, and an
@@ -62,8 +84,13 @@ bool is_sorted_by_fitness(const Population& population);
 
 // The population of `generation` (>= 1) from the previous one, which must be fully evaluated
 // and sorted (sort_population); throws ef::Error otherwise or when the parameters do not fit
-// its size. Offspring: one elite parent uniform over [0, pe), one non-elite parent uniform over
-// [pe, p); each key from the elite parent when Rng::uniform() < rho_e, else from the other.
+// its size. Offspring, classic rule: one elite parent uniform over [0, pe), one non-elite parent
+// uniform over [pe, p); each key from the elite parent when Rng::uniform() < rho_e, else from
+// the other. Multi-parent: pi_e distinct elite parents uniform over [0, pe) and pi_t - pi_e
+// distinct non-elite ones uniform over [pe, p), ranked by their place in the sorted population;
+// each key from the parent of rank r with probability bias(r) / sum of bias (one uniform draw
+// a key against the cumulative weights). The same Rng stream as the classic rule: (seed,
+// kCrossover, island, generation, slot).
 Population next_generation(const Population& sorted_previous, const BrkgaParams& params, u64 seed, u32 island,
                            u32 generation);
 
