@@ -12,6 +12,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import sysconfig
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -30,7 +31,7 @@ class CMakeBuild(build_ext):
         build_dir = pathlib.Path(os.environ.get("EVALFORGE_BUILD_DIR", ROOT / "build-python" / "cmake")).resolve()
         configure = [
             "cmake", "-S", str(ROOT), "-B", str(build_dir), "-DCMAKE_BUILD_TYPE=Release",
-            "-DBUILD_TESTING=OFF", "-DEF_BUILD_BENCH=OFF", "-DEF_PYTHON=ON",
+            "-DBUILD_TESTING=OFF", "-DEF_BUILD_BENCH=OFF", "-DEF_PYTHON=ON", "-DEF_PYTHON_REQUIRED=ON",
             f"-DPython3_EXECUTABLE={sys.executable}",
         ]
         if shutil.which("ninja") and not (build_dir / "CMakeCache.txt").exists():
@@ -39,12 +40,12 @@ class CMakeBuild(build_ext):
         subprocess.run(configure, check=True)
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL", str(os.cpu_count() or 1))
         subprocess.run(["cmake", "--build", str(build_dir), "--target", "evalforge_python", "-j", jobs], check=True)
-        built = sorted((build_dir / "python" / "evalforge").glob("_evalforge*.so"))
-        if not built:
-            raise RuntimeError(f"the CMake build in {build_dir} made no _evalforge module: was the Python module "
-                               "configured? (it needs pybind11, Python's headers and numpy: see its CMake output)")
+        # The module for this interpreter (a reused build folder may hold another Python's too).
+        built = build_dir / "python" / "evalforge" / ("_evalforge" + sysconfig.get_config_var("EXT_SUFFIX"))
+        if not built.exists():
+            raise RuntimeError(f"the CMake build in {build_dir} made no {built.name} for {sys.executable}")
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(built[0], target)
+        shutil.copyfile(built, target)
         networks = target.parent / "networks"
         if networks.exists():
             shutil.rmtree(networks)

@@ -38,6 +38,7 @@ LAYERS = [
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+ANGLE_INCLUDE = re.compile(r'^\s*#\s*include\s+<([^>]+)>')
 
 
 TREES = [  # (folder below the repository, prefix of its include lines, prefix of its logical paths)
@@ -89,12 +90,20 @@ def main() -> int:
                     for lineno, line in enumerate(fh, 1):
                         m = INCLUDE.match(line)
                         if not m:
+                            angle = ANGLE_INCLUDE.match(line)
+                            if angle and resolve(repo, angle.group(1)):
+                                problems.append(f"{shown}:{lineno}: includes <{angle.group(1)}>, a file of this "
+                                                f"project: name it in quotes, so the rules here see it")
                             continue
                         text = m.group(1)
                         where = f"{shown}:{lineno}: includes {text}"
                         found = resolve(repo, text)
                         if found is None:
-                            if os.path.exists(os.path.join(dirpath, text)):
+                            if public and not os.path.exists(os.path.join(repo, "include", text)):
+                                # An installed consumer has include/ alone: anything else would not be found.
+                                problems.append(f"{where}: a public header may include only public headers "
+                                                f"(\"evalforge/...\"), and this names no file of include/evalforge/")
+                            elif os.path.exists(os.path.join(dirpath, text)):
                                 problems.append(f"{where}: a relative include; name it by its path "
                                                 f"(\"evalforge/...\", \"cuda/...\" or below src/)")
                             elif resolve(repo, "evalforge/" + text) or resolve(repo, "cuda/" + text.split("/")[-1]):

@@ -45,6 +45,7 @@ cp -r "$src/examples/cpp" "$work/example"
 step "pip install (venv, CMake build)"
 "$py" -m venv --system-site-packages "$venv"
 export EVALFORGE_CMAKE_ARGS="-DEF_NATIVE=OFF -DEF_ENABLE_CUDA=OFF ${EVALFORGE_CMAKE_ARGS:-}"
+unset EVALFORGE_BUILD_DIR  # the build folder is the copy's build-python/cmake, used below
 CMAKE_BUILD_PARALLEL_LEVEL=$jobs "$venv/bin/python" -m pip install --no-build-isolation --no-index -q "$src"
 build=$src/build-python/cmake
 
@@ -75,6 +76,7 @@ cmake -S "$work/example" -B "$work/example-build" -DCMAKE_PREFIX_PATH="$prefix" 
 cmake --build "$work/example-build" -j "$jobs" >/dev/null
 "$work/example-build/train_shape" games.txt 30 | tee consumer.txt
 grep -q "test MSE  edax" consumer.txt
+grep -qx "networks: $prefix/share/evalforge/networks" consumer.txt
 
 step "Python: import, pytest"
 (cd / && "$venv/bin/python" -c "import evalforge, sys; print('evalforge', evalforge.__version__, 'from', evalforge.__file__)")
@@ -89,11 +91,11 @@ if [[ -n $sudo ]] && ! sudo -n true 2>/dev/null; then
   echo "install-check: not root and no password-less sudo: the .deb was built ($deb) but not installed"
 else
   dpkg-deb --info "$deb" | grep -E "Package|Version|Depends|Recommends|Installed-Size"
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "$deb" >/dev/null
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$deb" >/dev/null
   /usr/bin/evalforge --version
   /usr/bin/evalforge solve four.obf --ordering builtin --threads "$jobs" --no-timing | tee deb-solve.txt
   cmp <(grep -v "^solved" solve.txt) <(grep -v "^solved" deb-solve.txt)
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get remove -y -qq evalforge >/dev/null
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get remove -y -qq evalforge >/dev/null
 fi
 step "done"
 

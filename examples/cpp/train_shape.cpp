@@ -9,6 +9,7 @@
 #include <string>
 #include "evalforge/backends/backend.hpp"
 #include "evalforge/core/error.hpp"
+#include "evalforge/core/install_paths.hpp"
 #include "evalforge/data/games.hpp"
 #include "evalforge/games/othello/shape.hpp"
 #include "evalforge/runs/score_table.hpp"
@@ -19,6 +20,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    ef::set_networks_dir(EVALFORGE_NETWORKS_DIR);  // the installed networks, from find_package(evalforge)
+    std::printf("networks: %s\n", ef::networks_dir().c_str());
     const ef::data::GameDatabase db = ef::data::load_games({argv[1]});
     ef::ScoreOptions options;
     options.moves = {argc == 3 ? std::stoi(argv[2]) : 30};

@@ -1,4 +1,6 @@
 #include "evalforge/core/install_paths.hpp"
+#include <link.h>
+#include <cstdint>
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -23,13 +25,43 @@ bool is_folder(const std::filesystem::path& p) {
   return !p.empty() && std::filesystem::is_directory(p, ec);
 }
 
-// PREFIX/share/evalforge/networks for a program at PREFIX/bin/NAME; empty when the program's
-// path cannot be read (/proc not mounted).
-std::filesystem::path installed_folder() {
+// The file of the loaded object that holds this code: the program (read from /proc/self/exe,
+// since the loader names the main program by its argv[0]) or a shared object that linked the
+// library (the Python module, by the path it was loaded from). Empty when neither can be read.
+std::filesystem::path object_holding_this_code() {
+  struct Search {
+    std::uintptr_t address = 0;
+    bool found = false, main_program = false;
+    std::string name;
+  } search;
+  search.address = reinterpret_cast<std::uintptr_t>(&object_holding_this_code);
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* data) {
+        auto& s = *static_cast<Search*>(data);
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& h = info->dlpi_phdr[i];
+          const std::uintptr_t begin = info->dlpi_addr + h.p_vaddr;
+          if (h.p_type == PT_LOAD && s.address >= begin && s.address < begin + h.p_memsz) {
+            s.found = true;
+            s.main_program = info->dlpi_name == nullptr || info->dlpi_name[0] == '\0';
+            if (!s.main_program) s.name = info->dlpi_name;
+            return 1;
+          }
+        }
+        return 0;
+      },
+      &search);
   std::error_code ec;
+  if (search.found && !search.main_program) return std::filesystem::weakly_canonical(search.name, ec);
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (ec || exe.empty()) return {};
-  return exe.parent_path().parent_path() / "share" / "evalforge" / "networks";
+  return ec ? std::filesystem::path() : exe;
+}
+
+// PREFIX/share/evalforge/networks for code in PREFIX/bin/NAME (or PREFIX/lib/NAME.so).
+std::filesystem::path installed_folder() {
+  const std::filesystem::path object = object_holding_this_code();
+  if (object.empty()) return {};
+  return object.parent_path().parent_path() / "share" / "evalforge" / "networks";
 }
 
 }  // namespace
