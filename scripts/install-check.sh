@@ -36,10 +36,15 @@ py=/usr/bin/python3
 
 step "clean copy of HEAD"
 # HEAD's tree; in a checkout with uncommitted changes to tracked or staged files, HEAD with them
-# (git stash create makes that commit without touching the checkout). Untracked files are not copied.
-tree=$(git -C "$repo" stash create)
+# (git stash create makes that commit without touching the checkout). Untracked files are not
+# copied. Outside git, the folder as it is.
 mkdir -p "$src"
-git -C "$repo" archive "${tree:-HEAD}" | tar -x -C "$src"
+if git -C "$repo" rev-parse --git-dir >/dev/null 2>&1; then
+  tree=$(git -C "$repo" stash create)
+  git -C "$repo" archive "${tree:-HEAD}" | tar -x -C "$src"
+else  # not a git checkout: the tree as it is, without build folders, runs or caches
+  tar -C "$repo" --exclude='./build*' --exclude='./runs' --exclude='./.cache' --exclude='./.git' -c . | tar -x -C "$src"
+fi
 cp -r "$src/examples/cpp" "$work/example"
 
 step "pip install (venv, CMake build)"
