@@ -11,6 +11,7 @@
 #include "evalforge/core/rng.hpp"
 #include "evalforge/ga/brkga.hpp"
 #include "evalforge/ga/islands.hpp"
+#include "evalforge/ga/shake.hpp"
 #include "evalforge/games/othello/bitboard.hpp"
 #include "evalforge/runs/shape_decoder.hpp"
 #include "evalforge/runs/shape_fitness.hpp"
@@ -731,4 +732,136 @@ TEST(IslandEndToEnd, CpuSearchIsBitIdenticalForOneAndTwoThreads) {
   // Another seed takes another path (the check can fail).
   const SearchTrace other = small_search(1, 6, 2);
   EXPECT_FALSE(same_bits({one.fitness[0]}, {other.fitness[0]}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shaking and reset (shake.hpp)
+
+TEST(Shake, StallRuleCountsGenerationsWithoutABetterBest) {
+  StallState s;
+  const ShakeParams p{.interval = 2, .reset_interval = 5};
+  // Bests of generations 0..7; a tie is no improvement.
+  const double bests[] = {5.0, 4.0, 4.0, 4.5, 3.0, 3.0, 3.0, 3.0};
+  const int stalled[] = {0, 0, 1, 2, 0, 1, 2, 3};
+  const ShakeAction actions[] = {ShakeAction::kNone, ShakeAction::kNone, ShakeAction::kNone,  ShakeAction::kShake,
+                                 ShakeAction::kNone, ShakeAction::kNone, ShakeAction::kShake, ShakeAction::kNone};
+  for (int g = 0; g < 8; ++g) {
+    update_stall(s, bests[g]);
+    EXPECT_EQ(s.stalled, stalled[g]) << "generation " << g;
+    EXPECT_EQ(shake_action(p, s), actions[g]) << "generation " << g;
+  }
+  EXPECT_EQ(s.best, 3.0);
+  s.stalled = 5;  // reset_interval reached: a reset, not a shake, also where both are due
+  EXPECT_EQ(shake_action(p, s), ShakeAction::kReset);
+  s.stalled = 4;
+  EXPECT_EQ(shake_action(p, s), ShakeAction::kShake);
+  EXPECT_EQ(shake_action(ShakeParams{}, s), ShakeAction::kNone);  // off
+  EXPECT_FALSE(ShakeParams{}.enabled());
+  EXPECT_THROW((ShakeParams{.interval = -1}.validate()), Error);
+  EXPECT_THROW((ShakeParams{.interval = 3, .intensity_min = 0.5, .intensity_max = 0.4}.validate()), Error);
+  EXPECT_THROW((ShakeParams{.interval = 3, .intensity_min = 0.0}.validate()), Error);
+  EXPECT_NO_THROW((ShakeParams{.interval = 3, .reset_interval = 9}.validate()));
+}
+
+TEST(Shake, ShakingPerturbsTheEliteButTheBestAndRenewsTheOffspring) {
+  const BrkgaParams brkga{.population_size = 12, .elite_count = 4, .mutant_count = 3};
+  const int n = 40;
+  for (const ShakeKind kind : {ShakeKind::kChange, ShakeKind::kSwap}) {
+    const ShakeParams params{.interval = 1, .kind = kind, .intensity_min = 0.1, .intensity_max = 0.1};
+    Population before = evaluated_sorted_population(brkga.population_size, n, 3, 0);
+    Population after = before;
+    StallState stall{.best = 1.0, .stalled = 1};
+    apply_shake(ShakeAction::kShake, after, brkga, params, stall, 3, 0, 7);
+    EXPECT_EQ(stall.stalled, 1);  // a shake does not reset the count
+    EXPECT_EQ(keys_of(after, 0), keys_of(before, 0));
+    EXPECT_EQ(after.fitness[0], before.fitness[0]);
+    for (int slot = 4; slot < 7; ++slot) {  // mutants (or immigrants): untouched
+      EXPECT_EQ(keys_of(after, slot), keys_of(before, slot));
+      EXPECT_EQ(after.fitness[slot], before.fitness[slot]);
+    }
+    for (int slot = 1; slot < 4; ++slot) {
+      EXPECT_FALSE(is_evaluated(after.fitness[slot]));
+      const auto a = keys_of(after, slot), b = keys_of(before, slot);
+      int changed = 0;
+      for (int i = 0; i < n; ++i) changed += a[i] != b[i];
+      // 4 rounds (0.1 x 40): at most 4 keys changed, 8 moved by swaps; swaps keep the key set.
+      EXPECT_GE(changed, kind == ShakeKind::kSwap ? 2 : 1) << shake_kind_name(kind);
+      EXPECT_LE(changed, kind == ShakeKind::kSwap ? 8 : 4) << shake_kind_name(kind);
+      if (kind == ShakeKind::kSwap) {
+        auto sa = a, sb = b;
+        std::sort(sa.begin(), sa.end());
+        std::sort(sb.begin(), sb.end());
+        EXPECT_EQ(sa, sb);
+      }
+    }
+    for (int slot = 7; slot < 12; ++slot) {  // offspring: new keys
+      EXPECT_FALSE(is_evaluated(after.fitness[slot]));
+      const auto a = keys_of(after, slot), b = keys_of(before, slot);
+      int same = 0;
+      for (int i = 0; i < n; ++i) same += a[i] == b[i];
+      EXPECT_EQ(same, 0);
+    }
+    // The same call gives the same bits; another generation other bits.
+    Population again = before, other = before;
+    StallState s2{.best = 1.0, .stalled = 1}, s3 = s2;
+    apply_shake(ShakeAction::kShake, again, brkga, params, s2, 3, 0, 7);
+    apply_shake(ShakeAction::kShake, other, brkga, params, s3, 3, 0, 8);
+    EXPECT_EQ(again.keys, after.keys);
+    EXPECT_NE(other.keys, after.keys);
+  }
+}
+
+TEST(Shake, ResetRenewsEveryoneButTheBestAndTheMutantSlots) {
+  const BrkgaParams brkga{.population_size = 10, .elite_count = 3, .mutant_count = 2};
+  const ShakeParams params{.reset_interval = 4};
+  Population before = evaluated_sorted_population(10, 16, 5, 2);
+  Population after = before;
+  StallState stall{.best = 0.5, .stalled = 4};
+  apply_shake(ShakeAction::kReset, after, brkga, params, stall, 5, 2, 11);
+  EXPECT_EQ(stall.stalled, 0);
+  EXPECT_EQ(stall.best, 0.5);  // the best so far is still in the population (slot 0)
+  for (int slot = 0; slot < 10; ++slot) {
+    const bool kept = slot == 0 || slot == 3 || slot == 4;
+    EXPECT_EQ(keys_of(after, slot) == keys_of(before, slot), kept) << slot;
+    EXPECT_EQ(is_evaluated(after.fitness[slot]), kept) << slot;
+  }
+  Population none = before;
+  apply_shake(ShakeAction::kNone, none, brkga, params, stall, 5, 2, 11);
+  EXPECT_EQ(none.keys, before.keys);
+}
+
+TEST(Shake, AdvanceGenerationShakesStalledIslandsAndKeepsItsBest) {
+  IslandsConfig config;
+  config.moves = {18, 22};
+  config.brkga = {.population_size = 10, .elite_count = 3, .mutant_count = 3, .elite_inheritance = 0.7};
+  config.migration = {Topology::kPaper, 2, 2};
+  config.shake = {.interval = 1, .reset_interval = 3};
+  config.seed = 4;
+  Archipelago a = make_archipelago(config, 12);
+  ASSERT_EQ(a.stalls.size(), 2u);
+  // A fitness that never improves after generation 0 (every individual the same): island 0
+  // stalls every generation: shaken after 1 and 2 stalled generations, reset after 3.
+  std::vector<ShakeAction> seen;
+  for (int g = 0; g < 5; ++g) {
+    for (auto& pop : a.islands) std::fill(pop.fitness.begin(), pop.fitness.end(), 1.0);
+    const std::vector<double> best = std::vector<double>(a.islands[0].keys.begin(), a.islands[0].keys.begin() + 12);
+    const std::vector<ShakeAction> actions = advance_generation(a, config);
+    ASSERT_EQ(actions.size(), 2u);
+    EXPECT_EQ(actions[0], actions[1]);
+    EXPECT_EQ(keys_of(a.islands[0], 0), best);  // equal fitness: the best is the old slot 0
+    seen.push_back(actions[0]);
+  }
+  EXPECT_EQ(seen, (std::vector<ShakeAction>{ShakeAction::kNone, ShakeAction::kShake, ShakeAction::kShake,
+                                            ShakeAction::kReset, ShakeAction::kShake}));
+  EXPECT_EQ(a.stalls[0].stalled, 1);
+  // Off: no stall states, no actions, the plain transition's bits.
+  IslandsConfig plain = config;
+  plain.shake = {};
+  Archipelago p = make_archipelago(plain, 12), q = make_archipelago(config, 12);
+  EXPECT_TRUE(p.stalls.empty());
+  for (auto* x : {&p, &q})
+    for (auto& pop : x->islands) evaluate_by_key_sum(pop);
+  EXPECT_EQ(advance_generation(p, plain), (std::vector<ShakeAction>{ShakeAction::kNone, ShakeAction::kNone}));
+  advance_generation(q, config);  // nothing stalled yet at the first transition
+  EXPECT_EQ(p.islands[0].keys, q.islands[0].keys);
 }

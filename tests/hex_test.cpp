@@ -700,7 +700,11 @@ TEST(HexCommands, ATuneStoppedInItsFirstGenerationPrintsNoBestGamma) {
       run + " > " + (dir / "out.txt").string() +
       " 2>&1 & pid=$!; for i in $(seq 600); do grep -q \"hex tune: gamma\" " + log +
       " 2>/dev/null && break; sleep 0.05; done; kill -INT $pid; wait $pid; cat " + (dir / "out.txt").string() + "'");
-  EXPECT_NE(out.find("stopped during generation 0"), std::string::npos) << out;
+  // The signal lands after the start line: between it and generation 0's first check ("before"),
+  // or among its games ("during"); which one depends on the machine's load.
+  EXPECT_TRUE(out.find("stopped during generation 0") != std::string::npos ||
+              out.find("stopped before generation 0") != std::string::npos)
+      << out;
   EXPECT_NE(out.find("no generation finished yet, so no best gamma"), std::string::npos) << out;
   EXPECT_EQ(out.find("); best gamma "), std::string::npos) << out;  // the line of a finished generation
   std::filesystem::remove_all(dir);

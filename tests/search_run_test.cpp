@@ -142,6 +142,12 @@ TEST(SearchConfig, ErrorsNameFileAndKey) {
   expect("[search]\nparents = 1\n", "search.parents");
   expect("[search]\nparents = 3\n", "rho_e");  // the classic rule takes two parents: name a bias
   expect("[search]\nelite = 2\nparents = 4\nelite_parents = 3\nbias = \"linear\"\n", "elite_parents");
+  expect("[search]\nshake = 3\n", "search.shake must be a table");
+  expect("[search.shake]\ninterval = -1\n", "search.shake.interval");
+  expect("[search.shake]\nkind = \"twist\"\n", "search.shake.kind");
+  expect("[search.shake]\nintensity_min = 0.5\nintensity_max = 0.2\n", "search.shake.intensity_min");
+  expect("[search.shake]\nintensity_max = 1.5\n", "search.shake.intensity_max");
+  expect("[search.shake]\nintervall = 2\n", "unknown key search.shake.intervall");
 }
 
 TEST(SearchRun, WritesTheRunDirectory) {
@@ -269,6 +275,48 @@ TEST(SearchRun, MultiParentCrossoverKeepsTheDeterminismContract) {
   ga::run_search(tiny_config(), dir / "classic", quiet(2));
   EXPECT_NE(metrics_without_time(dir / "one"), metrics_without_time(dir / "classic"));
   EXPECT_EQ(read(dir / "classic" / "config.toml").find("bias"), std::string::npos);  // classic configs as before
+}
+
+// Shaking and reset (every generation stalled shakes, a reset after 3, kind swap) with
+// multi-parent crossover: the same bits on 1 and 2 threads, on 1 and 3 ranks, and across an
+// interruption (the checkpoint carries the stall counts); the log says what was done.
+TEST(SearchRun, ShakingAndResetKeepTheDeterminismContract) {
+  const fs::path dir = temp_dir("shake");
+  ga::SearchConfig config = tiny_config();
+  config.islands.brkga.parents = 3;
+  config.islands.brkga.elite_parents = 2;
+  config.islands.brkga.bias = ga::Bias::kLinear;
+  config.islands.shake = {.interval = 1, .reset_interval = 3, .kind = ga::ShakeKind::kSwap};
+  ga::run_search(config, dir / "one", quiet(1));
+  ga::run_search(config, dir / "two", quiet(2));
+  ga::run_thread_team(3, [&](ga::ThreadTeam& team) {
+    ga::SearchRunOptions o = stopping_after(3, 1);
+    o.team = &team;
+    EXPECT_TRUE(ga::run_search(config, dir / "cut", o).interrupted);
+  });
+  EXPECT_TRUE(ga::resume_search(dir / "cut", quiet(2)).complete);
+  for (const char* run : {"two", "cut"}) {
+    EXPECT_EQ(metrics_without_time(dir / "one"), metrics_without_time(dir / run)) << run;
+    EXPECT_EQ(read(dir / "one" / "best_shapes.json"), read(dir / run / "best_shapes.json")) << run;
+    EXPECT_EQ(read(dir / "one" / "checkpoint.bin"), read(dir / run / "checkpoint.bin")) << run;
+  }
+  const std::string log = read(dir / "one" / "log.txt");
+  EXPECT_NE(log.find("shaken after"), std::string::npos) << log;
+  EXPECT_NE(log.find("reset: every individual but the best is new"), std::string::npos) << log;
+  const std::string saved = read(dir / "one" / "config.toml");
+  EXPECT_NE(saved.find("[search.shake]\ninterval = 1\nreset_interval = 3\nkind = \"swap\""), std::string::npos)
+      << saved;
+  const ga::SearchConfig back = ga::load_search_config((dir / "one" / "config.toml").string());
+  EXPECT_EQ(back.islands.shake.interval, 1);
+  EXPECT_EQ(back.islands.shake.reset_interval, 3);
+  EXPECT_EQ(back.islands.shake.kind, ga::ShakeKind::kSwap);
+  EXPECT_EQ(back.islands.shake.intensity_min, config.islands.shake.intensity_min);
+  // Without shaking, other bits (the comparisons above can fail), and checkpoints as before.
+  config.islands.shake = {};
+  ga::run_search(config, dir / "still", quiet(2));
+  EXPECT_NE(metrics_without_time(dir / "one"), metrics_without_time(dir / "still"));
+  EXPECT_LT(read(dir / "still" / "checkpoint.bin").size(), read(dir / "one" / "checkpoint.bin").size());
+  EXPECT_EQ(read(dir / "still" / "config.toml").find("shake"), std::string::npos);
 }
 
 TEST(SearchRun, ResumeGivesTheSameBitsAsAnUninterruptedRun) {

@@ -195,6 +195,7 @@ void IslandsConfig::validate() const {
            moves[k], moves[k - 1]);
   }
   brkga.validate();
+  shake.validate();
   if (migration.interval < 0) fail("migration interval {} must not be negative (0 = never)", migration.interval);
   if (migration.interval > 0)
     check_routes_fit(migration_routes(migration.topology, static_cast<int>(moves.size()), migration.size),
@@ -215,25 +216,38 @@ Archipelago make_archipelago(const IslandsConfig& config, int num_keys, IslandBl
     a.moves.push_back(config.moves[static_cast<std::size_t>(k)]);
     a.islands.push_back(random_population(config.brkga.population_size, num_keys, config.seed, static_cast<u32>(k)));
   }
+  if (config.shake.enabled()) a.stalls.assign(a.islands.size(), StallState{});
   return a;
 }
 
-void advance_generation(Archipelago& a, const IslandsConfig& config) {
+std::vector<ShakeAction> advance_generation(Archipelago& a, const IslandsConfig& config) {
   SoloTeam solo;
-  advance_generation(a, config, solo);
+  return advance_generation(a, config, solo);
 }
 
-void advance_generation(Archipelago& a, const IslandsConfig& config, IslandTeam& team) {
+std::vector<ShakeAction> advance_generation(Archipelago& a, const IslandsConfig& config, IslandTeam& team) {
   const u32 next = static_cast<u32>(a.generation + 1);
+  const bool shaking = config.shake.enabled();
+  if (shaking && a.stalls.size() != a.islands.size())
+    fail("islands: {} stall states for {} islands with shaking on", a.stalls.size(), a.islands.size());
   for (std::size_t k = 0; k < a.islands.size(); ++k) {
     const auto island = static_cast<u32>(a.first_island + static_cast<int>(k));
     sort_population(a.islands[k]);
+    if (shaking) update_stall(a.stalls[k], a.islands[k].fitness[0]);
     a.islands[k] = next_generation(a.islands[k], config.brkga, config.seed, island, next);
   }
   if (migration_due(config.migration, static_cast<int>(next)))
     migrate(a.islands, a.first_island, static_cast<int>(config.moves.size()), config.brkga, config.migration,
             config.seed, next, team);
+  std::vector<ShakeAction> actions(a.islands.size(), ShakeAction::kNone);
+  if (shaking)
+    for (std::size_t k = 0; k < a.islands.size(); ++k) {
+      actions[k] = shake_action(config.shake, a.stalls[k]);
+      apply_shake(actions[k], a.islands[k], config.brkga, config.shake, a.stalls[k], config.seed,
+                  static_cast<u32>(a.first_island + static_cast<int>(k)), next);
+    }
   a.generation = static_cast<int>(next);
+  return actions;
 }
 
 }  // namespace ef::ga

@@ -38,7 +38,7 @@ SearchConfig load_search_config(const std::string& file) {
   {
     TableReader r(section("search"), file, "search");
     r.allow({"moves", "island_size", "elite", "mutants", "elite_inheritance", "parents", "elite_parents", "bias",
-             "generations", "seed", "tuple_sizes", "region"});
+             "generations", "seed", "tuple_sizes", "region", "shake"});
     r.integers("moves", c.islands.moves, 1, 60);
     r.integer("island_size", c.islands.brkga.population_size, 2, 1000000);
     r.integer("elite", c.islands.brkga.elite_count, 1, 1000000);
@@ -70,6 +70,25 @@ SearchConfig load_search_config(const std::string& file) {
         c.region.push_back(*sq);
       }
     }
+  }
+  if (const toml::node* shake = section("search").get("shake")) {
+    // [search.shake] (docs/search.md, "Shaking and reset"); absent: off.
+    if (!shake->is_table()) fail("{}: search.shake must be a table ([search.shake])", file);
+    TableReader r(*shake->as_table(), file, "search.shake");
+    r.allow({"interval", "reset_interval", "kind", "intensity_min", "intensity_max"});
+    ShakeParams& sp = c.islands.shake;
+    r.integer("interval", sp.interval, 0, 100000000);
+    r.integer("reset_interval", sp.reset_interval, 0, 100000000);
+    std::string kind = shake_kind_name(sp.kind);
+    r.text("kind", kind);
+    const auto parsed = parse_shake_kind(kind);
+    if (!parsed) fail("{}: '{}' is not a kind of shaking (expected change or swap)", r.where("kind"), kind);
+    sp.kind = *parsed;
+    r.real("intensity_min", sp.intensity_min, 1e-9, 1.0);
+    r.real("intensity_max", sp.intensity_max, 1e-9, 1.0);
+    if (sp.intensity_min > sp.intensity_max)
+      fail("{}: intensity_min = {} is larger than intensity_max = {}", r.where("intensity_min"), sp.intensity_min,
+           sp.intensity_max);
   }
   {
     TableReader r(section("migration"), file, "migration");
@@ -139,6 +158,14 @@ std::string search_config_to_toml(const SearchConfig& c) {
     out << fmt::format("parents = {}\nelite_parents = {}\nbias = \"{}\"\n", c.islands.brkga.parents,
                        c.islands.brkga.elite_parents, bias_name(c.islands.brkga.bias));
   out << "\n";
+  // Only when on: the config.toml of runs without shaking stays as it was.
+  if (c.islands.shake.enabled()) {
+    const ShakeParams& sp = c.islands.shake;
+    out << fmt::format(
+        "[search.shake]\ninterval = {}\nreset_interval = {}\nkind = \"{}\"\nintensity_min = {}\nintensity_max = "
+        "{}\n\n",
+        sp.interval, sp.reset_interval, shake_kind_name(sp.kind), sp.intensity_min, sp.intensity_max);
+  }
   out << fmt::format("[migration]\ntopology = \"{}\"\ninterval = {}\nsize = {}\n\n",
                      topology_name(c.islands.migration.topology), c.islands.migration.interval,
                      c.islands.migration.size);

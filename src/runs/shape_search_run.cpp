@@ -41,7 +41,9 @@ struct Checkpoint {
 
 // Payload of checkpoint.bin (RunDir frames and checksums it): i32 generation, u8 evaluated,
 // u32 islands, per island i32 move, i32 size, i32 keys per individual, size x keys doubles,
-// size doubles of fitness (NaN: not evaluated). Doubles are stored bit for bit: a resume
+// size doubles of fitness (NaN: not evaluated) and, only when the config turns shaking on, its
+// stall state (f64 best so far, i32 stalled generations; ga/shake.hpp), so that the checkpoints
+// of runs without shaking keep the bytes they always had. Doubles are stored bit for bit: a resume
 // must continue with exactly the keys it stopped with. The islands' parts are laid end to end,
 // so rank 0 of a distributed run builds the payload from the parts the ranks send in rank
 // order: the bytes do not depend on the number of ranks.
@@ -55,6 +57,10 @@ std::string encode_island_parts(const Archipelago& a) {
     w.put<i32>(p.num_keys);
     w.put_array<double>(p.keys);
     w.put_array<double>(p.fitness);
+    if (!a.stalls.empty()) {
+      w.put<double>(a.stalls[k].best);
+      w.put<i32>(a.stalls[k].stalled);
+    }
   }
   return w.take();
 }
@@ -94,6 +100,13 @@ Checkpoint decode_checkpoint(std::string_view payload, const fs::path& file, con
           num_keys);
     p.keys = r.get_array<double>(static_cast<std::size_t>(p.size) * static_cast<std::size_t>(p.num_keys), "keys");
     p.fitness = r.get_array<double>(static_cast<std::size_t>(p.size), "fitness");
+    if (config.islands.shake.enabled()) {
+      StallState stall;
+      stall.best = r.get<double>("best fitness so far");
+      stall.stalled = r.get<i32>("stalled generations");
+      if (stall.stalled < 0) r.bad(fmt::format("island {}: {} stalled generations", k, stall.stalled));
+      c.archipelago.stalls.push_back(stall);
+    }
     c.archipelago.moves.push_back(move);
     c.archipelago.islands.push_back(std::move(p));
   }
@@ -107,6 +120,8 @@ void keep_block(Archipelago& a, IslandBlock block) {
   std::vector<Population> mine(std::make_move_iterator(a.islands.begin() + block.first),
                                std::make_move_iterator(a.islands.begin() + block.first + block.count));
   a.islands = std::move(mine);
+  if (!a.stalls.empty())
+    a.stalls = std::vector<StallState>(a.stalls.begin() + block.first, a.stalls.begin() + block.first + block.count);
   a.first_island = block.first;
 }
 
@@ -349,6 +364,18 @@ SearchOutcome run_loop(const SearchConfig& c, RunSession* session, Checkpoint st
     log(fmt::format("rank {} of {}: islands {}..{}", team.rank(), team.size(), a.first_island,
                     a.first_island + own - 1));
 
+  // The transition to the next generation; shaking's actions go to the log.
+  const auto advance = [&] {
+    const std::vector<ShakeAction> actions = advance_generation(a, c.islands, team);
+    for (int k = 0; k < own; ++k)
+      if (actions[static_cast<std::size_t>(k)] != ShakeAction::kNone)
+        log(fmt::format(
+            "generation {}: island {} (move {}) {}", a.generation, a.first_island + k,
+            a.moves[static_cast<std::size_t>(k)],
+            actions[static_cast<std::size_t>(k)] == ShakeAction::kReset
+                ? "reset: every individual but the best is new"
+                : fmt::format("shaken after {} stalled generations", a.stalls[static_cast<std::size_t>(k)].stalled)));
+  };
   SearchOutcome out;
   if (state.evaluated) {  // the checkpoint of a finished run, possibly extended now
     if (a.generation + 1 >= c.generations) {
@@ -356,7 +383,7 @@ SearchOutcome run_loop(const SearchConfig& c, RunSession* session, Checkpoint st
       out.complete = true;
       return out;
     }
-    advance_generation(a, c.islands, team);
+    advance();
   }
   const ga::InjectedFailure failure = ga::InjectedFailure::from_environment();
   // Units: evaluated generations; those before this process do not count toward the rate.
@@ -445,7 +472,7 @@ SearchOutcome run_loop(const SearchConfig& c, RunSession* session, Checkpoint st
         run->log(fmt::format("search complete: {} generations; best shapes in {}", g + 1, run->file(kShapes).string()));
       return out;
     }
-    advance_generation(a, c.islands, team);
+    advance();
     if (stop || (c.checkpoint_every > 0 && a.generation % c.checkpoint_every == 0))
       save_checkpoint(team, run, a, false, n);
     if (stop) {

@@ -20,6 +20,7 @@ enum class Purpose : u32 {
   kOpening = 9,        // random openings of yardstick games
   kFitnessGames = 10,  // a generation's seed for its fitness games (Tic-Tac-Toe's random ties)
   kSolverTree = 11,    // nodes sampled from the exact solver's trees (runs/ordering_network.cpp)
+  kShake = 12,         // GA shaking and reset of a stalled island (ga/shake.hpp)
 };
 
 class Rng {

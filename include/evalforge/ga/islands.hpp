@@ -5,7 +5,9 @@
 // caller's, see runs/shape_fitness.hpp):
 //   1. sort every island by the fitness of the current generation;
 //   2. generation transition on every island (brkga.hpp: elite, mutants, offspring);
-//   3. if the new generation number g is a multiple of the migration interval, migrate.
+//   3. if the new generation number g is a multiple of the migration interval, migrate;
+//   4. with shaking on (shake.hpp): each island's stall count is updated with the best of the
+//      generation just left (at step 1), and a stalled island is shaken or reset.
 //
 // Migration rule (exact):
 //   - Migrants are the best individuals of a source island's previous generation, i.e. the
@@ -36,6 +38,7 @@
 #include <vector>
 #include "evalforge/ga/brkga.hpp"
 #include "evalforge/ga/island_team.hpp"
+#include "evalforge/ga/shake.hpp"
 
 namespace ef::ga {
 
@@ -85,6 +88,7 @@ struct IslandsConfig {
   std::vector<int> moves;  // one island per move number, strictly ascending (e.g. 18, 22, ..., 46)
   BrkgaParams brkga;
   MigrationParams migration;
+  ShakeParams shake;  // off by default
   u64 seed = 1;
   // Throws ef::Error for no island, moves not strictly ascending or outside 0..60, bad BRKGA
   // parameters, or a migration that does not fit them (checked once, up front).
@@ -99,6 +103,9 @@ struct Archipelago {
   std::vector<Population> islands;  // islands[k]: its population
   int generation = 0;               // the generation the populations belong to
   int first_island = 0;             // global number of islands[0]
+  // stalls[k]: island first_island + k's stall state (shake.hpp), updated through the
+  // generation before `generation`; kept (and checkpointed) only when shaking is on.
+  std::vector<StallState> stalls;
 };
 
 // Generation 0: random keys on every island of `block` (island k draws with island number k);
@@ -106,10 +113,11 @@ struct Archipelago {
 Archipelago make_archipelago(const IslandsConfig& config, int num_keys);
 Archipelago make_archipelago(const IslandsConfig& config, int num_keys, IslandBlock block);
 
-// Steps 1-3 above; every individual of the current generation must have been evaluated.
+// Steps 1-4 above; every individual of the current generation must have been evaluated.
 // Afterwards slot 0 of each island holds the best individual of the generation just left.
 // Without a team the archipelago must hold every island; with one, its rank's block.
-void advance_generation(Archipelago& archipelago, const IslandsConfig& config);
-void advance_generation(Archipelago& archipelago, const IslandsConfig& config, IslandTeam& team);
+// Returns what shaking did to each island held (all kNone when shaking is off).
+std::vector<ShakeAction> advance_generation(Archipelago& archipelago, const IslandsConfig& config);
+std::vector<ShakeAction> advance_generation(Archipelago& archipelago, const IslandsConfig& config, IslandTeam& team);
 
 }  // namespace ef::ga
