@@ -11,10 +11,12 @@
 #include "evalforge/core/rng.hpp"
 #include "evalforge/ga/brkga.hpp"
 #include "evalforge/ga/islands.hpp"
+#include "evalforge/ga/path_relinking.hpp"
 #include "evalforge/ga/shake.hpp"
 #include "evalforge/games/othello/bitboard.hpp"
 #include "evalforge/runs/shape_decoder.hpp"
 #include "evalforge/runs/shape_fitness.hpp"
+#include "ga/thread_team.hpp"
 
 using namespace ef;
 using namespace ef::ga;
@@ -864,4 +866,159 @@ TEST(Shake, AdvanceGenerationShakesStalledIslandsAndKeepsItsBest) {
   EXPECT_EQ(advance_generation(p, plain), (std::vector<ShakeAction>{ShakeAction::kNone, ShakeAction::kNone}));
   advance_generation(q, config);  // nothing stalled yet at the first transition
   EXPECT_EQ(p.islands[0].keys, q.islands[0].keys);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Implicit path relinking (path_relinking.hpp)
+
+namespace {
+
+// Blocks of 2 keys; a block differs when its first key differs (the second never matters, as a
+// decoder that ignores some keys); fitness = the sum of first keys, every call recorded.
+struct ToyRelink {
+  std::vector<std::vector<std::vector<double>>> calls;
+  RelinkProblem problem() {
+    RelinkProblem p;
+    p.block_size = 2;
+    p.block_distance = [](std::span<const double> a, std::span<const double> b, int) {
+      return a[0] == b[0] ? 0.0 : 1.0;
+    };
+    p.evaluate = [this](const std::vector<int>&, const std::vector<std::vector<double>>& individuals,
+                        std::vector<double>& fitness) {
+      calls.push_back(individuals);
+      for (std::size_t i = 0; i < individuals.size(); ++i) {
+        fitness[i] = 0;
+        for (std::size_t k = 0; k < individuals[i].size(); k += 2) fitness[i] += individuals[i][k];
+      }
+    };
+    return p;
+  }
+};
+
+}  // namespace
+
+TEST(PathRelinking, APathWalksFromTheBaseToTheGuideOneBlockAStep) {
+  ToyRelink toy;
+  const RelinkProblem problem = toy.problem();
+  // Path 0: blocks 0, 2, 3, 5 differ (block 1 only in its ignored key); path 1: block 4 only.
+  const std::vector<double> base{0.5, 0.1, 0.5, 0.2, 0.5, 0.3, 0.5, 0.4, 0.5, 0.5, 0.5, 0.6};
+  const std::vector<double> guide{0.9, 0.1, 0.5, 0.7, 0.2, 0.3, 0.1, 0.4, 0.5, 0.5, 0.6, 0.6};
+  std::vector<double> other_guide = base;
+  other_guide[8] = 0.05;
+  const std::vector<RelinkResult> r = relink({{base, guide, 0}, {base, other_guide, 1}}, problem, 1.0);
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].distance, 4);
+  EXPECT_EQ(r[1].distance, 1);
+  // Every path's candidates of a step in one call: 4 + 1, then 3, 2, 1.
+  ASSERT_EQ(toy.calls.size(), 4u);
+  EXPECT_EQ(toy.calls[0].size(), 5u);
+  EXPECT_EQ(toy.calls[1].size(), 3u);
+  EXPECT_EQ(r[0].evaluations, 4 + 3 + 2 + 1);
+  EXPECT_EQ(r[1].evaluations, 1);
+  // The first candidates differ from the base in one block each; the distance to the guide falls
+  // by one a step and ends at 0 (percentage 1 reaches the guide).
+  for (std::size_t c = 0; c < 4; ++c) EXPECT_EQ(relink_distance(problem, toy.calls[0][c], base), 1) << c;
+  EXPECT_EQ(r[0].guide_distances, (std::vector<double>{3, 2, 1, 0}));
+  EXPECT_EQ(relink_distance(problem, toy.calls[3][0], guide), 0);
+  // The best met: blocks 2 and 3 lower the sum (0.2, 0.1 for 0.5), 0 and 5 raise it. Greedy takes
+  // 3 first, then 2: fitness 0.5 * 4 + 0.2 + 0.1 = 2.3.
+  EXPECT_DOUBLE_EQ(r[0].fitness, 2.3);
+  EXPECT_EQ(relink_distance(problem, r[0].best, base), 2);
+  EXPECT_DOUBLE_EQ(r[1].fitness, 2.55);
+  // Half the path: ceil(0.5 x 4) = 2 steps; alike individuals: no step.
+  ToyRelink half;
+  const std::vector<RelinkResult> h = relink({{base, guide, 0}, {base, base, 0}}, half.problem(), 0.5);
+  EXPECT_EQ(h[0].guide_distances, (std::vector<double>{3, 2}));
+  EXPECT_EQ(h[0].evaluations, 4 + 3);
+  EXPECT_TRUE(h[1].best.empty());
+  EXPECT_EQ(h[1].evaluations, 0);
+}
+
+TEST(PathRelinking, ArchipelagoPairsInsertBetterIndividualsAndDoNotDependOnRanks) {
+  IslandsConfig config;
+  config.moves = {20, 26, 32};
+  config.brkga = {.population_size = 10, .elite_count = 3, .mutant_count = 3, .elite_inheritance = 0.7};
+  config.migration = {Topology::kRing, 0, 0};
+  config.ipr = {.interval = 2, .pairs = 2, .selection = IprSelection::kRandom, .percentage = 1.0, .min_distance = 1};
+  config.seed = 9;
+  const int num_keys = 8;  // 4 blocks of 2
+  RelinkProblem problem = ToyRelink{}.problem();
+  problem.evaluate = [](const std::vector<int>& islands, const std::vector<std::vector<double>>& individuals,
+                        std::vector<double>& fitness) {  // island-dependent: key sum plus the island
+    for (std::size_t i = 0; i < individuals.size(); ++i)
+      fitness[i] = std::accumulate(individuals[i].begin(), individuals[i].end(), 0.0) + islands[i];
+  };
+  auto evaluate = [](Archipelago& a) {
+    for (std::size_t k = 0; k < a.islands.size(); ++k)
+      for (int i = 0; i < a.islands[k].size; ++i) {
+        const auto keys = a.islands[k].individual(i);
+        a.islands[k].fitness[i] = std::accumulate(keys.begin(), keys.end(), 0.0) + static_cast<double>(k);
+      }
+  };
+  // Local island indices on a rank are not global ones: evaluate by the global number there.
+  Archipelago whole = make_archipelago(config, num_keys);
+  evaluate(whole);
+  SoloTeam solo;
+  EXPECT_TRUE(path_relink(whole, config, problem, solo).empty());  // generation 0: not due
+  whole.generation = 2;
+  const Population before = whole.islands[1];
+  const std::vector<IprReport> reports = path_relink(whole, config, problem, solo);
+  ASSERT_EQ(reports.size(), 6u);
+  int inserted = 0;
+  for (const IprReport& r : reports) {
+    EXPECT_NE(r.island, r.guide_island);
+    EXPECT_GE(r.result.distance, 1);
+    inserted += r.inserted;
+    if (r.inserted) {
+      EXPECT_LT(r.result.fitness, r.replaced_fitness);
+    }
+  }
+  EXPECT_GT(inserted, 0);
+  // Island 1: each inserted path best replaced the worst; nothing else changed.
+  int changed = 0;
+  for (int i = 0; i < 10; ++i) changed += keys_of(whole.islands[1], i) != keys_of(before, i);
+  EXPECT_EQ(changed, reports[2].inserted + reports[3].inserted);
+
+  const int ranks = 3;
+  std::vector<Archipelago> parts(ranks);
+  run_thread_team(ranks, [&](ThreadTeam& team) {
+    const int r = team.rank();
+    parts[r] = make_archipelago(config, num_keys, island_block(r, ranks, 3));
+    for (std::size_t k = 0; k < parts[r].islands.size(); ++k)
+      for (int i = 0; i < parts[r].islands[k].size; ++i) {
+        const auto keys = parts[r].islands[k].individual(i);
+        parts[r].islands[k].fitness[i] = std::accumulate(keys.begin(), keys.end(), 0.0) + r;
+      }
+    parts[r].generation = 2;
+    RelinkProblem local = problem;
+    local.evaluate = [&](const std::vector<int>& islands, const std::vector<std::vector<double>>& individuals,
+                         std::vector<double>& fitness) {
+      for (std::size_t i = 0; i < individuals.size(); ++i)
+        fitness[i] =
+            std::accumulate(individuals[i].begin(), individuals[i].end(), 0.0) + parts[r].first_island + islands[i];
+    };
+    path_relink(parts[r], config, local, team);
+  });
+  for (int k = 0; k < 3; ++k) EXPECT_EQ(parts[k].islands[0].keys, whole.islands[k].keys) << "island " << k;
+  // Validation: more pairs than elite individuals under selection best.
+  config.ipr.selection = IprSelection::kBest;
+  config.ipr.pairs = 4;
+  EXPECT_THROW(config.validate(), Error);
+}
+
+TEST(PathRelinking, TupleDistanceComparesDecodedFeaturesUpToSymmetry) {
+  const Decoder decoder({0, 1, 2, 5, 6, 7, 8, 9}, {2});  // a1 b1 c1 f1 g1 h1 a2 b2; one pair
+  auto keys = [](std::initializer_list<double> k) { return std::vector<double>(k); };
+  const auto a1b1 = keys({0.1, 0.2, 0.9, 0.9, 0.9, 0.9, 0.9, 0.9});
+  const auto a1b1_other_keys = keys({0.3, 0.1, 0.8, 0.7, 0.9, 0.95, 0.6, 0.5});
+  const auto g1h1 = keys({0.9, 0.9, 0.9, 0.9, 0.1, 0.2, 0.9, 0.9});  // a1 b1 mirrored left-right
+  const auto a1a2 = keys({0.1, 0.9, 0.9, 0.9, 0.9, 0.9, 0.2, 0.9});  // a1 b1 mirrored on the diagonal
+  const auto b1c1 = keys({0.9, 0.1, 0.2, 0.9, 0.9, 0.9, 0.9, 0.9});
+  EXPECT_EQ(decoder.tuple_squares(a1b1, 0), (std::vector<int>{0, 1}));
+  EXPECT_EQ(tuple_block_distance(decoder, a1b1, a1b1_other_keys, 0), 0);  // other keys, same squares
+  EXPECT_EQ(tuple_block_distance(decoder, a1b1, g1h1, 0), 0);             // symmetric images
+  EXPECT_EQ(tuple_block_distance(decoder, a1b1, a1a2, 0), 0);
+  EXPECT_GT(tuple_block_distance(decoder, a1b1, b1c1, 0), 0);  // another feature
+  EXPECT_EQ(canonical_tuple_mask({6, 7}), canonical_tuple_mask({0, 1}));
+  EXPECT_EQ(decoder.decode(b1c1).tuples[0], decoder.tuple_squares(b1c1, 0));
 }

@@ -148,6 +148,11 @@ TEST(SearchConfig, ErrorsNameFileAndKey) {
   expect("[search.shake]\nintensity_min = 0.5\nintensity_max = 0.2\n", "search.shake.intensity_min");
   expect("[search.shake]\nintensity_max = 1.5\n", "search.shake.intensity_max");
   expect("[search.shake]\nintervall = 2\n", "unknown key search.shake.intervall");
+  expect("[search]\nipr = 1\n", "search.ipr must be a table");
+  expect("[search.ipr]\nselection = \"worst\"\n", "search.ipr.selection");
+  expect("[search.ipr]\npercentage = 0\n", "search.ipr.percentage");
+  expect("[search.ipr]\npairs = 0\n", "search.ipr.pairs");
+  expect("[search]\nelite = 2\n[search.ipr]\ninterval = 5\npairs = 3\n", "pairs = 3 with selection best");
 }
 
 TEST(SearchRun, WritesTheRunDirectory) {
@@ -277,16 +282,18 @@ TEST(SearchRun, MultiParentCrossoverKeepsTheDeterminismContract) {
   EXPECT_EQ(read(dir / "classic" / "config.toml").find("bias"), std::string::npos);  // classic configs as before
 }
 
-// Shaking and reset (every generation stalled shakes, a reset after 3, kind swap) with
-// multi-parent crossover: the same bits on 1 and 2 threads, on 1 and 3 ranks, and across an
+// Every BRKGA option on: multi-parent crossover, shaking and reset (every stalled generation
+// shakes, a reset after 3, kind swap) and implicit path relinking (every 2nd generation, 2
+// random pairs an island): the same bits on 1 and 2 threads, on 1 and 3 ranks, and across an
 // interruption (the checkpoint carries the stall counts); the log says what was done.
-TEST(SearchRun, ShakingAndResetKeepTheDeterminismContract) {
+TEST(SearchRun, EveryBrkgaOptionKeepsTheDeterminismContract) {
   const fs::path dir = temp_dir("shake");
   ga::SearchConfig config = tiny_config();
   config.islands.brkga.parents = 3;
   config.islands.brkga.elite_parents = 2;
   config.islands.brkga.bias = ga::Bias::kLinear;
   config.islands.shake = {.interval = 1, .reset_interval = 3, .kind = ga::ShakeKind::kSwap};
+  config.islands.ipr = {.interval = 2, .pairs = 2, .selection = ga::IprSelection::kRandom, .percentage = 0.5};
   ga::run_search(config, dir / "one", quiet(1));
   ga::run_search(config, dir / "two", quiet(2));
   ga::run_thread_team(3, [&](ga::ThreadTeam& team) {
@@ -303,6 +310,8 @@ TEST(SearchRun, ShakingAndResetKeepTheDeterminismContract) {
   const std::string log = read(dir / "one" / "log.txt");
   EXPECT_NE(log.find("shaken after"), std::string::npos) << log;
   EXPECT_NE(log.find("reset: every individual but the best is new"), std::string::npos) << log;
+  EXPECT_NE(log.find("generation 2: path relinking island 0 (move"), std::string::npos) << log;
+  EXPECT_NE(log.find("replaces the worst"), std::string::npos) << log;
   const std::string saved = read(dir / "one" / "config.toml");
   EXPECT_NE(saved.find("[search.shake]\ninterval = 1\nreset_interval = 3\nkind = \"swap\""), std::string::npos)
       << saved;
@@ -311,12 +320,19 @@ TEST(SearchRun, ShakingAndResetKeepTheDeterminismContract) {
   EXPECT_EQ(back.islands.shake.reset_interval, 3);
   EXPECT_EQ(back.islands.shake.kind, ga::ShakeKind::kSwap);
   EXPECT_EQ(back.islands.shake.intensity_min, config.islands.shake.intensity_min);
-  // Without shaking, other bits (the comparisons above can fail), and checkpoints as before.
+  EXPECT_EQ(back.islands.ipr.interval, 2);
+  EXPECT_EQ(back.islands.ipr.pairs, 2);
+  EXPECT_EQ(back.islands.ipr.selection, ga::IprSelection::kRandom);
+  EXPECT_EQ(back.islands.ipr.percentage, 0.5);
+  // Without shaking and relinking, other bits (the comparisons above can fail), and
+  // checkpoints and configs as before.
   config.islands.shake = {};
+  config.islands.ipr = {};
   ga::run_search(config, dir / "still", quiet(2));
   EXPECT_NE(metrics_without_time(dir / "one"), metrics_without_time(dir / "still"));
   EXPECT_LT(read(dir / "still" / "checkpoint.bin").size(), read(dir / "one" / "checkpoint.bin").size());
   EXPECT_EQ(read(dir / "still" / "config.toml").find("shake"), std::string::npos);
+  EXPECT_EQ(read(dir / "still" / "config.toml").find("ipr"), std::string::npos);
 }
 
 TEST(SearchRun, ResumeGivesTheSameBitsAsAnUninterruptedRun) {

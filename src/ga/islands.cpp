@@ -196,6 +196,7 @@ void IslandsConfig::validate() const {
   }
   brkga.validate();
   shake.validate();
+  ipr.validate(brkga.elite_count);
   if (migration.interval < 0) fail("migration interval {} must not be negative (0 = never)", migration.interval);
   if (migration.interval > 0)
     check_routes_fit(migration_routes(migration.topology, static_cast<int>(moves.size()), migration.size),

@@ -1,7 +1,9 @@
 #include "evalforge/runs/shape_decoder.hpp"
 #include <algorithm>
+#include <bit>
 #include <numeric>
 #include "evalforge/core/error.hpp"
+#include "evalforge/games/othello/bitboard.hpp"
 
 namespace ef::ga {
 
@@ -42,23 +44,42 @@ ntuple::Shape Decoder::decode(std::span<const double> keys) const {
 
   const std::size_t region_size = region_.size();
   ntuple::Shape shape;
-  std::vector<int> order(region_size);
-  for (std::size_t t = 0; t < tuple_sizes_.size(); ++t) {
-    const double* tuple_keys = keys.data() + t * region_size;
-    std::iota(order.begin(), order.end(), 0);
-    // (key, position) is a strict total order, so the chosen set is unique whatever the
-    // algorithm: ties go to the lower position in the region list.
-    const auto n = static_cast<std::ptrdiff_t>(tuple_sizes_[t]);
-    std::partial_sort(order.begin(), order.begin() + n, order.end(), [&](int a, int b) {
-      return tuple_keys[a] != tuple_keys[b] ? tuple_keys[a] < tuple_keys[b] : a < b;
-    });
-    std::vector<int> squares;
-    squares.reserve(static_cast<std::size_t>(n));
-    for (std::ptrdiff_t j = 0; j < n; ++j) squares.push_back(region_[static_cast<std::size_t>(order[j])]);
-    std::sort(squares.begin(), squares.end());
-    shape.tuples.push_back(std::move(squares));
-  }
+  for (std::size_t t = 0; t < tuple_sizes_.size(); ++t)
+    shape.tuples.push_back(tuple_squares(keys.subspan(t * region_size, region_size), static_cast<int>(t)));
   return shape;
+}
+
+std::vector<int> Decoder::tuple_squares(std::span<const double> tuple_keys, int tuple) const {
+  if (tuple < 0 || tuple >= num_tuples() || tuple_keys.size() != region_.size())
+    fail("decoder: tuple {} of {} keys; this decoder has {} tuples of {} keys", tuple, tuple_keys.size(), num_tuples(),
+         region_.size());
+  std::vector<int> order(region_.size());
+  std::iota(order.begin(), order.end(), 0);
+  // (key, position) is a strict total order, so the chosen set is unique whatever the
+  // algorithm: ties go to the lower position in the region list.
+  const auto n = static_cast<std::ptrdiff_t>(tuple_sizes_[static_cast<std::size_t>(tuple)]);
+  std::partial_sort(order.begin(), order.begin() + n, order.end(), [&](int a, int b) {
+    return tuple_keys[a] != tuple_keys[b] ? tuple_keys[a] < tuple_keys[b] : a < b;
+  });
+  std::vector<int> squares;
+  squares.reserve(static_cast<std::size_t>(n));
+  for (std::ptrdiff_t j = 0; j < n; ++j) squares.push_back(region_[static_cast<std::size_t>(order[j])]);
+  std::sort(squares.begin(), squares.end());
+  return squares;
+}
+
+u64 canonical_tuple_mask(const std::vector<int>& squares) {
+  u64 mask = 0;
+  for (const int sq : squares) mask |= u64{1} << sq;
+  u64 best = mask;
+  for (int s = 1; s < 8; ++s) best = std::min(best, othello::symmetry(mask, s));
+  return best;
+}
+
+double tuple_block_distance(const Decoder& decoder, std::span<const double> a, std::span<const double> b, int tuple) {
+  const u64 x = canonical_tuple_mask(decoder.tuple_squares(a, tuple));
+  const u64 y = canonical_tuple_mask(decoder.tuple_squares(b, tuple));
+  return static_cast<double>(std::popcount(x ^ y));
 }
 
 }  // namespace ef::ga

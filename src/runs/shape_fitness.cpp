@@ -43,16 +43,13 @@ TrainJob fitness_job(const ntuple::Geometry& geometry, const IslandFitnessData& 
   return job;
 }
 
-void evaluate_generation(Backend& backend, const Decoder& decoder, std::span<Population> islands,
-                         std::span<const IslandFitnessData> data, const FitnessOptions& options, u64 seed,
-                         u32 generation, u32 first_island) {
-  if (data.size() != islands.size()) fail("fitness: {} islands but {} fitness sets", islands.size(), data.size());
+namespace {
+
+// The validation splits of the islands held, checked against their data.
+std::vector<TrainValidationIds> island_splits(std::span<const IslandFitnessData> data, const FitnessOptions& options,
+                                              u64 seed, u32 generation, u32 first_island) {
   std::vector<TrainValidationIds> splits;
-  std::size_t num_jobs = 0;
-  for (std::size_t k = 0; k < islands.size(); ++k) {
-    if (islands[k].num_keys != decoder.num_keys())
-      fail("fitness: island {} has {} keys per individual; the decoder needs {}", k, islands[k].num_keys,
-           decoder.num_keys());
+  for (std::size_t k = 0; k < data.size(); ++k) {
     splits.push_back(train_validation_split(data[k].num_positions, options.validation_fraction, seed,
                                             first_island + static_cast<u32>(k), generation));
     if (splits.back().train.empty() || splits.back().validation.empty())
@@ -61,27 +58,52 @@ void evaluate_generation(Backend& backend, const Decoder& decoder, std::span<Pop
           "for validation, and both must be non-empty",
           k, data[k].num_positions, 100 * options.validation_fraction, splits.back().train.size(),
           splits.back().validation.size());
-    num_jobs += static_cast<std::size_t>(islands[k].size);
   }
+  return splits;
+}
 
+}  // namespace
+
+void evaluate_keys(Backend& backend, const Decoder& decoder, std::span<const IslandKeys> individuals,
+                   std::span<const IslandFitnessData> data, const FitnessOptions& options, u64 seed, u32 generation,
+                   u32 first_island, std::span<double> fitness) {
+  if (fitness.size() != individuals.size())
+    fail("fitness: {} individuals but room for {} fitness values", individuals.size(), fitness.size());
+  const std::vector<TrainValidationIds> splits = island_splits(data, options, seed, generation, first_island);
   // Geometries live until train() returns: the jobs point at them.
   std::vector<ntuple::Geometry> geometries;
-  geometries.reserve(num_jobs);
+  geometries.reserve(individuals.size());
   std::vector<TrainJob> jobs;
-  jobs.reserve(num_jobs);
-  for (std::size_t k = 0; k < islands.size(); ++k) {
-    for (int i = 0; i < islands[k].size; ++i) {
-      geometries.push_back(decoder.decode(islands[k].individual(i)).geometry());
-      jobs.push_back(fitness_job(geometries.back(), data[k], splits[k], options, seed,
-                                 first_island + static_cast<std::uint32_t>(k), generation));
-    }
+  jobs.reserve(individuals.size());
+  for (const IslandKeys& ind : individuals) {
+    if (ind.island < 0 || static_cast<std::size_t>(ind.island) >= data.size())
+      fail("fitness: island {} of {} held", ind.island, data.size());
+    const auto k = static_cast<std::size_t>(ind.island);
+    geometries.push_back(decoder.decode(ind.keys).geometry());
+    jobs.push_back(fitness_job(geometries.back(), data[k], splits[k], options, seed,
+                               first_island + static_cast<std::uint32_t>(k), generation));
   }
   std::vector<TrainResult> results(jobs.size());
   backend.train(jobs, results);
+  for (std::size_t j = 0; j < results.size(); ++j) fitness[j] = results[j].eval_loss.mse();
+}
 
+void evaluate_generation(Backend& backend, const Decoder& decoder, std::span<Population> islands,
+                         std::span<const IslandFitnessData> data, const FitnessOptions& options, u64 seed,
+                         u32 generation, u32 first_island) {
+  if (data.size() != islands.size()) fail("fitness: {} islands but {} fitness sets", islands.size(), data.size());
+  std::vector<IslandKeys> individuals;
+  for (std::size_t k = 0; k < islands.size(); ++k) {
+    if (islands[k].num_keys != decoder.num_keys())
+      fail("fitness: island {} has {} keys per individual; the decoder needs {}", k, islands[k].num_keys,
+           decoder.num_keys());
+    for (int i = 0; i < islands[k].size; ++i) individuals.push_back({static_cast<int>(k), islands[k].individual(i)});
+  }
+  std::vector<double> fitness(individuals.size());
+  evaluate_keys(backend, decoder, individuals, data, options, seed, generation, first_island, fitness);
   std::size_t j = 0;
   for (auto& pop : islands)
-    for (int i = 0; i < pop.size; ++i) pop.fitness[i] = results[j++].eval_loss.mse();
+    for (int i = 0; i < pop.size; ++i) pop.fitness[i] = fitness[j++];
 }
 
 }  // namespace ef::ga

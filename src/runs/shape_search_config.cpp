@@ -38,7 +38,7 @@ SearchConfig load_search_config(const std::string& file) {
   {
     TableReader r(section("search"), file, "search");
     r.allow({"moves", "island_size", "elite", "mutants", "elite_inheritance", "parents", "elite_parents", "bias",
-             "generations", "seed", "tuple_sizes", "region", "shake"});
+             "generations", "seed", "tuple_sizes", "region", "shake", "ipr"});
     r.integers("moves", c.islands.moves, 1, 60);
     r.integer("island_size", c.islands.brkga.population_size, 2, 1000000);
     r.integer("elite", c.islands.brkga.elite_count, 1, 1000000);
@@ -89,6 +89,22 @@ SearchConfig load_search_config(const std::string& file) {
     if (sp.intensity_min > sp.intensity_max)
       fail("{}: intensity_min = {} is larger than intensity_max = {}", r.where("intensity_min"), sp.intensity_min,
            sp.intensity_max);
+  }
+  if (const toml::node* ipr = section("search").get("ipr")) {
+    // [search.ipr] (docs/method.md 1.2, "Implicit path relinking"); absent: off.
+    if (!ipr->is_table()) fail("{}: search.ipr must be a table ([search.ipr])", file);
+    TableReader r(*ipr->as_table(), file, "search.ipr");
+    r.allow({"interval", "pairs", "selection", "percentage", "min_distance"});
+    IprParams& ip = c.islands.ipr;
+    r.integer("interval", ip.interval, 0, 100000000);
+    r.integer("pairs", ip.pairs, 1, 1000000);
+    std::string selection = ipr_selection_name(ip.selection);
+    r.text("selection", selection);
+    const auto parsed = parse_ipr_selection(selection);
+    if (!parsed) fail("{}: '{}' is not a selection (expected best or random)", r.where("selection"), selection);
+    ip.selection = *parsed;
+    r.real("percentage", ip.percentage, 1e-9, 1.0);
+    r.real("min_distance", ip.min_distance, 0.0, 1e9);
   }
   {
     TableReader r(section("migration"), file, "migration");
@@ -165,6 +181,12 @@ std::string search_config_to_toml(const SearchConfig& c) {
         "[search.shake]\ninterval = {}\nreset_interval = {}\nkind = \"{}\"\nintensity_min = {}\nintensity_max = "
         "{}\n\n",
         sp.interval, sp.reset_interval, shake_kind_name(sp.kind), sp.intensity_min, sp.intensity_max);
+  }
+  if (c.islands.ipr.enabled()) {
+    const IprParams& ip = c.islands.ipr;
+    out << fmt::format(
+        "[search.ipr]\ninterval = {}\npairs = {}\nselection = \"{}\"\npercentage = {}\nmin_distance = {}\n\n",
+        ip.interval, ip.pairs, ipr_selection_name(ip.selection), ip.percentage, ip.min_distance);
   }
   out << fmt::format("[migration]\ntopology = \"{}\"\ninterval = {}\nsize = {}\n\n",
                      topology_name(c.islands.migration.topology), c.islands.migration.interval,

@@ -320,6 +320,33 @@ std::vector<IslandReport> decode_reports(const std::vector<std::string>& message
   return reports;
 }
 
+// Implicit path relinking after a generation's evaluation, when due (ga/path_relinking.hpp):
+// blocks are the tuples' keys, the distance compares decoded tuples, and each step's candidates
+// are one backend batch on the generation's own splits. The log gets a line per path.
+void relink_elites(Archipelago& a, const SearchConfig& c, const Decoder& decoder, Backend& backend,
+                   const IslandData& data, const FitnessOptions& fo, IslandTeam& team, const LineSink& log) {
+  RelinkProblem problem;
+  problem.block_size = decoder.keys_per_tuple();
+  problem.block_distance = [&](std::span<const double> x, std::span<const double> y, int tuple) {
+    return tuple_block_distance(decoder, x, y, tuple);
+  };
+  problem.evaluate = [&](const std::vector<int>& islands, const std::vector<std::vector<double>>& individuals,
+                         std::vector<double>& fitness) {
+    std::vector<IslandKeys> keys;
+    for (std::size_t i = 0; i < individuals.size(); ++i) keys.push_back({islands[i], individuals[i]});
+    evaluate_keys(backend, decoder, keys, data.fitness, fo, c.islands.seed, static_cast<u32>(a.generation),
+                  static_cast<u32>(a.first_island), fitness);
+  };
+  for (const IprReport& r : path_relink(a, c.islands, problem, team))
+    log(fmt::format(
+        "generation {}: path relinking island {} (move {}) pair {} towards island {}: distance {}, {} evaluations, "
+        "best {} (base {:.4f}){}",
+        a.generation, r.island, c.islands.moves[static_cast<std::size_t>(r.island)], r.pair, r.guide_island,
+        r.result.distance, r.result.evaluations,
+        r.result.best.empty() ? std::string("none") : fmt::format("{:.4f}", r.result.fitness), r.base_fitness,
+        r.inserted ? fmt::format(", replaces the worst ({:.4f})", r.replaced_fitness) : std::string()));
+}
+
 // checkpoint.bin of the archipelago the ranks hold together, written by rank 0.
 void save_checkpoint(IslandTeam& team, RunDir* run, const Archipelago& a, bool evaluated, int num_islands) {
   const std::vector<std::string> parts = team.gather(encode_island_parts(a));
@@ -394,6 +421,7 @@ SearchOutcome run_loop(const SearchConfig& c, RunSession* session, Checkpoint st
     const auto t0 = std::chrono::steady_clock::now();
     evaluate_generation(*backend, decoder, a.islands, data.fitness, fo, seed, static_cast<u32>(g),
                         static_cast<u32>(a.first_island));
+    if (c.islands.ipr.enabled()) relink_elites(a, c, decoder, *backend, data, fo, team, log);
 
     // Test score of every island's best at its move: train on all fitness positions, test set.
     std::vector<double> test(own, std::nan(""));

@@ -9,18 +9,19 @@ namespace ef {
 
 // What a stream of random numbers is for; part of the key, so streams never collide.
 enum class Purpose : u32 {
-  kSplit = 1,          // data splits (fitness/test, train/validation)
-  kShuffle = 2,        // training sample order
-  kDatagen = 3,        // built-in dataset generation
-  kPopulation = 4,     // GA initial keys and mutants
-  kCrossover = 5,      // GA crossover
-  kMigration = 6,      // GA immigrant placement
-  kGame = 7,           // playouts
-  kEvolve = 8,         // evolve runs' GA: initial chromosomes, selection, crossover, mutation
-  kOpening = 9,        // random openings of yardstick games
-  kFitnessGames = 10,  // a generation's seed for its fitness games (Tic-Tac-Toe's random ties)
-  kSolverTree = 11,    // nodes sampled from the exact solver's trees (runs/ordering_network.cpp)
-  kShake = 12,         // GA shaking and reset of a stalled island (ga/shake.hpp)
+  kSplit = 1,           // data splits (fitness/test, train/validation)
+  kShuffle = 2,         // training sample order
+  kDatagen = 3,         // built-in dataset generation
+  kPopulation = 4,      // GA initial keys and mutants
+  kCrossover = 5,       // GA crossover
+  kMigration = 6,       // GA immigrant placement
+  kGame = 7,            // playouts
+  kEvolve = 8,          // evolve runs' GA: initial chromosomes, selection, crossover, mutation
+  kOpening = 9,         // random openings of yardstick games
+  kFitnessGames = 10,   // a generation's seed for its fitness games (Tic-Tac-Toe's random ties)
+  kSolverTree = 11,     // nodes sampled from the exact solver's trees (runs/ordering_network.cpp)
+  kShake = 12,          // GA shaking and reset of a stalled island (ga/shake.hpp)
+  kPathRelinking = 13,  // GA implicit path relinking: pairs (ga/path_relinking.hpp)
 };
 
 class Rng {

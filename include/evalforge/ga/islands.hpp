@@ -38,6 +38,7 @@
 #include <vector>
 #include "evalforge/ga/brkga.hpp"
 #include "evalforge/ga/island_team.hpp"
+#include "evalforge/ga/path_relinking.hpp"
 #include "evalforge/ga/shake.hpp"
 
 namespace ef::ga {
@@ -89,6 +90,7 @@ struct IslandsConfig {
   BrkgaParams brkga;
   MigrationParams migration;
   ShakeParams shake;  // off by default
+  IprParams ipr;      // off by default; the caller runs path_relink (path_relinking.hpp)
   u64 seed = 1;
   // Throws ef::Error for no island, moves not strictly ascending or outside 0..60, bad BRKGA
   // parameters, or a migration that does not fit them (checked once, up front).

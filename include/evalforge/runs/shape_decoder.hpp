@@ -37,10 +37,23 @@ class Decoder {
   // Throws ef::Error when keys.size() != num_keys() or a key is outside [0, 1) (NaN included),
   // since such keys would make the ordering ill-defined.
   ntuple::Shape decode(std::span<const double> keys) const;
+  // Tuple `tuple` from its own keys (keys [R*tuple, R*tuple + R) of an individual): what decode
+  // gives for it. No range check of the keys (decode does that).
+  std::vector<int> tuple_squares(std::span<const double> tuple_keys, int tuple) const;
 
  private:
   std::vector<int> region_;
   std::vector<int> tuple_sizes_;
 };
+
+// A tuple's squares as a board mask in the canonical form of its 8 symmetric images (the least
+// mask): symmetric sampling plays every image, so tuples with the same canonical mask are the
+// same feature.
+u64 canonical_tuple_mask(const std::vector<int>& squares);
+
+// The distance of implicit path relinking between tuple `tuple` of two individuals (their keys
+// of that tuple): the size of the symmetric difference of the canonical square sets; 0 when the
+// two decode to the same feature.
+double tuple_block_distance(const Decoder& decoder, std::span<const double> a, std::span<const double> b, int tuple);
 
 }  // namespace ef::ga

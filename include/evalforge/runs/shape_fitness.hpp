@@ -51,6 +51,18 @@ TrainValidationIds train_validation_split(std::uint32_t n, double validation_fra
 TrainJob fitness_job(const ntuple::Geometry& geometry, const IslandFitnessData& data, const TrainValidationIds& split,
                      const FitnessOptions& options, u64 seed, u32 island, u32 generation);
 
+// One individual for evaluate_keys: its keys (which must outlive the call) and the local index of
+// the island whose data measures it.
+struct IslandKeys {
+  int island = 0;
+  std::span<const double> keys;
+};
+// Fitness of individuals given by their keys, each on its island's data of `generation` (the
+// split and streams evaluate_generation uses, so the values rank with the generation's own), in
+// one Backend::train call: implicit path relinking's candidates (ga/path_relinking.hpp).
+void evaluate_keys(Backend& backend, const Decoder& decoder, std::span<const IslandKeys> individuals,
+                   std::span<const IslandFitnessData> data, const FitnessOptions& options, u64 seed, u32 generation,
+                   u32 first_island, std::span<double> fitness);
 // Decodes every individual of every island, trains them all in one Backend::train call and
 // writes fitness = eval MSE into islands[k].fitness. Throws ef::Error when the data do not match
 // the islands, a split part is empty, or a population's key count does not fit the decoder.
