@@ -102,6 +102,25 @@ ga::SearchRunOptions stopping_after(int generations, int threads) {
   return o;
 }
 
+// The determinism contract of a config: runs on 1 thread (dir/one), 2 threads (dir/two) and 3
+// ranks stopped after generation 3 and resumed on one process (dir/cut; the options come back
+// from config.toml) write the same metrics, shapes and checkpoint bytes.
+void expect_the_same_bits_on_threads_ranks_and_a_resume(const ga::SearchConfig& config, const fs::path& dir) {
+  ga::run_search(config, dir / "one", quiet(1));
+  ga::run_search(config, dir / "two", quiet(2));
+  ga::run_thread_team(3, [&](ga::ThreadTeam& team) {
+    ga::SearchRunOptions o = stopping_after(3, 1);
+    o.team = &team;
+    EXPECT_TRUE(ga::run_search(config, dir / "cut", o).interrupted);
+  });
+  EXPECT_TRUE(ga::resume_search(dir / "cut", quiet(2)).complete);
+  for (const char* run : {"two", "cut"}) {
+    EXPECT_EQ(metrics_without_time(dir / "one"), metrics_without_time(dir / run)) << run;
+    EXPECT_EQ(read(dir / "one" / "best_shapes.json"), read(dir / run / "best_shapes.json")) << run;
+    EXPECT_EQ(read(dir / "one" / "checkpoint.bin"), read(dir / run / "checkpoint.bin")) << run;
+  }
+}
+
 }  // namespace
 
 TEST(SearchConfig, PaperConfigHoldsTable1) {
@@ -262,19 +281,7 @@ TEST(SearchRun, MultiParentCrossoverKeepsTheDeterminismContract) {
   config.islands.brkga.parents = 3;
   config.islands.brkga.elite_parents = 1;
   config.islands.brkga.bias = ga::Bias::kLogInverse;
-  ga::run_search(config, dir / "one", quiet(1));
-  ga::run_search(config, dir / "two", quiet(2));
-  ga::run_thread_team(3, [&](ga::ThreadTeam& team) {
-    ga::SearchRunOptions o = stopping_after(3, 1);
-    o.team = &team;
-    EXPECT_TRUE(ga::run_search(config, dir / "cut", o).interrupted);
-  });
-  EXPECT_TRUE(ga::resume_search(dir / "cut", quiet(2)).complete);  // the options come back from config.toml
-  for (const char* run : {"two", "cut"}) {
-    EXPECT_EQ(metrics_without_time(dir / "one"), metrics_without_time(dir / run)) << run;
-    EXPECT_EQ(read(dir / "one" / "best_shapes.json"), read(dir / run / "best_shapes.json")) << run;
-    EXPECT_EQ(read(dir / "one" / "checkpoint.bin"), read(dir / run / "checkpoint.bin")) << run;
-  }
+  expect_the_same_bits_on_threads_ranks_and_a_resume(config, dir);
   const std::string saved = read(dir / "one" / "config.toml");
   EXPECT_NE(saved.find("parents = 3\nelite_parents = 1\nbias = \"loginverse\""), std::string::npos) << saved;
   ga::run_search(tiny_config(), dir / "classic", quiet(2));
@@ -294,19 +301,7 @@ TEST(SearchRun, EveryBrkgaOptionKeepsTheDeterminismContract) {
   config.islands.brkga.bias = ga::Bias::kLinear;
   config.islands.shake = {.interval = 1, .reset_interval = 3, .kind = ga::ShakeKind::kSwap};
   config.islands.ipr = {.interval = 2, .pairs = 2, .selection = ga::IprSelection::kRandom, .percentage = 0.5};
-  ga::run_search(config, dir / "one", quiet(1));
-  ga::run_search(config, dir / "two", quiet(2));
-  ga::run_thread_team(3, [&](ga::ThreadTeam& team) {
-    ga::SearchRunOptions o = stopping_after(3, 1);
-    o.team = &team;
-    EXPECT_TRUE(ga::run_search(config, dir / "cut", o).interrupted);
-  });
-  EXPECT_TRUE(ga::resume_search(dir / "cut", quiet(2)).complete);
-  for (const char* run : {"two", "cut"}) {
-    EXPECT_EQ(metrics_without_time(dir / "one"), metrics_without_time(dir / run)) << run;
-    EXPECT_EQ(read(dir / "one" / "best_shapes.json"), read(dir / run / "best_shapes.json")) << run;
-    EXPECT_EQ(read(dir / "one" / "checkpoint.bin"), read(dir / run / "checkpoint.bin")) << run;
-  }
+  expect_the_same_bits_on_threads_ranks_and_a_resume(config, dir);
   const std::string log = read(dir / "one" / "log.txt");
   EXPECT_NE(log.find("shaken after"), std::string::npos) << log;
   EXPECT_NE(log.find("reset: every individual but the best is new"), std::string::npos) << log;

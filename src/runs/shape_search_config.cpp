@@ -71,10 +71,15 @@ SearchConfig load_search_config(const std::string& file) {
       }
     }
   }
-  if (const toml::node* shake = section("search").get("shake")) {
-    // [search.shake] (docs/search.md, "Shaking and reset"); absent: off.
-    if (!shake->is_table()) fail("{}: search.shake must be a table ([search.shake])", file);
-    TableReader r(*shake->as_table(), file, "search.shake");
+  // [search.NAME]: null when absent, an error naming it when not a table.
+  auto search_table = [&](const char* name) -> const toml::table* {
+    const toml::node* node = section("search").get(name);
+    if (node && !node->is_table()) fail("{}: search.{} must be a table ([search.{}])", file, name, name);
+    return node ? node->as_table() : nullptr;
+  };
+  if (const toml::table* shake = search_table("shake")) {
+    // [search.shake] (docs/method.md 1.2, "Shaking and reset"); absent: off.
+    TableReader r(*shake, file, "search.shake");
     r.allow({"interval", "reset_interval", "kind", "intensity_min", "intensity_max"});
     ShakeParams& sp = c.islands.shake;
     r.integer("interval", sp.interval, 0, 100000000);
@@ -90,10 +95,9 @@ SearchConfig load_search_config(const std::string& file) {
       fail("{}: intensity_min = {} is larger than intensity_max = {}", r.where("intensity_min"), sp.intensity_min,
            sp.intensity_max);
   }
-  if (const toml::node* ipr = section("search").get("ipr")) {
+  if (const toml::table* ipr = search_table("ipr")) {
     // [search.ipr] (docs/method.md 1.2, "Implicit path relinking"); absent: off.
-    if (!ipr->is_table()) fail("{}: search.ipr must be a table ([search.ipr])", file);
-    TableReader r(*ipr->as_table(), file, "search.ipr");
+    TableReader r(*ipr, file, "search.ipr");
     r.allow({"interval", "pairs", "selection", "percentage", "min_distance"});
     IprParams& ip = c.islands.ipr;
     r.integer("interval", ip.interval, 0, 100000000);
