@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include "core/bytes.hpp"
 #include "data/generate.hpp"
 #include "evalforge/core/error.hpp"
 #include "evalforge/core/files.hpp"
@@ -94,6 +95,22 @@ TEST_F(MatchTest, RoundsAddUpAndRepeatBitForBit) {
   // Phases: moves up to 45 use shape "a" (move 40), later moves shape "b".
   EXPECT_EQ(agent1.networks[agent1.network_of_move[45]].geometry, 0);
   EXPECT_EQ(agent1.networks[agent1.network_of_move[46]].geometry, 1);
+}
+
+// The rounds (timing column left out) and every final agent's weights of a small match,
+// pinned as one FNV-1a hash taken with the code from before the match trained through the
+// backend (0aa7007: a host SGD loop of its own): the match's training, now TrainBackend jobs
+// that start from the agents' weights and take the samples in the match's own order, gives
+// the bits it gave before, over 2 epochs a round (each its own backend call).
+TEST_F(MatchTest, RoundsAndAgentsAreThoseOfTheEarlierHostTrainingLoop) {
+  run(dir_ / "m", write_config());
+  std::string bytes;
+  std::istringstream in(test::contents(dir_ / "m" / "rounds.csv"));
+  for (std::string line; std::getline(in, line);) bytes += line.substr(0, line.rfind(',')) + "\n";
+  for (const char* f : {"r0-agent1.efnet", "r0-agent2.efnet", "r1-agent1.efnet", "r1-agent2.efnet"})
+    bytes += test::contents(dir_ / "m" / "agents" / f);
+  const u64 h = fnv1a64(bytes);
+  EXPECT_EQ(h, 0x4c130736e256e174ull) << std::hex << "signature 0x" << h;
 }
 
 TEST_F(MatchTest, ResumedRunEqualsUninterruptedRun) {
