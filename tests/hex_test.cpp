@@ -692,13 +692,14 @@ TEST(HexCommands, ATuneStoppedInItsFirstGenerationPrintsNoBestGamma) {
   const auto dir = scratch_dir("hex", "tune-stop");
   // SIGINT once the run has logged its start (its stop handler is in place by then), not after a
   // fixed delay: on a loaded machine that could land before the handler, or after generation 0.
+  // (Up to 120 s for the start line: a suite run beside other work took over 30 s once.)
   const std::string run = (dir / "run").string(), log = run + "/log.txt";
   const auto [rc, out] = test::run_command(
       "bash -c '" + std::string(EF_EVALFORGE_BIN) +
       " hex tune --population 4 --elite 1 --mutants 1 --generations 3 --games 2000 --size 9 --threads 1"
       " --opponent uct:playouts=2000 --out " +
       run + " > " + (dir / "out.txt").string() +
-      " 2>&1 & pid=$!; for i in $(seq 600); do grep -q \"hex tune: gamma\" " + log +
+      " 2>&1 & pid=$!; for i in $(seq 2400); do grep -q \"hex tune: gamma\" " + log +
       " 2>/dev/null && break; sleep 0.05; done; kill -INT $pid; wait $pid; cat " + (dir / "out.txt").string() + "'");
   // The signal lands after the start line: between it and generation 0's first check ("before"),
   // or among its games ("during"); which one depends on the machine's load.
