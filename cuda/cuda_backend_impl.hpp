@@ -33,6 +33,7 @@ EF_FOR_EACH_PLAYOUT_GAME(EF_ASSERT_DEVICE_COPYABLE)
 struct ResidentSet {
   DeviceBuffer black, white, label;
   std::size_t size = 0;
+  bool live = false;  // false once removed (Backend::remove_positions): the handle stays taken
 };
 
 // What a chunk of jobs needs on the device, section by section.
@@ -51,6 +52,7 @@ class CudaBackend final : public Backend {
   std::string name() const override { return name_; }
 
   int add_positions(const PositionData& data) override;
+  void remove_positions(int handle) override;
 
   void train(std::span<const TrainJob> jobs, std::span<TrainResult> results) override;
 

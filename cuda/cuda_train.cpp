@@ -7,8 +7,9 @@
 // Per batch, only this goes to the device: the jobs' geometries; each distinct eval id list
 // once (all individuals of an island share one span); each distinct per-epoch sample order
 // once, computed here with the same ef::shuffle_ids as the CPU backend, keyed by (seed,
-// stream0, stream1, epoch, train span) and stored already mapped to position ids; the job
-// table. Back come the loss sums, and weights / epoch losses where asked for.
+// stream0, stream1, epoch, train span) and stored already mapped to position ids (a job
+// without shuffle takes its span as given); the weights of jobs that continue from given
+// weights; the job table. Back come the loss sums, and weights / epoch losses where asked for.
 //
 // Memory is planned from the problem: per job its weights (4 bytes each), mini-batch steps and
 // indices, a few records; per chunk the id lists and orders its jobs use. The budget is the
@@ -25,6 +26,7 @@
 #include <cstdlib>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <tuple>
 #include <utility>
@@ -57,6 +59,7 @@ SpanKey key_of(std::span<const std::uint32_t> s) { return {s.data(), s.size()}; 
 struct OrderKey {
   u64 seed;
   std::uint32_t stream0, stream1, epoch;
+  bool shuffle;  // false: the span as given (seed, streams and epoch are then 0: one order)
   SpanKey span;
   auto operator<=>(const OrderKey&) const = default;
 };
@@ -78,35 +81,23 @@ int CudaBackend::add_positions(const PositionData& data) {
   upload(reinterpret_cast<u64*>(s.white.get()), data.white.data(), n, stream_, "uploading positions");
   upload(reinterpret_cast<i64*>(s.label.get()), data.label.data(), n, stream_, "uploading positions");
   check(cudaStreamSynchronize(stream_), "uploading positions");
+  s.live = true;
   sets_.push_back(std::move(s));
   return static_cast<int>(sets_.size()) - 1;
 }
 
 void CudaBackend::validate(std::span<const TrainJob> jobs, std::span<TrainResult> results) const {
-  if (jobs.size() != results.size()) fail("backend: {} jobs but {} result slots", jobs.size(), results.size());
-  // An id out of range would be an illegal address on the device (and undefined behaviour on
-  // the CPU): check every distinct (span, set) once.
-  std::map<std::tuple<SpanKey, int>, bool> checked;
-  auto check_ids = [&](std::span<const std::uint32_t> ids, int set, std::size_t job, const char* what) {
-    if (!checked.emplace(std::tuple{key_of(ids), set}, true).second) return;
-    const std::size_t n = sets_[set].size;
-    for (const std::uint32_t id : ids)
-      if (id >= n) fail("backend: job {}: {} id {} is outside its position set of {} positions", job, what, id, n);
-  };
-  for (std::size_t k = 0; k < jobs.size(); ++k) {
-    const TrainJob& j = jobs[k];
-    if (j.positions < 0 || j.positions >= static_cast<int>(sets_.size()) || !j.geometry)
-      fail("backend: a training job names no valid position set or geometry");
-    if (j.params.batch_size < 1) fail("training: batch_size must be >= 1 (got {})", j.params.batch_size);
-    if (j.params.epochs < 0) fail("training: epochs must be >= 0 (got {})", j.params.epochs);
-    if (j.geometry->num_tuples < 1 || j.geometry->num_tuples > ntuple::kMaxTuples)
-      fail("backend: job {}: a geometry of {} tuples (expected 1 to {})", k, j.geometry->num_tuples,
-           ntuple::kMaxTuples);
-    if (j.train_ids.size() > 0xFFFFFFFFu || j.eval_ids.size() > 0xFFFFFFFFu)
-      fail("backend: job {}: more than 2^32 - 1 ids", k);
-    check_ids(j.train_ids, j.positions, k, "training");
-    check_ids(j.eval_ids, j.positions, k, "evaluation");
-  }
+  validate_train_batch(jobs, results.size(), [this](int h) -> std::optional<std::size_t> {
+    if (h < 0 || h >= static_cast<int>(sets_.size()) || !sets_[h].live) return std::nullopt;
+    return sets_[h].size;
+  });
+}
+
+void CudaBackend::remove_positions(int handle) {
+  if (handle < 0 || handle >= static_cast<int>(sets_.size()) || !sets_[handle].live)
+    fail("backend: position set {} does not exist (never added, or removed)", handle);
+  check(cudaStreamSynchronize(stream_), "finishing work before freeing a position set");
+  sets_[handle] = ResidentSet{};  // frees its device memory; live stays false
 }
 
 void CudaBackend::train(std::span<const TrainJob> jobs, std::span<TrainResult> results) {
@@ -129,7 +120,10 @@ void CudaBackend::train(std::span<const TrainJob> jobs, std::span<TrainResult> r
     if (added) eval_lists.push_back(j.eval_ids);
     job_eval[k] = it->second;
     for (int e = 0; e < j.params.epochs; ++e) {
-      const OrderKey key{j.params.seed, j.stream[0], j.stream[1], static_cast<std::uint32_t>(e), key_of(j.train_ids)};
+      const OrderKey key = j.shuffle
+                               ? OrderKey{j.params.seed, j.stream[0],        j.stream[1], static_cast<std::uint32_t>(e),
+                                          true,          key_of(j.train_ids)}
+                               : OrderKey{0, 0, 0, 0, false, key_of(j.train_ids)};
       const auto [o, new_order] = order_index.emplace(key, static_cast<int>(order_keys.size()));
       if (new_order) {
         order_keys.push_back(key);
@@ -152,7 +146,7 @@ void CudaBackend::train(std::span<const TrainJob> jobs, std::span<TrainResult> r
         const auto ids = order_spans[o];
         std::vector<std::uint32_t> order(ids.size());
         std::iota(order.begin(), order.end(), 0u);
-        shuffle_ids(order, key.seed, key.stream0, key.stream1, key.epoch);
+        if (key.shuffle) shuffle_ids(order, key.seed, key.stream0, key.stream1, key.epoch);
         for (auto& i : order) i = ids[i];
         orders[o] = std::move(order);
       }
@@ -273,6 +267,16 @@ void CudaBackend::run_chunk(std::span<const TrainJob> jobs, std::span<TrainResul
   }
   std::byte* weights = take(weight_bytes);
   check(cudaMemsetAsync(weights, 0, weight_bytes, stream_), "zeroing weights");
+  {  // jobs that continue from given weights: theirs over the zeros
+    std::size_t offset = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+      const TrainJob& j = jobs[first + i];
+      if (!j.initial_weights.empty())
+        upload(reinterpret_cast<i32*>(weights + offset), j.initial_weights.data(), j.initial_weights.size(), stream_,
+               "uploading initial weights");
+      offset += aligned(std::size_t{j.geometry->num_weights()} * sizeof(i32));
+    }
+  }
 
   std::map<int, const std::uint32_t*> eval_device, order_device;
   for (int e : plan.eval_lists) {

@@ -313,6 +313,49 @@ TEST(CudaParity, EmptyTrainingAndEvaluationLists) {
   }
 }
 
+// Jobs that continue from given weights, with the backend's shuffle and with train_ids as given
+// (the match experiment's rounds), give the CPU's bits; a removed position set is an error on
+// the device too, and the sets after it still train.
+TEST(CudaParity, ContinuedJobsAndRemovedSets) {
+  REQUIRE_CUDA_DEVICE();
+  const PositionData d = make_positions(400, 5);
+  const Geometry g = edax_shape().geometry();
+  std::vector<i32> start(g.num_weights());
+  Rng rng(7, Purpose::kPopulation, 2);
+  for (auto& w : start) w = static_cast<i32>(rng.below(static_cast<u32>(kOne / 8))) - static_cast<i32>(kOne / 16);
+  std::vector<u32> ids(300), eval(100);
+  for (u32 i = 0; i < 300; ++i) ids[i] = 299 - i;
+  for (u32 i = 0; i < 100; ++i) eval[i] = 300 + i;
+  std::vector<TrainResult> results[2];
+  for (int which = 0; which < 2; ++which) {
+    auto backend = make_backend(which == 0 ? "cpu" : "cuda", 2);
+    const int removed = backend->add_positions(d), h = backend->add_positions(d);
+    backend->remove_positions(removed);
+    std::vector<TrainJob> jobs(4);
+    for (std::size_t k = 0; k < jobs.size(); ++k) {
+      TrainJob& j = jobs[k];
+      j.geometry = &g;
+      j.positions = h;
+      j.train_ids = ids;
+      j.eval_ids = eval;
+      j.params.epochs = 2;
+      j.params.batch_size = k == 3 ? 8 : 1;
+      j.stream[0] = static_cast<u32>(k);
+      j.shuffle = k % 2 == 0;
+      j.initial_weights = start;
+      j.return_weights = true;
+      j.record_epoch_loss = true;
+    }
+    results[which].resize(jobs.size());
+    backend->train(jobs, results[which]);
+    jobs[0].positions = removed;
+    std::vector<TrainResult> r(1);
+    EXPECT_THROW(backend->train({&jobs[0], 1}, r), Error) << backend->name();
+  }
+  expect_same_results(results[0], results[1], "continued jobs");
+  EXPECT_FALSE(results[0][0].weights == start);
+}
+
 TEST(CudaParity, BatchSplitIntoChunksGivesTheSameBits) {
   REQUIRE_CUDA_DEVICE();
   const Problem p = make_problem();

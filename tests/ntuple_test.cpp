@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include "backends/cpu/network_eval.hpp"
 #include "backends/cpu/train_body.hpp"
 #include "evalforge/backends/backend.hpp"
@@ -243,6 +244,125 @@ TEST(NTupleTraining, ShuffleIsAPermutationKeyedByEpoch) {
 }
 
 TEST(Backend, UnknownKindIsAnError) { EXPECT_THROW(make_backend("tpu", 1), Error); }
+// A job that continues from given weights (the match experiment's rounds) gives the bits of the
+// host's plain SGD loop (feature_indices and sgd_step, the loop the match ran before it trained
+// through the backend) from those weights, in the job's order: as shuffle_ids draws it, or
+// train_ids as given (shuffle = false); two one-epoch jobs chained through their weights equal
+// one two-epoch job; on the backend and on every vector path.
+TEST(NTupleTraining, JobsContinueFromGivenWeightsAsTheHostLoopDoes) {
+  const Problem p = teacher_problem(600);
+  const Geometry g = edax_shape().geometry();
+  std::vector<i32> start(g.num_weights());
+  Rng rng(5, Purpose::kPopulation, 3);
+  for (auto& w : start) w = static_cast<i32>(rng.below(kOne / 8)) - static_cast<i32>(kOne / 16);
+  const double lr = 0.1;
+  auto host = [&](std::vector<i32> w, const std::vector<std::vector<u32>>& epochs) {
+    const u32 rate = rate_multiplier(lr, g.num_features());
+    std::vector<u32> idx(static_cast<std::size_t>(g.num_features()));
+    for (const auto& order : epochs)
+      for (const u32 id : order) {
+        feature_indices(g, p.data.black[id], p.data.white[id], idx.data());
+        sgd_step(w.data(), idx.data(), g.num_features(), p.data.label[id], rate);
+      }
+    return w;
+  };
+  const std::vector<u32> given(p.train.rbegin(), p.train.rend());
+  auto shuffled = [&](u32 epoch) {  // the order shuffle_ids draws for (seed 11, streams 4 and 9)
+    std::vector<u32> order(given.size());
+    for (u32 i = 0; i < order.size(); ++i) order[i] = i;
+    shuffle_ids(order, 11, 4, 9, epoch);
+    for (u32& o : order) o = given[o];
+    return order;
+  };
+  auto backend = make_backend("cpu", 2);
+  const int h = backend->add_positions(p.data);
+  TrainJob as_given;
+  as_given.geometry = &g;
+  as_given.positions = h;
+  as_given.train_ids = given;
+  as_given.params.learning_rate = lr;
+  as_given.params.epochs = 2;
+  as_given.shuffle = false;
+  as_given.initial_weights = start;
+  as_given.return_weights = true;
+  TrainJob drawn = as_given;
+  drawn.shuffle = true;
+  drawn.params.seed = 11;
+  drawn.stream[0] = 4;
+  drawn.stream[1] = 9;
+  TrainJob from_zero = as_given;
+  from_zero.initial_weights = {};
+  TrainJob first_epoch = as_given;
+  first_epoch.params.epochs = 1;
+  const std::vector<TrainJob> jobs{as_given, drawn, from_zero, first_epoch};
+  std::vector<TrainResult> rs(jobs.size());
+  backend->train(jobs, rs);
+  const std::vector<i32> want = host(start, {given, given});
+  EXPECT_TRUE(rs[0].weights == want);
+  EXPECT_TRUE(rs[1].weights == host(start, {shuffled(0), shuffled(1)}));
+  EXPECT_TRUE(rs[2].weights == host(std::vector<i32>(start.size(), 0), {given, given}));
+  EXPECT_FALSE(rs[0].weights == rs[1].weights);  // the order matters: the checks can fail
+  EXPECT_FALSE(rs[0].weights == start);
+  TrainJob second_epoch = first_epoch;
+  second_epoch.initial_weights = rs[3].weights;
+  std::vector<TrainResult> chained(1);
+  backend->train({&second_epoch, 1}, chained);
+  EXPECT_TRUE(chained[0].weights == want);
+  const cpu::PackedPositions packed = cpu::pack_positions(p.data);
+  for (const cpu::VectorPath path : cpu::available_paths()) {
+    TrainResult r;
+    cpu::TrainScratch scratch;
+    cpu::train_job(packed, as_given, r, scratch, path);
+    EXPECT_TRUE(r.weights == want) << cpu::path_name(path);
+  }
+}
+
+// A removed position set: a job that names it is an error, so is removing it again; its handle
+// is not reused and the other sets train as before. Ids outside a set and initial weights of the
+// wrong size are errors naming the job. On one backend and on several (make_multi_device_backend,
+// which must remove on every device).
+TEST(Backend, RemovedPositionSetsAndBadJobsAreErrorsNamingTheJob) {
+  const Problem p = teacher_problem(300);
+  const Geometry g = edax_shape().geometry();
+  const int devices[] = {0, 1};
+  std::vector<std::unique_ptr<Backend>> backends;
+  backends.push_back(make_backend("cpu", 1));
+  backends.push_back(make_multi_device_backend("cpu", 2, devices));
+  for (auto& backend : backends) {
+    const auto ok = run(*backend, p, g, 2, 1);  // set 0
+    const int a = backend->add_positions(p.data), b = backend->add_positions(p.data);
+    backend->remove_positions(a);
+    EXPECT_EQ(backend->add_positions(p.data), b + 1) << backend->name();
+    auto error_of = [&](TrainJob job) {
+      std::vector<TrainResult> r(1);
+      try {
+        backend->train({&job, 1}, r);
+      } catch (const Error& e) {
+        return std::string(e.what());
+      }
+      return std::string("no error");
+    };
+    const std::string removed = error_of(job_of(p, g, 0, 1, a));
+    EXPECT_NE(removed.find("position set " + std::to_string(a) + " does not exist"), std::string::npos) << removed;
+    EXPECT_THROW(backend->remove_positions(a), Error);
+    EXPECT_THROW(backend->remove_positions(99), Error);
+    // Set b still trains to the bits of a fresh backend's.
+    std::vector<TrainResult> again(2);
+    const std::vector<TrainJob> jobs{job_of(p, g, 0, 1, b), job_of(p, g, 1, 1, b)};
+    backend->train(jobs, again);
+    EXPECT_TRUE(again[0].weights == ok[0].weights && again[1].weights == ok[1].weights) << backend->name();
+    const std::vector<u32> outside{0, 1, static_cast<u32>(p.data.size())};
+    TrainJob bad_ids = job_of(p, g, 0, 1, b);
+    bad_ids.eval_ids = outside;
+    const std::string ids = error_of(bad_ids);
+    EXPECT_NE(ids.find("job 0: evaluation id 300 is outside its position set of 300"), std::string::npos) << ids;
+    const std::vector<i32> short_weights(10, 0);
+    TrainJob bad_weights = job_of(p, g, 0, 1, b);
+    bad_weights.initial_weights = short_weights;
+    const std::string weights = error_of(bad_weights);
+    EXPECT_NE(weights.find("job 0: 10 initial weights for a geometry of"), std::string::npos) << weights;
+  }
+}
 
 namespace {
 

@@ -57,6 +57,7 @@ class TeamBackend final : public Backend {
 
   std::string name() const override { return fmt::format("{} ranks of {}", team_.size(), local_->name()); }
   int add_positions(const PositionData& data) override { return local_->add_positions(data); }
+  void remove_positions(int handle) override { local_->remove_positions(handle); }
   void train(std::span<const TrainJob> jobs, std::span<TrainResult> results) override { local_->train(jobs, results); }
 
 #define EF_TEAM_PLAYOUT_METHODS(G)                                                                   \

@@ -2,13 +2,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <optional>
-#include <thread>
 #include "core/parallel.hpp"
 #include "core/toml_reader.hpp"
 #include "evalforge/core/error.hpp"
@@ -151,20 +150,68 @@ std::vector<std::vector<TrainingPosition>> positions_by_move(const std::vector<O
   return by_move;
 }
 
-// SGD on one network: the positions in a Philox-shuffled order per epoch.
-void train_network(Network& net, const ntuple::Geometry& g, std::vector<TrainingPosition> positions, double lr,
-                   int epochs, u64 seed, u32 round, u32 replicate, u32 stream) {
-  const u32 rate = ntuple::rate_multiplier(lr, g.num_features());
-  std::vector<u32> idx(static_cast<std::size_t>(g.num_features()));
-  for (int e = 0; e < epochs; ++e) {
-    Rng rng(seed, kMatchShufflePurpose, round, replicate, stream * 64 + static_cast<u32>(e));
-    for (std::size_t i = positions.size(); i > 1; --i)
-      std::swap(positions[i - 1], positions[rng.below(static_cast<u32>(i))]);
-    for (const TrainingPosition& p : positions) {
-      ntuple::feature_indices(g, p.black, p.white, idx.data());
-      ntuple::sgd_step(net.weights.data(), idx.data(), g.num_features(), p.label, rate);
+// The round's training: every (replicate, agent, move) network learns from its replicate's
+// positions of that move, as training jobs of the backend (on a GPU machine, the device) that
+// start from the network's weights and return them. The sample order stays the match's own:
+// epoch e shuffles the order of epoch e - 1 (the positions' order at first) with a Philox
+// stream keyed (seed, round, replicate, 64 (2 move + agent) + e), so the jobs take their ids
+// as given (shuffle = false), one backend call per epoch and replicate (a replicate's trained
+// weights are all the memory the results need).
+void train_round(Backend& backend, const MatchConfig& c, std::vector<OthelloAgent>& agents,
+                 const std::vector<std::vector<std::vector<TrainingPosition>>>& by_move, int round) {
+  const int moves = ntuple::kMoveNumbers - c.start_move;
+  // The round's positions in one set: replicate p's positions of move t from first[p][t] on.
+  PositionData data;
+  std::vector<std::vector<std::uint32_t>> first(c.replicates, std::vector<std::uint32_t>(ntuple::kMoveNumbers, 0));
+  for (int p = 0; p < c.replicates; ++p)
+    for (int t = c.start_move; t < ntuple::kMoveNumbers; ++t) {
+      first[p][t] = static_cast<std::uint32_t>(data.size());
+      for (const TrainingPosition& q : by_move[p][t]) {
+        data.black.push_back(q.black);
+        data.white.push_back(q.white);
+        data.label.push_back(q.label);
+      }
+    }
+  const int set = backend.add_positions(data);
+  data = PositionData{};
+  for (int p = 0; p < c.replicates; ++p) {
+    // Task k: agent k / moves, move start_move + k % moves.
+    std::vector<std::vector<std::uint32_t>> order(2 * static_cast<std::size_t>(moves));
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      const int t = c.start_move + static_cast<int>(k) % moves;
+      order[k].resize(by_move[p][t].size());
+      std::iota(order[k].begin(), order[k].end(), first[p][t]);
+    }
+    for (int e = 0; e < c.epochs; ++e) {
+      std::vector<TrainJob> jobs;
+      std::vector<Network*> nets;
+      for (std::size_t k = 0; k < order.size(); ++k) {
+        if (order[k].empty()) continue;
+        const int a = static_cast<int>(k) / moves, t = c.start_move + static_cast<int>(k) % moves;
+        Rng rng(c.seed, kMatchShufflePurpose, static_cast<u32>(round), static_cast<u32>(p),
+                static_cast<u32>(2 * t + a) * 64 + static_cast<u32>(e));
+        std::vector<std::uint32_t>& ids = order[k];
+        for (std::size_t i = ids.size(); i > 1; --i) std::swap(ids[i - 1], ids[rng.below(static_cast<u32>(i))]);
+        OthelloAgent& agent = agents[2 * p + a];
+        Network& net = agent.networks[agent.network_of_move[t]];
+        TrainJob job;
+        job.geometry = &agent.geometries[net.geometry];
+        job.positions = set;
+        job.train_ids = ids;
+        job.params.learning_rate = c.learning_rate;
+        job.params.epochs = 1;
+        job.shuffle = false;
+        job.initial_weights = net.weights;
+        job.return_weights = true;
+        jobs.push_back(job);
+        nets.push_back(&net);
+      }
+      std::vector<TrainResult> results(jobs.size());
+      backend.train(jobs, results);
+      for (std::size_t i = 0; i < jobs.size(); ++i) nets[i]->weights = std::move(results[i].weights);
     }
   }
+  backend.remove_positions(set);
 }
 
 std::string config_to_toml(const MatchConfig& c) {
@@ -328,10 +375,11 @@ std::vector<MemoryPart> match_memory_estimate(const MatchConfig& c, const std::s
            2 * replicates * agents},
           {fmt::format("a round's games ({} x {} B)", games, sizeof(OthelloJob) + sizeof(OthelloRecord)),
            games * static_cast<double>(sizeof(OthelloJob) + sizeof(OthelloRecord))},
-          {fmt::format("a round's training positions ({} x {} B, twice)", positions, sizeof(TrainingPosition)),
-           2 * positions * sizeof(TrainingPosition)},
-          {fmt::format("training copies ({} threads)", threads),
-           threads * (largest + static_cast<double>(c.games_per_round) * sizeof(TrainingPosition))}};
+          // By move (TrainingPosition), as the round's position set (3 x 8 B), packed on the backend (32 B).
+          {fmt::format("a round's training positions ({} x {} B)", positions, sizeof(TrainingPosition) + 24 + 32),
+           positions * static_cast<double>(sizeof(TrainingPosition) + 24 + 32)},
+          {fmt::format("a replicate's trained weights and the backend's training copies ({} threads)", threads),
+           agents + threads * largest}};
 }
 
 namespace {
@@ -490,20 +538,7 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
           std::vector<OthelloRecord>(records.begin() + first, records.begin() + first + c.games_per_round));
     }
     if (c.epochs > 0) {
-      const int moves = ntuple::kMoveNumbers - c.start_move;
-      const std::size_t tasks = static_cast<std::size_t>(c.replicates) * 2 * moves;
-      std::atomic<std::size_t> next{0};
-      run_parallel(resolve_threads(options.threads), [&] {
-        for (std::size_t k; (k = next.fetch_add(1)) < tasks;) {
-          const int p = static_cast<int>(k / (2 * moves)), a = static_cast<int>(k / moves % 2);
-          const int t = c.start_move + static_cast<int>(k % moves);
-          OthelloAgent& agent = agents[2 * p + a];
-          Network& net = agent.networks[agent.network_of_move[t]];
-          if (by_move[p][t].empty()) continue;
-          train_network(net, agent.geometries[net.geometry], by_move[p][t], c.learning_rate, c.epochs, c.seed,
-                        static_cast<u32>(round), static_cast<u32>(p), static_cast<u32>(2 * t + a));
-        }
-      });
+      train_round(*backend, c, agents, by_move, round);
       for (std::size_t i = 0; i < agents.size(); ++i) backend->update_agent(handles[i], agents[i]);
     }
     run.append_rows(kRounds, rows);  // on disk before the checkpoint that has this round behind it

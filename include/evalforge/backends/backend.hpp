@@ -3,7 +3,9 @@
 // reference) and `cuda` (kernels), which must return the same bits for the same jobs.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -36,9 +38,11 @@ struct TrainParams {
   u64 seed = 1;        // with TrainJob::stream, keys the per-epoch sample order
 };
 
-// Train one network from all-zero weights on `train_ids` of `positions`, then measure its loss
-// on `eval_ids`. The sample order of epoch e is a Philox shuffle keyed by
-// (params.seed, stream[0], stream[1], e): jobs with equal keys see the same order.
+// Train one network on `train_ids` of `positions`, from all-zero weights or from
+// `initial_weights`, then measure its loss on `eval_ids`. The sample order of epoch e is a
+// Philox shuffle of train_ids keyed by (params.seed, stream[0], stream[1], e): jobs with equal
+// keys see the same order. With shuffle = false every epoch takes train_ids as given: a caller
+// with an order of its own (the match experiment's, runs/match_experiment.cpp) shuffles them.
 struct TrainJob {
   const ntuple::Geometry* geometry = nullptr;
   int positions = -1;  // handle from Backend::add_positions
@@ -46,6 +50,10 @@ struct TrainJob {
   std::span<const std::uint32_t> eval_ids;
   TrainParams params;
   std::uint32_t stream[2] = {0, 0};
+  bool shuffle = true;
+  // Empty: start from zeros. Otherwise geometry->num_weights() weights to continue from (a
+  // network that keeps learning, as the match's agents do after every round).
+  std::span<const i32> initial_weights;
   bool return_weights = false;
   bool record_epoch_loss = false;  // training loss of every epoch (for loss curves)
 };
@@ -62,6 +70,10 @@ class TrainBackend {
   virtual ~TrainBackend() = default;
   virtual std::string name() const = 0;
   virtual int add_positions(const PositionData& data) = 0;
+  // Frees a position set that no later job names (a run that adds a set a round, as the match
+  // experiment does, would otherwise hold every round's positions). Its handle is not reused;
+  // a job that names it afterwards is an error.
+  virtual void remove_positions(int handle) = 0;
   virtual void train(std::span<const TrainJob> jobs, std::span<TrainResult> results) = 0;
 };
 
@@ -88,6 +100,7 @@ class ForwardingBackend : public Backend {
   explicit ForwardingBackend(Backend& inner) : inner_(inner) {}
   std::string name() const override { return inner_.name(); }
   int add_positions(const PositionData& data) override { return inner_.add_positions(data); }
+  void remove_positions(int handle) override { inner_.remove_positions(handle); }
   void train(std::span<const TrainJob> jobs, std::span<TrainResult> results) override { inner_.train(jobs, results); }
 #define EF_FORWARD_PLAYOUT_METHODS(G)                                                                           \
   int add_agent(const play::AgentOf<G>& agent) override { return inner_.add_agent(agent); }                     \
@@ -114,6 +127,15 @@ std::unique_ptr<Backend> make_backend(std::string_view kind, int threads, int de
 // counts backends (how it is tested without a GPU). Throws ef::Error for a repeated device or
 // one a backend cannot open.
 std::unique_ptr<Backend> make_multi_device_backend(std::string_view kind, int threads, std::span<const int> devices);
+
+// The checks of a training batch, the same on every backend (a bad job is the same error
+// wherever it goes): a result slot per job, a live position set (set_size: its size, nullopt
+// for a handle that names none or a removed one), a geometry of 1 to kMaxTuples tuples,
+// batch_size >= 1, epochs >= 0, every id inside its set (on the device an id outside would be
+// an illegal address; each distinct id span checked once) and initial weights, where given,
+// of the geometry's size. Throws ef::Error naming the job.
+void validate_train_batch(std::span<const TrainJob> jobs, std::size_t result_slots,
+                          const std::function<std::optional<std::size_t>(int)>& set_size);
 
 // The per-epoch sample order (shared by both backends): ids shuffled by Fisher-Yates.
 void shuffle_ids(std::span<std::uint32_t> ids, u64 seed, std::uint32_t stream0, std::uint32_t stream1,

@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <thread>
 #include <tuple>
 #include "backends/cpu/train_body.hpp"
@@ -27,7 +28,13 @@ class CpuBackend final : public Backend {
 
   int add_positions(const PositionData& data) override {
     sets_.push_back(cpu::pack_positions(data));
+    live_.push_back(true);
     return static_cast<int>(sets_.size()) - 1;
+  }
+  void remove_positions(int handle) override {
+    if (!set_size(handle)) fail("backend: position set {} does not exist (never added, or removed)", handle);
+    cpu::PackedPositions().swap(sets_[handle]);
+    live_[handle] = false;
   }
 
 #define EF_CPU_PLAYOUT_METHODS(G)                                                                              \
@@ -40,10 +47,7 @@ class CpuBackend final : public Backend {
 #undef EF_CPU_PLAYOUT_METHODS
 
   void train(std::span<const TrainJob> jobs, std::span<TrainResult> results) override {
-    if (jobs.size() != results.size()) fail("backend: {} jobs but {} result slots", jobs.size(), results.size());
-    for (const TrainJob& j : jobs)
-      if (j.positions < 0 || j.positions >= static_cast<int>(sets_.size()) || !j.geometry)
-        fail("backend: a training job names no valid position set or geometry");
+    validate_train_batch(jobs, results.size(), [this](int h) { return set_size(h); });
     std::atomic<std::size_t> next{0};
     auto worker = [&] {
       cpu::TrainScratch scratch;
@@ -113,7 +117,13 @@ class CpuBackend final : public Backend {
 
 #define EF_RESIDENTS_OF(G) Residents<G>,
   int threads_;
+  std::optional<std::size_t> set_size(int handle) const {
+    if (handle < 0 || handle >= static_cast<int>(sets_.size()) || !live_[handle]) return std::nullopt;
+    return sets_[handle].size();
+  }
+
   std::vector<cpu::PackedPositions> sets_;
+  std::vector<bool> live_;  // false once removed (the handle stays taken)
   // One list of resident agents per playout game; the trailing int closes the macro's list.
   std::tuple<EF_FOR_EACH_PLAYOUT_GAME(EF_RESIDENTS_OF) int> agents_;
 #undef EF_RESIDENTS_OF

@@ -130,6 +130,14 @@ class MultiDeviceBackend final : public Backend {
   int add_positions(const PositionData& data) override {
     return on_every_device([&](Backend& b) { return b.add_positions(data); }, "position set");
   }
+  void remove_positions(int handle) override {
+    on_every_device(
+        [&](Backend& b) {
+          b.remove_positions(handle);
+          return handle;
+        },
+        "position set");
+  }
   void train(std::span<const TrainJob> jobs, std::span<TrainResult> results) override { split(jobs, results); }
 #define EF_MULTI_DEVICE_PLAYOUT_METHODS(G)                                                           \
   int add_agent(const play::AgentOf<G>& agent) override {                                            \

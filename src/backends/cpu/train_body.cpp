@@ -289,7 +289,11 @@ void train_job(const PackedPositions& data, const TrainJob& job, TrainResult& re
   if (p.batch_size < 1) fail("training: batch_size must be >= 1 (got {})", p.batch_size);
   if (p.epochs < 0) fail("training: epochs must be >= 0 (got {})", p.epochs);
   if (!cpu_has(path)) fail("training: this CPU cannot run the {} path", path_name(path));
-  std::vector<i32> table(g.num_weights(), 0);
+  std::vector<i32> table = job.initial_weights.empty()
+                               ? std::vector<i32>(g.num_weights(), 0)
+                               : std::vector<i32>(job.initial_weights.begin(), job.initial_weights.end());
+  if (table.size() != static_cast<std::size_t>(g.num_weights()))
+    fail("training: {} initial weights for a geometry of {}", table.size(), g.num_weights());
   i32* const weights = table.data();
   const int nf = g.num_features();
   const u32 rate = ntuple::rate_multiplier(p.learning_rate, nf);
