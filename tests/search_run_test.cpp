@@ -2,6 +2,7 @@
 // counts and across an interruption + resume.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -184,6 +185,21 @@ TEST(SearchRun, WritesTheRunDirectory) {
   // 6 generations x 3 islands + header; test scores at 0, 2, 4 and the last (5).
   const std::string m = read(dir / "r" / "metrics.csv");
   EXPECT_EQ(std::count(m.begin(), m.end(), '\n'), 1 + 18);
+  // The session's time by phase, once at the end: its phases add up to its total (to the
+  // rounding of the printed figures), and fitness training is among them.
+  const std::string log = read(dir / "r" / "log.txt");
+  const std::size_t at = log.find("time by phase, generations 0-5: ");
+  ASSERT_NE(at, std::string::npos) << log;
+  const std::string line = log.substr(at, log.find('\n', at) - at);
+  double total = 0, per_gen = 0, sum = 0;
+  ASSERT_EQ(std::sscanf(line.c_str(), "time by phase, generations 0-5: %lf s, %lf s/gen:", &total, &per_gen), 2)
+      << line;
+  EXPECT_NEAR(per_gen * 6, total, 0.05 + 0.01 * total) << line;
+  EXPECT_NE(line.find(": fitness training "), std::string::npos) << line;
+  for (std::size_t p = line.find(" s/gen (", line.find("s/gen:") + 6); p != std::string::npos;
+       p = line.find(" s/gen (", p + 1))
+    sum += std::atof(line.substr(line.rfind(' ', p - 1) + 1).c_str());
+  EXPECT_NEAR(sum, per_gen, 0.001 * 6 + 0.01 * per_gen) << line;
   // The resolved config loads again; a second run into the same directory is refused.
   EXPECT_NO_THROW(ga::load_search_config((dir / "r" / "config.toml").string()));
   EXPECT_THROW(ga::run_search(tiny_config(), dir / "r", quiet(1)), Error);
