@@ -17,8 +17,9 @@ namespace ef::app {
 // --backend of the commands that play games (match, tournament, league): the measured advice
 // of docs/cuda.md beside the choices.
 inline constexpr const char* kPlayBackendHelp =
-    "cpu (default), cuda or auto; the games are the same on both, and deep-search games in batches of a few "
-    "thousand ran 8-50x faster on 16 CPU threads than on an H200 (docs/cuda.md)";
+    "cpu (default), cuda or auto (with a device, each batch where a cost model says it finishes first: "
+    "deep-search games in batches of a few thousand ran 8-50x faster on 16 CPU threads than on an H200; "
+    "docs/cuda.md); the games are the same on every backend";
 
 // "18,22,30", ranges "24-40", "paper" (18,22,...,46) or "all" (1..59); ef::Error naming `what`.
 std::vector<int> parse_moves(const std::string& text, const std::string& what);

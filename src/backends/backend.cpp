@@ -4,6 +4,7 @@
 #include <string>
 #include <tuple>
 #include "backends/cpu/cpu_backend.hpp"
+#include "backends/routing.hpp"
 #include "cuda/cuda_backend.hpp"
 #include "evalforge/core/error.hpp"
 #include "evalforge/core/rng.hpp"
@@ -56,7 +57,7 @@ std::unique_ptr<Backend> make_backend(std::string_view kind, int threads, int de
     if (!cuda) fail_input("backend", "cuda: {}", why);
     return make_cuda_backend(threads, device);
   }
-  if (kind == "auto") return cuda ? make_cuda_backend(threads, device) : make_cpu_backend(threads);
+  if (kind == "auto") return cuda ? make_routing_backend("cuda", threads, device) : make_cpu_backend(threads);
   fail_input("backend", "unknown backend '{}' (expected cpu, cuda or auto)", kind);
 }
 

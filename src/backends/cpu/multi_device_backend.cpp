@@ -1,16 +1,21 @@
-// make_multi_device_backend (backends/backend.hpp): one backend per device, each owned by a worker
-// thread of its own, because a CUDA backend must be used by the thread that made it (CUDA's
-// current device is per thread). Batches are split into contiguous chunks, one per device, run
-// at once, and the results land in the caller's order. Every backend's result for a job is a
-// pure function of the job (backends/backend.hpp's contract), so the split changes no bit.
+// make_multi_device_backend (backends/backend.hpp) and make_routing_backend (routing.hpp): one backend per device, each
+// owned by a worker thread of its own, because a CUDA backend must be used by the thread that made it (CUDA's current
+// device is per thread). Batches are split into contiguous chunks, one per device, run at once, and the results land in
+// the caller's order. Every backend's result for a job is a pure function of the job (backends/backend.hpp's contract),
+// so the split changes no bit.
 #include <algorithm>
+#include <cmath>
 #include <condition_variable>
 #include <deque>
 #include <exception>
 #include <functional>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <thread>
+#include <tuple>
+#include <variant>
+#include "backends/routing.hpp"
 #include "core/parallel.hpp"
 #include "evalforge/backends/backend.hpp"
 #include "evalforge/core/error.hpp"
@@ -117,6 +122,15 @@ void run_batch(Backend& b, std::span<const GameJobOf<G>> jobs, std::span<play::G
   b.play(jobs, results);
 }
 
+// Whether each agent handle of game G plays searching games (routing::searches), for the router.
+template <class G>
+struct SearchingAgents {
+  std::vector<char> searching;
+};
+#define EF_SEARCHING_AGENTS(G) , SearchingAgents<G>
+using AllSearchingAgents = std::tuple<std::monostate EF_FOR_EACH_PLAYOUT_GAME(EF_SEARCHING_AGENTS)>;
+#undef EF_SEARCHING_AGENTS
+
 class MultiDeviceBackend final : public Backend {
  public:
   MultiDeviceBackend(std::string_view kind, int threads, std::span<const int> devices) {
@@ -125,7 +139,17 @@ class MultiDeviceBackend final : public Backend {
     for (std::size_t w = 0; w < workers_.size(); ++w)
       name_ += fmt::format("{} [{}] {}", w ? ";" : "", devices[w], workers_[w]->name());
   }
+  // The routing backend: worker 0 a CPU backend on `threads`, worker 1 a `device_kind` backend
+  // (cuda; cpu in tests), each batch divided by the cost model.
+  MultiDeviceBackend(std::string_view device_kind, int threads, int device, const routing::CostModel& model)
+      : model_(model), cpu_threads_(threads) {
+    workers_.push_back(std::make_unique<DeviceWorker>("cpu", threads, 0));
+    workers_.push_back(std::make_unique<DeviceWorker>(std::string(device_kind), threads, device));
+    name_ = fmt::format("auto: {} and {}, each batch where the cost model sends it", workers_[0]->name(),
+                        workers_[1]->name());
+  }
   std::string name() const override { return name_; }
+  std::optional<double> last_device_share() const { return last_share_; }
 
   int add_positions(const PositionData& data) override {
     return on_every_device([&](Backend& b) { return b.add_positions(data); }, "position set");
@@ -138,10 +162,17 @@ class MultiDeviceBackend final : public Backend {
         },
         "position set");
   }
-  void train(std::span<const TrainJob> jobs, std::span<TrainResult> results) override { split(jobs, results); }
+  void train(std::span<const TrainJob> jobs, std::span<TrainResult> results) override {
+    if (model_)
+      route(jobs, results, model_->device_share(routing::train_work(jobs), cpu_threads_));
+    else
+      split(jobs, results);
+  }
 #define EF_MULTI_DEVICE_PLAYOUT_METHODS(G)                                                           \
   int add_agent(const play::AgentOf<G>& agent) override {                                            \
-    return on_every_device([&](Backend& b) { return b.add_agent(agent); }, "agent");                 \
+    const int handle = on_every_device([&](Backend& b) { return b.add_agent(agent); }, "agent");     \
+    note_agent<G>(handle, agent);                                                                    \
+    return handle;                                                                                   \
   }                                                                                                  \
   void update_agent(int handle, const play::AgentOf<G>& agent) override {                            \
     on_every_device(                                                                                 \
@@ -150,9 +181,13 @@ class MultiDeviceBackend final : public Backend {
           return handle;                                                                             \
         },                                                                                           \
         "agent");                                                                                    \
+    note_agent<G>(handle, agent);                                                                    \
   }                                                                                                  \
   void play(std::span<const GameJobOf<G>> jobs, std::span<play::GameRecordOf<G>> results) override { \
-    split(jobs, results);                                                                            \
+    if (model_)                                                                                      \
+      route(jobs, results, model_->device_share(play_work<G>(jobs), cpu_threads_));                  \
+    else                                                                                             \
+      split(jobs, results);                                                                          \
   }
   EF_FOR_EACH_PLAYOUT_GAME(EF_MULTI_DEVICE_PLAYOUT_METHODS)
 #undef EF_MULTI_DEVICE_PLAYOUT_METHODS
@@ -167,14 +202,41 @@ class MultiDeviceBackend final : public Backend {
       if (h != handles[0]) fail("devices gave the same {} the handles {} and {}", what, handles[0], h);
     return handles[0];
   }
-  // Device w runs jobs [w n / W, (w + 1) n / W) into the same slots of `results`.
+  template <class G>
+  void note_agent(int handle, const play::AgentOf<G>& agent) {
+    if (!model_) return;
+    auto& flags = std::get<SearchingAgents<G>>(searching_).searching;
+    if (handle >= static_cast<int>(flags.size())) flags.resize(static_cast<std::size_t>(handle) + 1, 0);
+    flags[static_cast<std::size_t>(handle)] = routing::searches(agent) ? 1 : 0;
+  }
+  template <class G>
+  routing::PlayWork play_work(std::span<const GameJobOf<G>> jobs) const {
+    const auto& flags = std::get<SearchingAgents<G>>(searching_).searching;
+    auto searching = [&](int h) { return h >= 0 && h < static_cast<int>(flags.size()) && flags[h]; };
+    routing::PlayWork w;
+    w.games = jobs.size();
+    for (const auto& j : jobs) w.searching = w.searching || searching(j.black) || searching(j.white);
+    return w;
+  }
+  // The router's division: the CPU (worker 0) takes the first part, the device the rest.
   template <class Job, class Result>
-  void split(std::span<const Job> jobs, std::span<Result> results) {
+  void route(std::span<const Job> jobs, std::span<Result> results, double device_share) {
+    last_share_ = device_share;
+    const auto n = static_cast<double>(jobs.size());
+    const auto cpu_jobs = static_cast<std::size_t>(std::llround((1 - device_share) * n));
+    split(jobs, results, {0, cpu_jobs, jobs.size()});
+  }
+  // Device w runs jobs [bounds[w], bounds[w + 1]) into the same slots of `results`; without
+  // bounds, [w n / W, (w + 1) n / W).
+  template <class Job, class Result>
+  void split(std::span<const Job> jobs, std::span<Result> results, std::vector<std::size_t> bounds = {}) {
     if (jobs.size() != results.size()) fail("backend: {} jobs but {} result slots", jobs.size(), results.size());
     const std::size_t n = jobs.size(), count = workers_.size();
+    if (bounds.empty())
+      for (std::size_t w = 0; w <= count; ++w) bounds.push_back(w * n / count);
     std::vector<std::future<bool>> futures;
     for (std::size_t w = 0; w < count; ++w) {
-      const std::size_t first = w * n / count, end = (w + 1) * n / count;
+      const std::size_t first = bounds[w], end = bounds[w + 1];
       if (first == end) continue;
       futures.push_back(workers_[w]->submit<bool>([jobs, results, first, end](Backend& b) {
         run_batch(b, jobs.subspan(first, end - first), results.subspan(first, end - first));
@@ -186,9 +248,23 @@ class MultiDeviceBackend final : public Backend {
 
   std::vector<std::unique_ptr<DeviceWorker>> workers_;
   std::string name_;
+  std::optional<routing::CostModel> model_;  // set: the routing backend
+  int cpu_threads_ = 1;
+  AllSearchingAgents searching_;
+  std::optional<double> last_share_;
 };
 
 }  // namespace
+
+std::unique_ptr<Backend> make_routing_backend(std::string_view device_kind, int threads, int device,
+                                              const routing::CostModel& model) {
+  return std::make_unique<MultiDeviceBackend>(device_kind, resolve_threads(threads), device, model);
+}
+
+std::optional<double> routing::last_device_share(const Backend& backend) {
+  const auto* b = dynamic_cast<const MultiDeviceBackend*>(&backend);
+  return b ? b->last_device_share() : std::nullopt;
+}
 
 std::unique_ptr<Backend> make_multi_device_backend(std::string_view kind, int threads, std::span<const int> devices) {
   if (devices.empty()) fail("no devices given");
