@@ -96,28 +96,59 @@ def interval(xs):
     m = statistics.mean(xs)
     if len(xs) < 2: return m, float("nan")
     return m, T975.get(len(xs) - 1, 1.96) * statistics.stdev(xs) / math.sqrt(len(xs))
-final, evals = {}, {}
+# Per run: each generation's cumulative fitness evaluations (the population's, and the relinking
+# paths' of that generation and before), best fitness per move, and the final test MSE per move.
+best, evals_at, final, evals = {}, {}, {}, {}
+curves = open(os.path.join(out, "curves.csv"), "w")
+curves.write("variant,seed,generation,evaluations,move,best,test_mse\n")
 for v in variants:
     for s in seeds:
         run = os.path.join(out, "%s-s%s" % (v, s))
         rows = list(csv.DictReader(open(os.path.join(run, "metrics.csv"))))
+        relink = {}
+        for g, m in re.findall(r"generation (\d+): path relinking .*?, (\d+) evaluations", open(os.path.join(run, "log.txt")).read()):
+            relink[int(g)] = relink.get(int(g), 0) + int(m)
         last = max(int(r["generation"]) for r in rows)
+        cumulative, total = [], 0
+        for g in range(last + 1):
+            total += islands * size + relink.get(g, 0)
+            cumulative.append(total)
+        evals_at[v, s], evals[v, s] = cumulative, total
+        best[v, s] = {}
+        for r in rows:
+            g, m = int(r["generation"]), int(r["move"])
+            best[v, s].setdefault(m, {})[g] = float(r["best"])
+            curves.write("%s,%s,%d,%d,%d,%s,%s\n" % (v, s, g, cumulative[g], m, r["best"], r["test_mse"]))
         final[v, s] = {int(r["move"]): float(r["test_mse"]) for r in rows if int(r["generation"]) == last}
-        relink = sum(int(m) for m in re.findall(r"path relinking .*?, (\d+) evaluations", open(os.path.join(run, "log.txt")).read()))
-        evals[v, s] = (last + 1) * islands * size + relink
+curves.close()
 moves = sorted(final[variants[0], seeds[0]])
-print("Final held-out test MSE (discs^2) per move, mean and 95%% t-interval over %d seeds; paired difference to classic (negative = better than classic).\n" % len(seeds))
-print("| move | " + " | ".join(variants) + " | " + " | ".join("%s - classic" % v for v in variants[1:]) + " |")
-print("|---" * (1 + 2 * len(variants) - 1) + "|")
-for m in moves:
-    cells = []
-    for v in variants:
-        mean, half = interval([final[v, s][m] for s in seeds])
-        cells.append("%.2f ± %.2f" % (mean, half))
-    for v in variants[1:]:
-        mean, half = interval([final[v, s][m] - final["classic", s][m] for s in seeds])
-        cells.append("%+.2f ± %.2f" % (mean, half))
-    print("| %d | %s |" % (m, " | ".join(cells)))
-print("\nFitness evaluations per run (relinking paths included): " + ", ".join(
+def table(title, value):  # value(v, s, m) -> float
+    print(title + "\n")
+    print("| move | " + " | ".join(variants) + " | " + " | ".join("%s - classic" % v for v in variants[1:]) + " |")
+    print("|---" * (1 + 2 * len(variants) - 1) + "|")
+    for m in moves:
+        cells = []
+        for v in variants:
+            mean, half = interval([value(v, s, m) for s in seeds])
+            cells.append("%.2f ± %.2f" % (mean, half))
+        for v in variants[1:]:
+            mean, half = interval([value(v, s, m) - value("classic", s, m) for s in seeds])
+            cells.append("%+.2f ± %.2f" % (mean, half))
+        print("| %d | %s |" % (m, " | ".join(cells)))
+    print()
+table("Final held-out test MSE (discs^2) per move: each run's best shape at its last generation, trained on the "
+      "fitness positions and scored on its test split; mean and 95%% t-interval over %d seeds, and the paired "
+      "difference to classic (same seed, same split; negative = better than classic)." % len(seeds),
+      lambda v, s, m: final[v, s][m])
+budget = min(evals[v, s] for v in variants for s in seeds)
+for frac in (0.5, 1.0):
+    def at(v, s, m, frac=frac):  # best fitness of the last generation within frac of the budget
+        g = max(i for i, e in enumerate(evals_at[v, s]) if e <= frac * budget + 1e-9)
+        return best[v, s][m][g]
+    table("Best validation fitness (MSE, discs^2) per move at %d%% of the budget (%d evaluations): the last "
+          "generation within it; each generation measures everyone on its own split, so this is one "
+          "generation's best, not a running minimum." % (round(100 * frac), round(frac * budget)), at)
+print("Fitness evaluations per run (relinking paths included): " + ", ".join(
     "%s %s" % (v, "/".join(str(evals[v, s]) for s in seeds)) for v in variants))
+print("\nPer generation (evaluations, best fitness, test MSE where measured): %s" % os.path.join(out, "curves.csv"))
 PY
