@@ -105,9 +105,14 @@ for v in variants:
     for s in seeds:
         run = os.path.join(out, "%s-s%s" % (v, s))
         rows = list(csv.DictReader(open(os.path.join(run, "metrics.csv"))))
+        # Keyed by (generation, island, pair): a generation evaluated again after a resume logs its paths again.
+        paths = {}
+        for g, k, pair, m in re.findall(r"generation (\d+): path relinking island (\d+) .*?pair (\d+) .*?, (\d+) evaluations",
+                                        open(os.path.join(run, "log.txt")).read()):
+            paths[int(g), int(k), int(pair)] = int(m)
         relink = {}
-        for g, m in re.findall(r"generation (\d+): path relinking .*?, (\d+) evaluations", open(os.path.join(run, "log.txt")).read()):
-            relink[int(g)] = relink.get(int(g), 0) + int(m)
+        for (g, _, _), m in paths.items():
+            relink[g] = relink.get(g, 0) + m
         last = max(int(r["generation"]) for r in rows)
         cumulative, total = [], 0
         for g in range(last + 1):

@@ -322,7 +322,7 @@ TEST(DisplayableMessage, ElidesTheMiddleOfATokenOfMoreThan256Bytes) {
 TEST(DisplayableMessage, CommandsEchoNoLongArgumentWhole) {
   const std::string bin = EF_EVALFORGE_BIN;
   const std::string token(120'000, 'x');
-  for (const std::string args :
+  for (const std::string& args :
        {"score --data g.txt --moves " + token, "score --data " + token + " --moves 20", "match --config " + token}) {
     const auto [status, out] = test::run_command(bin + " " + args + " 2>&1");
     EXPECT_NE(status, 0) << out.substr(0, 300);

@@ -361,6 +361,16 @@ TEST(Backend, RemovedPositionSetsAndBadJobsAreErrorsNamingTheJob) {
     bad_weights.initial_weights = short_weights;
     const std::string weights = error_of(bad_weights);
     EXPECT_NE(weights.find("job 0: 10 initial weights for a geometry of"), std::string::npos) << weights;
+    // A bad job second in a batch is named by its place in the batch (the multi-device backend
+    // hands each device a part of it).
+    const std::vector<TrainJob> pair{job_of(p, g, 0, 1, b), bad_weights};
+    std::vector<TrainResult> two(2);
+    try {
+      backend->train(pair, two);
+      ADD_FAILURE() << backend->name() << ": a job with 10 initial weights trained";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("job 1: 10 initial weights"), std::string::npos) << e.what();
+    }
   }
 }
 

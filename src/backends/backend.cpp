@@ -34,8 +34,8 @@ void validate_train_batch(std::span<const TrainJob> jobs, std::size_t result_slo
     const std::optional<std::size_t> n = set_size(j.positions);
     if (!n) fail("backend: job {}: position set {} does not exist (never added, or removed)", k, j.positions);
     if (!j.geometry) fail("backend: job {}: no geometry", k);
-    if (j.params.batch_size < 1) fail("training: batch_size must be >= 1 (got {})", j.params.batch_size);
-    if (j.params.epochs < 0) fail("training: epochs must be >= 0 (got {})", j.params.epochs);
+    if (j.params.batch_size < 1) fail("training: job {}: batch_size must be >= 1 (got {})", k, j.params.batch_size);
+    if (j.params.epochs < 0) fail("training: job {}: epochs must be >= 0 (got {})", k, j.params.epochs);
     if (j.geometry->num_tuples < 1 || j.geometry->num_tuples > ntuple::kMaxTuples)
       fail("backend: job {}: a geometry of {} tuples (expected 1 to {})", k, j.geometry->num_tuples,
            ntuple::kMaxTuples);

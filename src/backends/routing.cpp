@@ -62,7 +62,8 @@ double best_share(const Cpu& cpu, const Device& device) {
 }  // namespace
 
 double CostModel::cpu_seconds(const TrainWork& w, int threads, double share) const {
-  return on_threads((1 - share) * w.samples * cpu_sample, threads);
+  if (share >= 1 || w.jobs == 0) return 0;
+  return std::max(on_threads((1 - share) * w.samples * cpu_sample, threads), w.chain * cpu_sample);
 }
 double CostModel::device_seconds(const TrainWork& w, double share) const {
   if (share <= 0 || w.jobs == 0) return 0;

@@ -1,5 +1,5 @@
-// Where `--backend auto` sends a batch on a machine with a device (make_routing_backend,
-// backends/backend.hpp): the cost model, declared here once. It estimates the seconds a batch
+// Where `--backend auto` sends a batch on a machine with a device (make_routing_backend, below):
+// the cost model, declared here once. It estimates the seconds a batch
 // takes on the CPU backend and on the device, and gives the device's share of the batch (its
 // jobs or games, as one contiguous part) that ends the batch first: 0 (all on the CPU), 1 (all
 // on the device) or a split between them. The split changes no bit: every backend returns the
@@ -15,7 +15,8 @@
 //   table of gpu_bench (16,384-65,536 games) is what would show where the device really wins.
 // - Training: the paper generation (800 jobs) gives the CPU 316 ns a sample and thread, but the
 //   64 paper-config jobs of `verify` took the CPU 0.062 s against the device's 0.243 s, a rate
-//   six times higher; with the first figure the model sends 64 such jobs to the device.
+//   six times higher; with the first figure the model sends 24 of 64 such jobs to the device
+//   (a split at 0.378), where the second would keep them all on the CPU.
 #pragma once
 #include <cstddef>
 #include <memory>
@@ -61,13 +62,15 @@ struct CostModel {
   double device_searching_floor = 7.7;     // 256 of them took 7.71 s: the slowest game, one thread's
 
   // Seconds for the CPU's part (1 - share) on `threads` threads and the device's part (share).
+  // A job runs on one thread, so the CPU's part takes at least its longest job.
   double cpu_seconds(const TrainWork& w, int threads, double share) const;
   double device_seconds(const TrainWork& w, double share) const;
   double cpu_seconds(const PlayWork& w, int threads, double share) const;
   double device_seconds(const PlayWork& w, double share) const;
 
   // The device's share that ends the batch first: the best of all on the CPU, all on the
-  // device, and the split at which both parts take equally long (ties go to the CPU).
+  // device, and the split at which both parts take equally long (a tie with all on the CPU goes
+  // to the CPU, one between the split and all on the device to the split).
   double device_share(const TrainWork& w, int cpu_threads) const;
   double device_share(const PlayWork& w, int cpu_threads) const;
 };

@@ -77,6 +77,37 @@ ProgressMeter::ProgressMeter(u64 total, u64 done_at_start, std::function<double(
 
 double ProgressMeter::elapsed() const { return clock_() - t0_; }
 
+PhaseTimes::PhaseTimes(std::vector<std::string> phases, std::string units, std::string unit, long first,
+                       std::function<double()> clock)
+    : names_(std::move(phases)),
+      units_(std::move(units)),
+      unit_(std::move(unit)),
+      first_(first),
+      seconds_(names_.size(), 0.0),
+      clock_(clock ? std::move(clock) : steady_seconds),
+      mark_(clock_()) {}
+
+void PhaseTimes::lap(std::size_t phase) {
+  const double t = clock_();
+  seconds_.at(phase) += t - mark_;
+  mark_ = t;
+}
+
+std::string PhaseTimes::report(long last) {
+  const double units = static_cast<double>(std::max(1L, last - first_ + 1));
+  double total = 0;
+  for (const double x : seconds_) total += x;
+  std::string line =
+      fmt::format("time by phase, {} {}-{}: {:.1f} s, {:.3f} s/{}:", units_, first_, last, total, total / units, unit_);
+  for (std::size_t p = 0; p < names_.size(); ++p)
+    if (seconds_[p] > 0 || p == 0)
+      line += fmt::format("{} {} {:.3f} s/{} ({:.1f}%)", p ? ";" : "", names_[p], seconds_[p] / units, unit_,
+                          total > 0 ? 100 * seconds_[p] / total : 0.0);
+  first_ = last + 1;
+  std::fill(seconds_.begin(), seconds_.end(), 0.0);
+  return line;
+}
+
 double ProgressMeter::rate(u64 done) const {
   const double t = elapsed();
   return done > start_ && t > 0 ? static_cast<double>(done - start_) / t : 0.0;

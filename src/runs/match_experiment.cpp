@@ -151,8 +151,9 @@ std::vector<std::vector<TrainingPosition>> positions_by_move(const std::vector<O
 }
 
 // The round's training: every (replicate, agent, move) network learns from its replicate's
-// positions of that move, as training jobs of the backend (on a GPU machine, the device) that
-// start from the network's weights and return them. The sample order stays the match's own:
+// positions of that move, as training jobs of the backend (the device's with `--backend cuda`;
+// `auto` keeps batches this small on the CPU) that start from the network's weights and return
+// them. The sample order stays the match's own:
 // epoch e shuffles the order of epoch e - 1 (the positions' order at first) with a Philox
 // stream keyed (seed, round, replicate, 64 (2 move + agent) + e), so the jobs take their ids
 // as given (shuffle = false), one backend call per epoch and replicate (a replicate's trained
@@ -174,6 +175,16 @@ void train_round(Backend& backend, const MatchConfig& c, std::vector<OthelloAgen
     }
   const int set = backend.add_positions(data);
   data = PositionData{};
+  struct Release {  // the set is freed however the round ends
+    Backend& backend;
+    int set;
+    ~Release() {
+      try {
+        backend.remove_positions(set);
+      } catch (...) {  // only while another error unwinds: that one is the one to report
+      }
+    }
+  } release{backend, set};
   for (int p = 0; p < c.replicates; ++p) {
     // Task k: agent k / moves, move start_move + k % moves.
     std::vector<std::vector<std::uint32_t>> order(2 * static_cast<std::size_t>(moves));
@@ -211,7 +222,6 @@ void train_round(Backend& backend, const MatchConfig& c, std::vector<OthelloAgen
       for (std::size_t i = 0; i < jobs.size(); ++i) nets[i]->weights = std::move(results[i].weights);
     }
   }
-  backend.remove_positions(set);
 }
 
 std::string config_to_toml(const MatchConfig& c) {
@@ -504,16 +514,23 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
     total_games[m.replicate] += m.wins + m.draws + m.losses;
   }
   const ProgressMeter meter(static_cast<u64>(rounds), static_cast<u64>(next_round));
+  // Where a round's time goes, logged with the progress lines (issue 52: the cost of a full run).
+  enum Phase : std::size_t { kGames, kScores, kTraining, kFiles };
+  PhaseTimes phases({"games", "scores and positions", "training", "rows, checkpoints and log"}, "rounds", "round",
+                    next_round);
   for (int round = next_round; round < rounds; ++round) {
     if (session.stop_requested()) {
       save_checkpoint(round);
+      if (round > next_round) run.log(phases.report(round - 1));
       session.stopped(fmt::format("before round {}: checkpoint written", round));
       return results;
     }
     const auto t0 = std::chrono::steady_clock::now();
+    phases.lap(kFiles);
     const std::vector<OthelloJob> jobs = round_jobs(c, starts, handles, round);
     std::vector<OthelloRecord> records(jobs.size());
     backend->play(jobs, records);
+    phases.lap(kGames);
 
     // Scores, then training: every (replicate, agent, move) network is an independent task.
     std::string rows;
@@ -537,9 +554,11 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
           std::vector<OthelloJob>(jobs.begin() + first, jobs.begin() + first + c.games_per_round),
           std::vector<OthelloRecord>(records.begin() + first, records.begin() + first + c.games_per_round));
     }
+    phases.lap(kScores);
     if (c.epochs > 0) {
       train_round(*backend, c, agents, by_move, round);
       for (std::size_t i = 0; i < agents.size(); ++i) backend->update_agent(handles[i], agents[i]);
+      phases.lap(kTraining);
     }
     run.append_rows(kRounds, rows);  // on disk before the checkpoint that has this round behind it
     const bool last = round + 1 == rounds;
@@ -554,6 +573,8 @@ std::vector<MatchRound> run_match(const fs::path& dir, const std::string& config
                       "rounds {}",
                       round + 1, rounds, total_games[0], sum / c.replicates, this_round / c.replicates,
                       meter.status(static_cast<u64>(round) + 1)));
+      phases.lap(kFiles);
+      run.log(phases.report(round));
     }
   }
   // Final agents, ready to play.

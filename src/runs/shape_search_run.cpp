@@ -347,43 +347,15 @@ void relink_elites(Archipelago& a, const SearchConfig& c, const Decoder& decoder
         r.inserted ? fmt::format(", replaces the worst ({:.4f})", r.replaced_fitness) : std::string()));
 }
 
-// Where a generation's time goes (what a full run would cost elsewhere, and what the GPU work
-// should aim at): this rank's seconds per phase, laps of one clock so that the phases add up to
-// the whole; logged every kEvery generations and when the session ends.
-class PhaseTimes {
- public:
-  enum Phase { kFitness, kRelinking, kTest, kReports, kCheckpoint, kNext, kPhases };
-  static constexpr int kEvery = 100;
-  explicit PhaseTimes(int first_generation) : first_(first_generation) {}
-  void lap(Phase p) {
-    const auto t = std::chrono::steady_clock::now();
-    seconds_[p] += std::chrono::duration<double>(t - mark_).count();
-    mark_ = t;
-  }
-  // "time by phase, generations A-B: ..." for the generations since the last report; then starts anew.
-  std::string report(int last_generation) {
-    static constexpr const char* kNames[kPhases] = {"fitness training",  "path relinking",
-                                                    "test-set training", "decoding, reports and log",
-                                                    "checkpoints",       "crossover, migration and shaking"};
-    const double generations = std::max(1, last_generation - first_ + 1);
-    double total = 0;
-    for (const double x : seconds_) total += x;
-    std::string line = fmt::format("time by phase, generations {}-{}: {:.1f} s, {:.3f} s/gen:", first_, last_generation,
-                                   total, total / generations);
-    for (int p = 0; p < kPhases; ++p)
-      if (seconds_[p] > 0 || p == kFitness)
-        line += fmt::format("{} {} {:.3f} s/gen ({:.1f}%)", p ? ";" : "", kNames[p], seconds_[p] / generations,
-                            total > 0 ? 100 * seconds_[p] / total : 0.0);
-    first_ = last_generation + 1;
-    for (double& x : seconds_) x = 0;
-    return line;
-  }
-
- private:
-  int first_;
-  double seconds_[kPhases] = {};
-  std::chrono::steady_clock::time_point mark_ = std::chrono::steady_clock::now();
-};
+// The phases of a generation, for PhaseTimes (core/run_dir.hpp): its log says where the time goes
+// every kPhaseReportEvery generations and when a session ends.
+enum class SearchPhase : std::size_t { kFitness, kRelinking, kTest, kReports, kCheckpoint, kNext };
+constexpr int kPhaseReportEvery = 100;
+PhaseTimes search_phase_times(int first_generation) {
+  return PhaseTimes({"fitness training", "path relinking", "test-set training", "decoding, reports and log",
+                     "checkpoints", "crossover, migration and shaking"},
+                    "generations", "gen", first_generation);
+}
 
 // checkpoint.bin of the archipelago the ranks hold together, written by rank 0.
 void save_checkpoint(IslandTeam& team, RunDir* run, const Archipelago& a, bool evaluated, int num_islands) {
@@ -453,18 +425,18 @@ SearchOutcome run_loop(const SearchConfig& c, RunSession* session, Checkpoint st
   const ga::InjectedFailure failure = ga::InjectedFailure::from_environment();
   // Units: evaluated generations; those before this process do not count toward the rate.
   const ProgressMeter meter(static_cast<u64>(c.generations), static_cast<u64>(a.generation));
-  PhaseTimes phases(a.generation);
+  PhaseTimes phases = search_phase_times(a.generation);
   while (true) {
     const int g = a.generation;
     failure.apply(team.rank(), g);
     const auto t0 = std::chrono::steady_clock::now();
-    phases.lap(PhaseTimes::kNext);  // the time since the last lap: resuming, or the previous advance
+    phases.lap(static_cast<std::size_t>(SearchPhase::kNext));  // the little time since the last lap (the report line)
     evaluate_generation(*backend, decoder, a.islands, data.fitness, fo, seed, static_cast<u32>(g),
                         static_cast<u32>(a.first_island));
-    phases.lap(PhaseTimes::kFitness);
+    phases.lap(static_cast<std::size_t>(SearchPhase::kFitness));
     if (c.islands.ipr.enabled()) {
       relink_elites(a, c, decoder, *backend, data, fo, team, log);
-      phases.lap(PhaseTimes::kRelinking);
+      phases.lap(static_cast<std::size_t>(SearchPhase::kRelinking));
     }
 
     // Test score of every island's best at its move: train on all fitness positions, test set.
@@ -488,7 +460,7 @@ SearchOutcome run_loop(const SearchConfig& c, RunSession* session, Checkpoint st
       std::vector<TrainResult> results(own);
       backend->train(jobs, results);
       for (int k = 0; k < own; ++k) test[k] = results[k].eval_loss.mse();
-      phases.lap(PhaseTimes::kTest);
+      phases.lap(static_cast<std::size_t>(SearchPhase::kTest));
     }
     const std::vector<std::string> messages =
         team.gather(encode_reports(a, test, o.stop_requested && o.stop_requested()));
@@ -523,11 +495,11 @@ SearchOutcome run_loop(const SearchConfig& c, RunSession* session, Checkpoint st
     // Every rank stops at the same generation: rank 0's decision.
     team.broadcast(stop_decision);
     const bool stop = stop_decision == "1";
-    phases.lap(PhaseTimes::kReports);
+    phases.lap(static_cast<std::size_t>(SearchPhase::kReports));
 
     if (last) {
       save_checkpoint(team, run, a, true, n);
-      phases.lap(PhaseTimes::kCheckpoint);
+      phases.lap(static_cast<std::size_t>(SearchPhase::kCheckpoint));
       log(phases.report(g));
       out.generations_done = g + 1;
       out.complete = true;
@@ -549,12 +521,12 @@ SearchOutcome run_loop(const SearchConfig& c, RunSession* session, Checkpoint st
       return out;
     }
     advance();
-    phases.lap(PhaseTimes::kNext);
+    phases.lap(static_cast<std::size_t>(SearchPhase::kNext));
     if (stop || (c.checkpoint_every > 0 && a.generation % c.checkpoint_every == 0)) {
       save_checkpoint(team, run, a, false, n);
-      phases.lap(PhaseTimes::kCheckpoint);
+      phases.lap(static_cast<std::size_t>(SearchPhase::kCheckpoint));
     }
-    if (stop || (g + 1) % PhaseTimes::kEvery == 0) log(phases.report(g));
+    if (stop || (g + 1) % kPhaseReportEvery == 0) log(phases.report(g));
     if (stop) {
       out.generations_done = a.generation;
       out.interrupted = true;

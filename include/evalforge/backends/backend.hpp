@@ -129,11 +129,11 @@ std::unique_ptr<Backend> make_backend(std::string_view kind, int threads, int de
 std::unique_ptr<Backend> make_multi_device_backend(std::string_view kind, int threads, std::span<const int> devices);
 
 // The checks of a training batch, the same on every backend (a bad job is the same error
-// wherever it goes): a result slot per job, a live position set (set_size: its size, nullopt
-// for a handle that names none or a removed one), a geometry of 1 to kMaxTuples tuples,
-// batch_size >= 1, epochs >= 0, every id inside its set (on the device an id outside would be
-// an illegal address; each distinct id span checked once) and initial weights, where given,
-// of the geometry's size. Throws ef::Error naming the job.
+// wherever it goes; backends that split a batch check it whole first): a result slot per job, a
+// live position set (set_size: its size, nullopt for a handle that names none or a removed one),
+// a geometry of 1 to kMaxTuples tuples, batch_size >= 1, epochs >= 0, every id inside its set
+// (on the device an id outside would be an illegal address; each distinct id span checked once)
+// and initial weights, where given, of the geometry's size. Throws ef::Error naming the job.
 void validate_train_batch(std::span<const TrainJob> jobs, std::size_t result_slots,
                           const std::function<std::optional<std::size_t>(int)>& set_size);
 

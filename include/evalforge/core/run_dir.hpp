@@ -71,6 +71,30 @@ class ProgressMeter {
   double t0_;
 };
 
+// Where a run's time goes, phase by phase (what a full run would cost elsewhere, and where the
+// GPU work should aim): laps of one clock, so that the phases add up to the whole.
+class PhaseTimes {
+ public:
+  // `phases`: their names, in the order of their indices; `units` / `unit`: "generations" /
+  // "gen", "rounds" / "round"; `first`: the first unit to report on. The clock as ProgressMeter's.
+  PhaseTimes(std::vector<std::string> phases, std::string units, std::string unit, long first,
+             std::function<double()> clock = {});
+  // The time since the last lap (or construction) goes to `phase`.
+  void lap(std::size_t phase);
+  // "time by phase, generations 0-99: 512.3 s, 5.123 s/gen: fitness training 4.901 s/gen (95.7%);
+  // ..." for the units since the last report, up to and including `last` (phases that took no
+  // time are left out, the first is always named); then starts anew from last + 1.
+  std::string report(long last);
+
+ private:
+  std::vector<std::string> names_;
+  std::string units_, unit_;
+  long first_;
+  std::vector<double> seconds_;
+  std::function<double()> clock_;
+  double mark_;
+};
+
 // Where a run's progress lines go: log.txt always; the sink (the app passes one that writes to
 // stderr; tests pass none or a capture). The sink gets the line without a trailing newline.
 using LineSink = std::function<void(const std::string&)>;

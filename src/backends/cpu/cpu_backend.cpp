@@ -28,13 +28,11 @@ class CpuBackend final : public Backend {
 
   int add_positions(const PositionData& data) override {
     sets_.push_back(cpu::pack_positions(data));
-    live_.push_back(true);
     return static_cast<int>(sets_.size()) - 1;
   }
   void remove_positions(int handle) override {
     if (!set_size(handle)) fail("backend: position set {} does not exist (never added, or removed)", handle);
-    cpu::PackedPositions().swap(sets_[handle]);
-    live_[handle] = false;
+    sets_[handle].reset();
   }
 
 #define EF_CPU_PLAYOUT_METHODS(G)                                                                              \
@@ -52,7 +50,7 @@ class CpuBackend final : public Backend {
     auto worker = [&] {
       cpu::TrainScratch scratch;
       for (std::size_t k; (k = next.fetch_add(1)) < jobs.size();)
-        cpu::train_job(sets_[jobs[k].positions], jobs[k], results[k], scratch);
+        cpu::train_job(*sets_[jobs[k].positions], jobs[k], results[k], scratch);
     };
     run_parallel(static_cast<int>(std::min<std::size_t>(threads_, jobs.size())), worker);
   }
@@ -118,12 +116,11 @@ class CpuBackend final : public Backend {
 #define EF_RESIDENTS_OF(G) Residents<G>,
   int threads_;
   std::optional<std::size_t> set_size(int handle) const {
-    if (handle < 0 || handle >= static_cast<int>(sets_.size()) || !live_[handle]) return std::nullopt;
-    return sets_[handle].size();
+    if (handle < 0 || handle >= static_cast<int>(sets_.size()) || !sets_[handle]) return std::nullopt;
+    return sets_[handle]->size();
   }
 
-  std::vector<cpu::PackedPositions> sets_;
-  std::vector<bool> live_;  // false once removed (the handle stays taken)
+  std::vector<std::optional<cpu::PackedPositions>> sets_;  // empty once removed (the handle stays taken)
   // One list of resident agents per playout game; the trailing int closes the macro's list.
   std::tuple<EF_FOR_EACH_PLAYOUT_GAME(EF_RESIDENTS_OF) int> agents_;
 #undef EF_RESIDENTS_OF

@@ -144,7 +144,9 @@ class MultiDeviceBackend final : public Backend {
   MultiDeviceBackend(std::string_view device_kind, int threads, int device, const routing::CostModel& model)
       : model_(model), cpu_threads_(threads) {
     workers_.push_back(std::make_unique<DeviceWorker>("cpu", threads, 0));
-    workers_.push_back(std::make_unique<DeviceWorker>(std::string(device_kind), threads, device));
+    // The device's backend uses host threads only to draw sample orders, while the CPU's part of
+    // a split batch trains on all of them: a few, so as not to crowd it.
+    workers_.push_back(std::make_unique<DeviceWorker>(std::string(device_kind), std::max(1, threads / 8), device));
     name_ = fmt::format("auto: {} and {}, each batch where the cost model sends it", workers_[0]->name(),
                         workers_[1]->name());
   }
@@ -152,7 +154,10 @@ class MultiDeviceBackend final : public Backend {
   std::optional<double> last_device_share() const { return last_share_; }
 
   int add_positions(const PositionData& data) override {
-    return on_every_device([&](Backend& b) { return b.add_positions(data); }, "position set");
+    const int handle = on_every_device([&](Backend& b) { return b.add_positions(data); }, "position set");
+    if (handle >= static_cast<int>(set_sizes_.size())) set_sizes_.resize(static_cast<std::size_t>(handle) + 1);
+    set_sizes_[static_cast<std::size_t>(handle)] = data.size();
+    return handle;
   }
   void remove_positions(int handle) override {
     on_every_device(
@@ -161,8 +166,15 @@ class MultiDeviceBackend final : public Backend {
           return handle;
         },
         "position set");
+    set_sizes_[static_cast<std::size_t>(handle)].reset();
   }
   void train(std::span<const TrainJob> jobs, std::span<TrainResult> results) override {
+    // Checked here, on the whole batch, so that an error names the job by its place in it (each
+    // device sees its part only) and no device starts on a batch that fails.
+    validate_train_batch(jobs, results.size(), [this](int h) -> std::optional<std::size_t> {
+      if (h < 0 || h >= static_cast<int>(set_sizes_.size())) return std::nullopt;
+      return set_sizes_[static_cast<std::size_t>(h)];
+    });
     if (model_)
       route(jobs, results, model_->device_share(routing::train_work(jobs), cpu_threads_));
     else
@@ -223,7 +235,8 @@ class MultiDeviceBackend final : public Backend {
   void route(std::span<const Job> jobs, std::span<Result> results, double device_share) {
     last_share_ = device_share;
     const auto n = static_cast<double>(jobs.size());
-    const auto cpu_jobs = static_cast<std::size_t>(std::llround((1 - device_share) * n));
+    const double cpu_part = std::isfinite(device_share) ? std::clamp((1 - device_share) * n, 0.0, n) : n;
+    const auto cpu_jobs = static_cast<std::size_t>(std::llround(cpu_part));
     split(jobs, results, {0, cpu_jobs, jobs.size()});
   }
   // Device w runs jobs [bounds[w], bounds[w + 1]) into the same slots of `results`; without
@@ -248,7 +261,8 @@ class MultiDeviceBackend final : public Backend {
 
   std::vector<std::unique_ptr<DeviceWorker>> workers_;
   std::string name_;
-  std::optional<routing::CostModel> model_;  // set: the routing backend
+  std::vector<std::optional<std::size_t>> set_sizes_;  // per handle; empty once removed
+  std::optional<routing::CostModel> model_;            // set: the routing backend
   int cpu_threads_ = 1;
   AllSearchingAgents searching_;
   std::optional<double> last_share_;
