@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <stdexcept>
 #include "core/bytes.hpp"
 #include "evalforge/core/error.hpp"
 #include "evalforge/core/files.hpp"
@@ -422,6 +423,28 @@ TEST(ProgressMeter, RateAndEtaCountOnlyThisProcessesWork) {
   EXPECT_EQ(meter.status(500), "500/1000 (50.0%), 10.0 s elapsed, ETA 50s");
   now += 300;  // 600 units in 310 s
   EXPECT_EQ(meter.status(1000), "1000/1000 (100.0%), 5m10s elapsed, ETA 0s");
+}
+
+// Laps of one clock: each phase gets the time since the lap before; a report covers the units
+// since the last one, leaves out phases without time (not the first), and starts anew.
+TEST(PhaseTimes, LapsAddUpAndReportsStartAnew) {
+  double now = 5;
+  PhaseTimes t({"games", "training", "files"}, "rounds", "round", 10, [&] { return now; });
+  now += 3;
+  t.lap(0);  // 3 s of games
+  now += 1;
+  t.lap(1);  // 1 s of training
+  now += 2;
+  t.lap(0);  // 2 s more of games
+  EXPECT_EQ(t.report(11),
+            "time by phase, rounds 10-11: 6.0 s, 3.000 s/round: games 2.500 s/round (83.3%); training 0.500 s/round "
+            "(16.7%)");
+  now += 4;
+  t.lap(2);
+  EXPECT_EQ(t.report(12),
+            "time by phase, rounds 12-12: 4.0 s, 4.000 s/round: games 0.000 s/round (0.0%); files "
+            "4.000 s/round (100.0%)");
+  EXPECT_THROW(t.lap(3), std::out_of_range);
 }
 
 TEST(Bytes, WriterIsLittleEndianAndTheReaderReadsItBack) {
