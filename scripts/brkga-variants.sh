@@ -6,7 +6,11 @@
 # (counted from its log), do not exceed the others'.
 #
 #   scripts/brkga-variants.sh --data GAMES [--config configs/quick.toml] [--seeds "1 2 3 4 5"]
-#                             [--out runs/brkga-variants] [--threads N]
+#                             [--out runs/brkga-variants] [--threads N] [--generations G]
+#
+# --generations G cuts (or extends) the base config's run for every variant, e.g. the 2-core
+# paper-sized search (configs/logbook-2core.toml, 2,000 generations, about 70 minutes a run on
+# 2 cores) to a few hundred.
 #
 # Each run is a plain search run directory under OUT/<variant>-s<seed> (an interrupted script
 # resumes the runs it finds). OUT/summary.md gets, per move, each variant's final held-out test
@@ -15,7 +19,7 @@
 # interval; and each variant's evaluations. Lower MSE is better.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-config=configs/quick.toml seeds="1 2 3 4 5" out=runs/brkga-variants data="" threads=$(nproc)
+config=configs/quick.toml seeds="1 2 3 4 5" out=runs/brkga-variants data="" threads=$(nproc) cut=""
 while (($#)); do
   case $1 in
     --config) config=$2; shift 2 ;;
@@ -23,7 +27,8 @@ while (($#)); do
     --seeds) seeds=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --threads) threads=$2; shift 2 ;;
-    *) echo "usage: scripts/brkga-variants.sh --data GAMES [--config C] [--seeds \"1 2 3\"] [--out DIR] [--threads N]" >&2; exit 2 ;;
+    --generations) cut=$2; shift 2 ;;
+    *) echo "usage: scripts/brkga-variants.sh --data GAMES [--config C] [--seeds \"1 2 3\"] [--out DIR] [--threads N] [--generations G]" >&2; exit 2 ;;
   esac
 done
 [[ -n $data ]] || { echo "brkga-variants: --data GAMES is needed (e.g. runs/builtin-edax-30000.txt)" >&2; exit 2; }
@@ -38,6 +43,10 @@ c = tomllib.load(open(sys.argv[1], "rb"))["search"]
 print(len(c.get("moves", [18, 22, 26, 30, 34, 38, 42, 46])), c.get("island_size", 100), c.get("generations", 4000), c.get("elite", 20))
 PY
 )
+if [[ -n $cut ]]; then
+  [[ $cut =~ ^[1-9][0-9]*$ ]] || { echo "brkga-variants: --generations $cut: expected a positive integer" >&2; exit 2; }
+  generations=$cut
+fi
 tuples=12
 ipr_interval=$(( generations >= 100 ? 25 : 10 ))
 # A path of percentage 0.5 over at most 12 differing tuples costs at most 12 + 11 + ... + 7 = 57
@@ -50,9 +59,9 @@ print(int(base // per_gen))")
 
 variant_config() {  # variant seed -> config file
   local v=$1 s=$2 f=$out/configs/$1-s$2.toml
-  python3 - "$config" "$f" "$v" "$s" "$ipr_generations" "$ipr_interval" <<'PY'
+  python3 - "$config" "$f" "$v" "$s" "$ipr_generations" "$ipr_interval" "$generations" <<'PY'
 import re, sys
-src, dst, variant, seed, ipr_generations, ipr_interval = sys.argv[1:]
+src, dst, variant, seed, ipr_generations, ipr_interval, generations = sys.argv[1:]
 text = open(src).read()
 def set_key(text, key, value):
     pattern = re.compile(r"^%s\s*=.*$" % key, re.M)
@@ -60,6 +69,7 @@ def set_key(text, key, value):
         return pattern.sub("%s = %s" % (key, value), text, count=1)
     return text.replace("[search]\n", "[search]\n%s = %s\n" % (key, value), 1)
 text = set_key(text, "seed", seed)
+text = set_key(text, "generations", generations)
 if variant != "classic":
     text = set_key(text, "parents", "3")
     text = set_key(text, "elite_parents", "2")
