@@ -443,9 +443,16 @@ EF_HD_INLINE int shallow_value(u64 P, u64 O, int alpha, int beta, const Order& o
     return order_value(order, P, O);
   } else {
     u64 moves = othello::legal_moves(P, O);
+    // A pass: the opponent's value at the same depth, negated. Done in place rather than by
+    // calling this function again: a call of an always-inline function to itself is an error
+    // for GCC wherever its inliner happens to try it (in an -O1 build, or with a precompiled
+    // header).
+    int sign = 1;
     if (!moves) {
       if (!othello::legal_moves(O, P)) return final_score(P, O) * kOrderUnit;
-      return -shallow_value<D, Order>(O, P, -beta, -alpha, order);
+      pass_turn(P, O, alpha, beta);
+      sign = -1;
+      moves = othello::legal_moves(P, O);
     }
     int best = -kScoreLimit * kOrderUnit;
     for (; moves; moves &= moves - 1) {
@@ -460,7 +467,7 @@ EF_HD_INLINE int shallow_value(u64 P, u64 O, int alpha, int beta, const Order& o
         }
       }
     }
-    return best;
+    return sign * best;
   }
 }
 
