@@ -178,7 +178,7 @@ TEST(HexDeadCells, EveryCellFoundDeadIsDeadByTheDefinition) {
 }
 
 TEST(HexDeadCells, FillingThemNeverChangesWhoWins) {
-  HexSolver plain({.fill_dead = false, .proof_numbers = false, .use_vcs = false}),
+  HexSolver plain({.fill_dead = false, .proof_numbers = false, .use_vcs = false, .prune_dominated = false}),
       filling({.fill_captured = false, .proof_numbers = false, .use_vcs = false});
   int filled_positions = 0;
   for (const auto& [n, stones] : std::vector<std::pair<int, int>>{{3, 3}, {4, 5}, {4, 8}, {5, 14}}) {
@@ -215,7 +215,7 @@ TEST(HexCapturedCells, FillingThemNeverChangesWhoWins) {
   // Every pair found, filled with its captor's colour, leaves the value for the side to move as
   // plain minimax (no fill-in of its own, no connections) finds it, whichever side is to move;
   // and so does fill_inferior.
-  HexSolver plain({.fill_dead = false, .proof_numbers = false, .use_vcs = false});
+  HexSolver plain({.fill_dead = false, .proof_numbers = false, .use_vcs = false, .prune_dominated = false});
   int pairs[2] = {0, 0}, positions = 0;
   for (const auto& [n, stones] : std::vector<std::pair<int, int>>{{3, 2}, {3, 4}, {4, 3}, {4, 6}, {4, 9}, {5, 13}}) {
     for (u32 i = 0; i < 80; ++i) {
@@ -250,12 +250,96 @@ TEST(HexCapturedCells, FillingThemNeverChangesWhoWins) {
               positions);
 }
 
+TEST(HexDominatedMoves, EveryDominatorIsWorthAtLeastWhatItDominates) {
+  // Each relation of inferior.hpp, checked by plain minimax (no fill-in, connections or pruning
+  // of its own) on random positions, both sides to move: whenever the side to move wins by
+  // playing the dominated cell, it also wins by playing its dominator.
+  HexSolver plain({.fill_dead = false, .proof_numbers = false, .use_vcs = false, .prune_dominated = false});
+  int killed = 0, captured = 0, killed_wins = 0, captured_wins = 0;
+  for (const auto& [n, stones] : std::vector<std::pair<int, int>>{{3, 2}, {3, 4}, {4, 3}, {4, 6}, {4, 9}, {5, 12}}) {
+    for (u32 i = 0; i < 60; ++i) {
+      Board b = random_position(n, stones, 41, static_cast<u32>(n * 1000 + stones * 40) + i / 2);
+      if (i % 2) {
+        b.side = static_cast<unsigned char>(b.side ^ 1);
+        b.recompute();
+      }
+      if (b.terminal()) continue;
+      std::vector<int> wins_after(static_cast<std::size_t>(kStride * kStride), -1);
+      auto win_after = [&](int sq) {  // whether the side to move wins by playing sq
+        int& w = wins_after[static_cast<std::size_t>(sq)];
+        if (w < 0) w = !plain.wins(b.play(sq));
+        return w == 1;
+      };
+      for (Cells e = b.empty(); e.any(); e.drop_lowest()) {
+        const int c = e.lowest();
+        for (Cells k = killers(b, c); k.any(); k.drop_lowest()) {
+          const int r = k.lowest();
+          ASSERT_TRUE(b.empty().has(r) && r != c);
+          ++killed;
+          if (win_after(c)) {
+            ++killed_wins;
+            ASSERT_TRUE(win_after(r)) << "n " << n << " position " << i << ": " << r << " kills " << c;
+          }
+        }
+        for (Cells d = capture_dominated(b, c) & b.empty(); d.any(); d.drop_lowest()) {
+          ASSERT_NE(d.lowest(), c);
+          ++captured;
+          if (win_after(d.lowest())) {
+            ++captured_wins;
+            ASSERT_TRUE(win_after(c)) << "n " << n << " position " << i << ": " << c << " dominates " << d.lowest();
+          }
+        }
+      }
+    }
+  }
+  // Both kinds occur, also where the dominated move wins (the check is not vacuous).
+  EXPECT_GT(killed_wins, 0);
+  EXPECT_GT(captured_wins, 0);
+  std::printf("killer pairs: %d (%d with a winning dominated move); capture-dominated pairs: %d (%d)\n", killed,
+              killed_wins, captured, captured_wins);
+}
+
+TEST(HexDominatedMoves, TheMovesKeptHoldAWinningMoveWheneverThereIsOne) {
+  // Dropping cells one at a time, each for a dominator still kept, leaves a move as good as the
+  // best: the kept moves win whenever any move wins (and some move is always kept). The
+  // reference: the solver without pruning (its fillings and connections are checked against
+  // plain minimax above).
+  HexSolver plain({.prune_dominated = false});
+  int positions = 0, pruned = 0, moves = 0;
+  for (const auto& [n, stones] :
+       std::vector<std::pair<int, int>>{{3, 1}, {3, 3}, {4, 2}, {4, 5}, {4, 8}, {5, 10}, {5, 13}}) {
+    for (u32 i = 0; i < 60; ++i) {
+      Board b = random_position(n, stones, 43, static_cast<u32>(n * 1000 + stones * 40) + i / 2);
+      if (i % 2) {
+        b.side = static_cast<unsigned char>(b.side ^ 1);
+        b.recompute();
+      }
+      if (b.terminal()) continue;
+      const Cells kept = undominated_moves(b, b.empty());
+      ASSERT_TRUE(kept.any());
+      ASSERT_TRUE((kept & b.empty()) == kept);
+      ++positions;
+      moves += b.empty().count();
+      pruned += b.empty().count() - kept.count();
+      bool any_wins = false, kept_wins = false;
+      for (Cells e = b.empty(); e.any(); e.drop_lowest()) {
+        const bool w = !plain.wins(b.play(e.lowest()));
+        any_wins |= w;
+        kept_wins |= w && kept.has(e.lowest());
+      }
+      ASSERT_EQ(kept_wins, any_wins) << "n " << n << " position " << i;
+    }
+  }
+  EXPECT_GT(pruned, 0);
+  std::printf("dominated moves: %d of %d left out in %d positions\n", pruned, moves, positions);
+}
+
 TEST(HexSolver, ProofNumberSearchAndNegamaxAgreeOnEveryPosition) {
   // df-pn against the previous solver (negamax, dead cells only) on random 5 x 5 and 6 x 6
   // positions, both with connections and must-play; and df-pn without connections on 4 x 4.
   HexSolver pn, negamax({.fill_captured = false, .proof_numbers = false}),
       pn_plain({.fill_captured = false, .use_vcs = false}),
-      minimax({.fill_dead = false, .proof_numbers = false, .use_vcs = false});
+      minimax({.fill_dead = false, .proof_numbers = false, .use_vcs = false, .prune_dominated = false});
   int wins = 0, total = 0;
   for (const auto& [n, stones] : std::vector<std::pair<int, int>>{{4, 2}, {4, 5}, {5, 4}, {5, 9}, {6, 14}, {6, 18}}) {
     for (u32 i = 0; i < 25; ++i) {
@@ -286,7 +370,8 @@ TEST(HexSolver, OpeningTablesMatchPlainMinimaxUpToFourByFour) {
   }
   for (int n = 1; n <= 4; ++n) {
     const OpeningTable t = solve_openings(n);
-    const OpeningTable reference = solve_openings(n, {.fill_dead = false, .proof_numbers = false, .use_vcs = false});
+    const OpeningTable reference =
+        solve_openings(n, {.fill_dead = false, .proof_numbers = false, .use_vcs = false, .prune_dominated = false});
     EXPECT_EQ(t.black_wins, reference.black_wins) << n;
     if (n <= 3) {
       for (std::size_t k = 0; k < t.squares.size(); ++k) {
@@ -815,6 +900,42 @@ TEST(HexVcSearch, SearchedToTheEndOfTheGameItPlaysPerfectly) {
   EXPECT_GT(lost, 10);
 }
 
+TEST(HexVcSearch, AClockStopsThePassesAndTheLastFinishedOneDecides) {
+  // Without the clock firing (an hour a move), a clocked search is the fixed-depth one; with no
+  // time at all, the first pass is stopped and the ordering's move (depth 1) is played. In
+  // between, the depth finished lies between them and the move is legal.
+  int deeper = 0;
+  for (u32 i = 0; i < 6; ++i) {
+    const Board b = random_position(7, 6, 47, i);
+    if (b.terminal()) continue;
+    for (const bool prune : {false, true}) {
+      VcSearchParams fixed = vc_search(2, 6, VcLeaf::kVcResistance), shallow = vc_search(1, 6, VcLeaf::kVcResistance);
+      fixed.prune_dominated = shallow.prune_dominated = prune;
+      VcSearchParams hour = fixed, none = fixed, some = fixed;
+      hour.move_seconds = 3600;
+      none.move_seconds = 1e-9;
+      some.move_seconds = 0.05;
+      some.depth = kMaxVcDepth;
+      const VcSearchResult want = VcAlphaBeta(fixed).choose(b), got = VcAlphaBeta(hour).choose(b);
+      EXPECT_EQ(got.move, want.move) << i;
+      EXPECT_EQ(got.value, want.value) << i;
+      EXPECT_EQ(got.nodes, want.nodes) << i;
+      if (want.proven == 0) {
+        EXPECT_EQ(want.depth, 2) << i;
+      }
+      const VcSearchResult first = VcAlphaBeta(shallow).choose(b), stopped = VcAlphaBeta(none).choose(b);
+      EXPECT_EQ(stopped.move, first.move) << i;
+      EXPECT_EQ(stopped.depth, 1) << i;
+      const VcSearchResult r = VcAlphaBeta(some).choose(b);
+      EXPECT_TRUE(b.legal(r.move)) << i;
+      EXPECT_GE(r.depth, 1);
+      EXPECT_LE(r.depth, kMaxVcDepth);
+      deeper += r.depth >= 2;
+    }
+  }
+  EXPECT_GT(deeper, 0);  // 50 ms finish a second pass on 7 x 7
+}
+
 TEST(HexVcSearch, SpecsParseToCanonicalFormsAndBadOnesNameTheProblem) {
   const play::HexPlayer p = play::parse_hex_player("vcab");
   EXPECT_EQ(p.kind, play::HexPlayer::Kind::kVcSearch);
@@ -829,6 +950,15 @@ TEST(HexVcSearch, SpecsParseToCanonicalFormsAndBadOnesNameTheProblem) {
   EXPECT_TRUE(captured.vc_search.fill_captured);
   EXPECT_EQ(play::parse_hex_player(captured.spec).spec, captured.spec);
   EXPECT_EQ(play::parse_hex_player("vcab:fill=dead").spec, p.spec);  // the default
+  const play::HexPlayer pruned = play::parse_hex_player("vcab:prune=dominated,fill=captured");
+  EXPECT_EQ(pruned.spec, "vcab:depth=2,width=10,eval=vc-resistance,fill=captured,prune=dominated");
+  EXPECT_TRUE(pruned.vc_search.prune_dominated);
+  EXPECT_EQ(play::parse_hex_player(pruned.spec).spec, pruned.spec);
+  EXPECT_EQ(play::parse_hex_player("vcab:prune=none").spec, p.spec);      // the default
+  const play::HexPlayer timed = play::parse_hex_player("vcab:time=0.5");  // a clock: the clock decides the depth
+  EXPECT_EQ(timed.spec, "vcab:depth=8,width=10,eval=vc-resistance,time=0.5");
+  EXPECT_EQ(play::parse_hex_player("vcab:time=0.5,depth=3").spec, "vcab:depth=3,width=10,eval=vc-resistance,time=0.5");
+  EXPECT_EQ(play::parse_hex_player(timed.spec).spec, timed.spec);
   const play::HexPlayer linked = play::parse_hex_player("vcab:eval=vc-resistance,depth=3");
   EXPECT_EQ(linked.spec, "vcab:depth=3,width=10,eval=vc-resistance");
   EXPECT_EQ(linked.vc_search.leaf, VcLeaf::kVcResistance);
@@ -837,13 +967,15 @@ TEST(HexVcSearch, SpecsParseToCanonicalFormsAndBadOnesNameTheProblem) {
   EXPECT_EQ(plain.spec, "vcab:depth=2,width=10,eval=resistance");
   EXPECT_EQ(plain.vc_search.leaf, VcLeaf::kResistance);
   const std::pair<const char*, const char*> bad[] = {
-      {"vcab:depth=5", "depth=5"},
       {"vcab:width=0", "width=0"},
       {"vcab:eval=uct", "eval=uct (use resistance, ev or vc-resistance)"},
       {"vcab:gamma=0.1", "gamma needs eval=ev"},
       {"vcab:eval=ev,gamma=-1", "gamma -1"},
       {"vcab:playouts=10", "unknown key 'playouts'"},
-      {"vcab:fill=all", "fill=all"}};
+      {"vcab:fill=all", "fill=all"},
+      {"vcab:prune=all", "prune=all (use none or dominated)"},
+      {"vcab:time=-1", "time -1 is outside 0..3600 seconds"},
+      {"vcab:depth=9", "depth=9"}};
   for (const auto& case_ : bad) {
     const char* spec = case_.first;  // plain variables: clang < 16 cannot capture structured bindings
     const char* message = case_.second;

@@ -251,6 +251,7 @@ struct HexSolveArgs {
   bool no_fill = false;
   bool no_captured = false;
   bool no_vcs = false;
+  bool no_prune = false;
   bool negamax = false;
   bool winner_only = false;
   u64 max_nodes = 0;
@@ -283,14 +284,16 @@ hex::HexSolverOptions solver_options(const HexSolveArgs& a) {
           .fill_captured = !a.no_fill && !a.no_captured,
           .proof_numbers = !a.negamax,
           .use_vcs = !a.no_vcs,
+          .prune_dominated = !a.no_prune,
           .max_nodes = a.max_nodes};
 }
 
 std::string solver_description(const HexSolveArgs& a) {
   return fmt::format(
-      "{}, {}, {}", a.negamax ? "negamax" : "df-pn",
+      "{}, {}, {}, {}", a.negamax ? "negamax" : "df-pn",
       a.no_fill ? "no fill-in" : (a.no_captured ? "dead cells filled" : "dead and captured cells filled"),
-      a.no_vcs ? "no virtual connections" : "virtual connections and must-play");
+      a.no_vcs ? "no virtual connections" : "virtual connections and must-play",
+      a.no_prune ? "every move searched" : "dominated and vulnerable moves left out");
 }
 
 // One position, solved: who wins, and every winning move of the side to move.
@@ -461,7 +464,9 @@ void register_hex(CLI::App& app) {
   solve->add_flag("--negamax", sv->negamax, "Depth-first negamax from the centre out instead of df-pn");
   solve->add_flag("--winner-only", sv->winner_only,
                   "With --moves: who wins only, not every winning move (one search instead of one a move)");
-  solve->add_flag("--no-vcs", sv->no_vcs, "No virtual connections (with --no-fill: the brute-force reference)");
+  solve->add_flag("--no-vcs", sv->no_vcs,
+                  "No virtual connections (with --no-fill and --no-prune: the brute-force reference)");
+  solve->add_flag("--no-prune", sv->no_prune, "Search dominated and vulnerable moves too");
   solve->add_option("--max-nodes", sv->max_nodes, "Give up after this many nodes (0 = never)")->capture_default_str();
   solve->add_option("--moves", sv->moves,
                     "Solve the position after these moves from the empty board (e.g. \"c3 b2 d2\"): who wins, and "

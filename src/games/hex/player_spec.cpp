@@ -158,10 +158,12 @@ HexPlayer parse_hex_player(std::string_view spec) {
   } else if (kind == "vcab") {
     p.kind = HexPlayer::Kind::kVcSearch;
     hex::VcSearchParams& w = p.vc_search;
+    bool depth_given = false;
     for (auto [k, v] : kv) {
-      if (k == "depth")
+      if (k == "depth") {
         w.depth = integer(spec, k, v, 1, hex::kMaxVcDepth);
-      else if (k == "width")
+        depth_given = true;
+      } else if (k == "width")
         w.width = integer(spec, k, v, 1, hex::kMaxSide * hex::kMaxSide);
       else if (k == "eval") {
         if (v != "resistance" && v != "ev" && v != "vc-resistance")
@@ -173,17 +175,25 @@ HexPlayer parse_hex_player(std::string_view spec) {
       } else if (k == "fill") {
         if (v != "dead" && v != "captured") fail("hex player '{}': fill={} (use dead or captured)", spec, v);
         w.fill_captured = v == "captured";
+      } else if (k == "prune") {
+        if (v != "none" && v != "dominated") fail("hex player '{}': prune={} (use none or dominated)", spec, v);
+        w.prune_dominated = v == "dominated";
+      } else if (k == "time") {
+        w.move_seconds = number(spec, k, v);
       } else {
-        unknown(k, "depth, width, eval, gamma, fill");
+        unknown(k, "depth, width, eval, gamma, fill, prune, time");
       }
     }
     if (w.leaf != hex::VcLeaf::kEv && w.ev.gamma != 0) fail("hex player '{}': gamma needs eval=ev", spec);
+    if (w.move_seconds > 0 && !depth_given) w.depth = hex::kMaxVcDepth;  // with a clock, the clock decides
     w.validate(fmt::format("hex player '{}'", spec));
     p.spec = fmt::format(
         "vcab:depth={},width={},eval={}", w.depth, w.width,
         w.leaf == hex::VcLeaf::kEv ? "ev" : (w.leaf == hex::VcLeaf::kVcResistance ? "vc-resistance" : "resistance"));
     if (w.leaf == hex::VcLeaf::kEv) p.spec += fmt::format(",gamma={}", w.ev.gamma);
-    if (w.fill_captured) p.spec += ",fill=captured";  // absent when dead, as in runs made before the key
+    if (w.fill_captured) p.spec += ",fill=captured";      // absent when dead, as in runs made before the key
+    if (w.prune_dominated) p.spec += ",prune=dominated";  // likewise absent when none
+    if (w.move_seconds > 0) p.spec += fmt::format(",time={}", w.move_seconds);  // absent: no clock
   } else {
     fail("hex player '{}': unknown kind '{}' (random, ev, resistance, uct, vcab)", spec, kind);
   }

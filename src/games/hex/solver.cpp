@@ -58,11 +58,13 @@ HexSolver::Verdict HexSolver::examine(const Board& filled) const {
     return v;
   }
   v.moves = filled.empty();
-  if (!options_.use_vcs) return v;
-  const VcVerdict connections = vc_verdict(filled);
-  v.decided = connections.proven != 0;
-  v.win = connections.proven > 0;
-  v.moves = connections.moves;
+  if (options_.use_vcs) {
+    const VcVerdict connections = vc_verdict(filled);
+    v.decided = connections.proven != 0;
+    v.win = connections.proven > 0;
+    v.moves = connections.moves;
+  }
+  if (!v.decided && options_.prune_dominated) v.moves = undominated_moves(filled, v.moves);
   return v;
 }
 

@@ -7,7 +7,9 @@
 //    between its edges wins; one whose opponent has a full connection loses; otherwise, when
 //    the opponent has semi connections, only the cells common to their carriers (the must-play
 //    region) can save it, so only they are searched (none: a loss).
-// Host code: its tables are hash maps. Not yet (issue 31): dominated and vulnerable moves.
+//  - dominated and vulnerable moves (games/hex/inferior.hpp, undominated_moves) left out of
+//    the moves searched, each for a move that is searched and worth at least as much.
+// Host code: its tables are hash maps.
 //
 // df-pn (Nagai 2002) keeps, for every position seen, a proof number (how many more leaves must
 // be proven wins for the side to move to prove it wins) and a disproof number, and always
@@ -27,14 +29,15 @@
 namespace ef::hex {
 
 struct HexSolverOptions {
-  bool fill_dead = true;      // fill dead cells before each node's moves
-  bool fill_captured = true;  // and captured pairs (needs fill_dead)
-  bool proof_numbers = true;  // df-pn; false: negamax from the centre out
-  bool use_vcs = true;        // virtual connections: won and lost positions, the must-play region
-                              // (both off: the brute-force reference)
-  u64 max_nodes = 0;          // give up after this many nodes (0: never); wins() then throws ef::Error.
-                              // The count runs over every wins() call of one solver (they share
-                              // its table), so a table of first moves or a --moves run has one budget.
+  bool fill_dead = true;        // fill dead cells before each node's moves
+  bool fill_captured = true;    // and captured pairs (needs fill_dead)
+  bool proof_numbers = true;    // df-pn; false: negamax from the centre out
+  bool use_vcs = true;          // virtual connections: won and lost positions, the must-play region
+                                // (both off: the brute-force reference)
+  bool prune_dominated = true;  // leave out dominated and vulnerable moves
+  u64 max_nodes = 0;            // give up after this many nodes (0: never); wins() then throws ef::Error.
+                                // The count runs over every wins() call of one solver (they share
+                                // its table), so a table of first moves or a --moves run has one budget.
 };
 
 class HexSolver {

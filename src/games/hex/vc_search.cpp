@@ -28,6 +28,13 @@ void VcSearchParams::validate(const std::string& who) const {
   if (!std::isfinite(ev.gamma) || ev.gamma < 0 || ev.gamma > 1e6)
     fail("{}: gamma {} is outside 0..10^6", who, ev.gamma);
   if (vc.max_full < 1 || vc.max_semi < 1) fail("{}: connection lists need room for one carrier", who);
+  if (!std::isfinite(move_seconds) || move_seconds < 0 || move_seconds > 3600)
+    fail("{}: time {} is outside 0..3600 seconds", who, move_seconds);
+}
+
+bool VcAlphaBeta::out_of_time() {
+  if (params_.move_seconds > 0 && !aborted_ && std::chrono::steady_clock::now() >= deadline_) aborted_ = true;
+  return aborted_;
 }
 
 VcAlphaBeta::VcAlphaBeta(VcSearchParams params) : params_(params) {}
@@ -44,7 +51,7 @@ const VcAlphaBeta::Verdict& VcAlphaBeta::verdict(const Board& f) {
   if (const auto it = verdicts_.find(key); it != verdicts_.end()) return it->second;
   const VcVerdict v = vc_verdict(f, params_.vc, params_.leaf == VcLeaf::kVcResistance);
   searches_ += static_cast<u64>(v.searches);
-  Verdict kept{v.proven, v.moves, {}};
+  Verdict kept{v.proven, params_.prune_dominated && v.proven == 0 ? undominated_moves(f, v.moves) : v.moves, {}};
   for (int colour : {kBlack, kWhite}) kept.links[colour] = circuit_links(v.links[colour], f.n);
   // unordered_map keeps references to its elements valid across later insertions.
   return verdicts_.emplace(key, std::move(kept)).first->second;
@@ -116,6 +123,7 @@ std::vector<VcAlphaBeta::Scored> VcAlphaBeta::ordered(const Board& f, const Verd
 }
 
 i32 VcAlphaBeta::search(const Board& b, int depth, i32 alpha, i32 beta, int ply) {
+  if (out_of_time()) return 0;  // the pass is thrown away
   ++nodes_;
   if (b.terminal()) return -won_at(ply);  // the opponent's last move connected
   Board f = b;
@@ -145,7 +153,12 @@ VcSearchResult VcAlphaBeta::choose(const Board& s) {
   if (s.terminal()) fail("hex VC alpha-beta: the game is over");
   nodes_ = searches_ = 0;
   verdicts_.clear();
+  const auto start = std::chrono::steady_clock::now();
+  const auto budget = std::chrono::duration<double>(params_.move_seconds);
+  deadline_ = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(budget);
+  aborted_ = false;
   VcSearchResult r;
+  r.depth = 1;
   Board f = s;
   fill(f);
   if (f.terminal()) {
@@ -171,21 +184,29 @@ VcSearchResult VcAlphaBeta::choose(const Board& s) {
   } else if (params_.depth >= 2 && !is_proven(r.value)) {
     const bool cut = order.size() > static_cast<std::size_t>(params_.width);
     order.resize(std::min(order.size(), static_cast<std::size_t>(params_.width)));
+    std::vector<Scored> pass;
     for (int d = 2; d <= params_.depth; ++d) {
+      // With a clock, a pass starts only while less than half the time is gone.
+      if (params_.move_seconds > 0 && d > 2 && std::chrono::steady_clock::now() - start > budget / 2) break;
+      pass = order;
       i32 alpha = -kBound;
-      int best = order.front().move;
-      for (Scored& m : order) {
+      int best = pass.front().move;
+      for (Scored& m : pass) {
         m.value = -search(f.play(m.move), d - 1, -kBound, -alpha, 1);
+        if (aborted_) break;
         if (m.value > alpha) {
           alpha = m.value;
           best = m.move;
         }
       }
+      if (aborted_) break;  // the last finished pass decides
       r.move = best;
       r.value = cut ? unproven_loss(alpha) : alpha;
+      r.depth = d;
       if (is_proven(r.value)) break;  // won or lost whatever the depth
       // The next pass searches this pass's best first (the others' values are upper bounds).
-      std::stable_sort(order.begin(), order.end(), [](const Scored& a, const Scored& b) { return a.value > b.value; });
+      std::stable_sort(pass.begin(), pass.end(), [](const Scored& a, const Scored& b) { return a.value > b.value; });
+      order = pass;
     }
   }
   r.proven = proven_sign(r.value);

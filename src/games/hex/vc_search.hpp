@@ -15,16 +15,21 @@
 //    leaves are every candidate's child and no H-search runs on them.
 // The root deepens iteratively (depth 1, 2, .. depth), each pass searching the root's moves in
 // the order of the last pass's values; the connection verdicts of a move's search are kept in a
-// table, so a later pass does not repeat an H-search. A proven win is played as
+// table, so a later pass does not repeat an H-search. With a clock (`move_seconds`), it deepens
+// until the time is spent: a pass starts only while less than half of it is gone (a pass costs
+// more than all before it), a pass the clock stops is thrown away, and the move is the last
+// finished pass's (depth 1, the ordering, always finishes). A proven win is played as
 // hex::vc_guarded_move plays it (a move after which the connection is full). The swap move is
 // never chosen.
 //
 // Values: the evaluators' (|v| <= hex::kClamp) or proven: kVcWin - ply for a win found `ply`
 // plies down (a connection proof counts one ply more than a win on the board, so a connected
 // game ends sooner), the negation for a loss. A node whose moves were cut to the width and all
-// lose gets -kClamp, not a proven loss: the moves beyond the width were not searched. The move is a pure function of
-// (position, parameters): no random draws.
+// lose gets -kClamp, not a proven loss: the moves beyond the width were not searched. Without a
+// clock the move is a pure function of (position, parameters): no random draws. With one it also
+// depends on the machine's speed, so games with such a player are not reproducible.
 #pragma once
+#include <chrono>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -56,11 +61,11 @@ std::vector<CircuitLink> circuit_links(const std::vector<VcLink>& links, int n);
 // those whose breaks do not hold sq.
 std::vector<ResistorLink> child_resistors(const std::vector<CircuitLink>& links, int colour, int mover, int sq);
 
-constexpr int kMaxVcDepth = 4;
+constexpr int kMaxVcDepth = 8;        // beyond 4 plies, only with a clock in practice (width^depth nodes)
 constexpr i32 kVcWin = i32{1} << 30;  // above every evaluator value (kClamp = 2^29)
 
 struct VcSearchParams {
-  int depth = 2;   // plies, 1..kMaxVcDepth
+  int depth = 2;   // plies, 1..kMaxVcDepth; with a clock, the most it deepens to
   int width = 10;  // moves searched deeper per node, 1..kMaxSide^2
   // The evaluation of the leaves and of the move order; resistance over connections by default
   // (docs/hex.md: it beats plain resistance leaves at a fraction of their depth's time).
@@ -68,6 +73,12 @@ struct VcSearchParams {
   BetweennessEvaluator ev;     // kEv's evaluator (gamma, networks)
   VcOptions vc;                // H-search's list caps
   bool fill_captured = false;  // fill captured pairs too, not only dead cells (fill=captured)
+  // Leave dominated and vulnerable moves out of each node's candidates (prune=dominated;
+  // games/hex/inferior.hpp, undominated_moves): each is worth no more than a move kept.
+  bool prune_dominated = false;
+  // > 0: seconds a move (time=S): deepen until they are spent (above), up to `depth`. 0: every
+  // move searched to `depth`.
+  double move_seconds = 0;
   // Throws ef::Error naming `who` for a value out of range.
   void validate(const std::string& who) const;
 };
@@ -78,6 +89,7 @@ struct VcSearchResult {
   int proven = 0;    // +1: a win proven by connections or by the board, -1: a proven loss, 0: an evaluation
   u64 nodes = 0;     // positions searched or evaluated
   u64 searches = 0;  // H-searches run (one colour each)
+  int depth = 0;     // the deepest pass finished (1: the ordering alone)
 };
 
 class VcAlphaBeta {
@@ -110,8 +122,13 @@ class VcAlphaBeta {
   i32 search(const Board& b, int depth, i32 alpha, i32 beta, int ply);
   void fill(Board& b) const;  // the inferior cells params_ asks for
 
+  // With a clock: whether it has run out (checked at every node; a node costs milliseconds).
+  bool out_of_time();
+
   VcSearchParams params_;
   u64 nodes_ = 0, searches_ = 0;
+  std::chrono::steady_clock::time_point deadline_;
+  bool aborted_ = false;
   std::unordered_map<PositionKey, Verdict, PositionKeyHash> verdicts_;
 };
 

@@ -159,4 +159,83 @@ EF_HD_INLINE InferiorFill fill_inferior(Board& b) {
   }
 }
 
+// Dominated moves (docs/hex.md, "Dominated and vulnerable moves"). A move d *dominates* a move c
+// of the side to move P when the position after P's stone on d is worth at least as much to P
+// as the one after P's stone on c: then c need not be searched as long as d is. Two sound tests
+// built on the dead-cell test above (the swap rule aside: both assume no swap is pending):
+//
+//  - Capture domination. Fill the position after P's stone on d with P's colour: every dead
+//    cell and every P-captured pair, until none is left. Each filling keeps the value, so the
+//    position after d is worth what the filled one is; and the filled one holds every stone of
+//    the position after c (c among the filled cells) plus more of P's, which never hurts P.
+//  - Vulnerable cells. A killer of c is an empty cell r such that, after P's stone on c and the
+//    opponent's on r, c is dead. Then r dominates c. Swap the two cells: P plays r, and answers
+//    as a strategy that had played c would, reading c for r and r for c. At the end the real
+//    board is the imagined one with c and r exchanged. If the imagined r is P's, the two boards
+//    have the same stones; if it is the opponent's, c is dead on the imagined board (a dead cell
+//    stays dead as stones are added), so recolouring the imagined c gives the same winner, and
+//    that board is the real one with r the opponent's instead of P's. Either way P wins the real
+//    game whenever the imagined one is won.
+//
+// Domination is transitive, and two cells may dominate each other, so cells are dropped one at
+// a time, each only for a dominator still kept: whatever a dropped cell is worth, a kept cell
+// is worth as much (the dominator, or the cell kept for it in turn).
+
+// The cells filled in P's colour (P: the side to move) after P's stone on d, as above; not d
+// itself. None when that stone ends the game.
+EF_HD_INLINE Cells capture_dominated(const Board& b, int d) {
+  const int p = b.side;
+  Board a = b;
+  a.stones[p].set(d);
+  a.recompute();
+  const Cells before = a.stones[p];
+  while (!a.terminal()) {
+    // Both fillings at once: the tests are monotone (a cell found dead, or a pair found captured,
+    // stays so as stones are added), so each stays sound after the other.
+    const Cells add = dead_cells(a) | captured_pair(a, p);
+    if (!add.any()) break;
+    a.stones[p] |= add;
+    a.recompute();
+  }
+  return a.stones[p].without(before);
+}
+
+// The killers of the empty cell c for the side to move (above): its empty neighbours r after
+// whose stone, with the side to move's on c, c is dead. Only a neighbour can change c's ring.
+EF_HD_INLINE Cells killers(const Board& b, int c) {
+  Cells found;
+  Board a = b;  // the dead-cell test reads the stones alone: no recompute needed
+  a.stones[b.side].set(c);
+  const Cells empty = b.empty();
+  for (int k = 0; k < 6; ++k) {
+    int col, row;
+    ring_neighbour(col_of(c), row_of(c), k, col, row);
+    if (col < 0 || row < 0 || col >= b.n || row >= b.n) continue;
+    const int r = square_of(col, row);
+    if (!empty.has(r)) continue;
+    a.stones[b.side ^ 1].set(r);
+    if (is_dead(a, c)) found.set(r);
+    a.stones[b.side ^ 1] = b.stones[b.side ^ 1];
+  }
+  return found;
+}
+
+// `moves` without the cells dominated (above) by a cell kept: vulnerable cells first (cheap),
+// then capture domination, each in square order. A position with the swap move pending, or
+// over, keeps its moves.
+EF_HD_INLINE Cells undominated_moves(const Board& b, Cells moves) {
+  if (b.terminal() || b.swap_available()) return moves;
+  Cells keep = moves;
+  for (Cells m = moves; m.any(); m.drop_lowest()) {
+    const int c = m.lowest();
+    if ((killers(b, c) & keep).without(Cells::bit(c)).any()) keep = keep.without(Cells::bit(c));
+  }
+  for (Cells m = moves; m.any(); m.drop_lowest()) {
+    const int d = m.lowest();
+    if (!keep.has(d)) continue;
+    keep = keep.without(capture_dominated(b, d).without(Cells::bit(d)));
+  }
+  return keep;
+}
+
 }  // namespace ef::hex
