@@ -368,6 +368,30 @@ TEST_F(HexGtpProcess, MatchAgainstEvalforgeGtpCompletesWithLegalGames) {
   EXPECT_TRUE(no_children());
 }
 
+TEST_F(HexGtpProcess, SetupCommandsReachTheEngineAndARefusedOneNamesItself) {
+  // Commands the engine knows are sent after boardsize and the games go on; one it refuses ends
+  // the match with an error naming the command and the engine's answer; a command of two lines
+  // is refused before anything starts.
+  auto message = [&](const HexExternalOptions& o) {
+    std::vector<HexExternalGame> games;
+    try {
+      play_hex_external_match(parse_hex_player("random"), o, games, nullptr);
+    } catch (const ef::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error, ") + std::to_string(games.size()) + " games";
+  };
+  HexExternalOptions o = options(evalforge_hex_gtp("random", "--seed 5"), 2);
+  o.setup = {"name", "version"};
+  EXPECT_EQ(message(o), "no error, 2 games");
+  o.setup = {"name", "param_mohex max_time 0.5"};
+  const std::string refused = message(o);
+  EXPECT_NE(refused.find("answered 'param_mohex max_time 0.5' with '? "), std::string::npos) << refused;
+  o.setup = {"name\nquit"};
+  EXPECT_NE(message(o).find("setup command 'name\nquit' must be one non-empty line"), std::string::npos);
+  EXPECT_TRUE(no_children());
+}
+
 TEST_F(HexGtpProcess, CheatingHangingAndDyingEnginesForfeit) {
   {
     std::vector<HexExternalGame> games;

@@ -85,6 +85,9 @@ void register_hex_external(CLI::App& hex) {
   cmd->add_option("--games", a->options.games, "Games")->check(CLI::Range(1, 10000000))->capture_default_str();
   cmd->add_option("--size", a->options.size, "Board side")->check(CLI::Range(1, 13))->capture_default_str();
   cmd->add_flag("--swap", a->options.swap, "Play with the swap rule (the engine is sent `param_game allow_swap 1`)");
+  cmd->add_option("--opponent-setup", a->options.setup,
+                  "A GTP command for the engine after boardsize, at every start (repeatable), e.g. "
+                  "'param_mohex max_time 0.5'");
   cmd->add_option("--move-timeout", a->options.move_timeout_s, "Seconds the engine may take per command")
       ->check(CLI::Range(0.01, 86400.0))
       ->capture_default_str();

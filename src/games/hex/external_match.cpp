@@ -22,6 +22,11 @@ void play_hex_external_match(const HexPlayer& player, const HexExternalOptions& 
                            options.move_timeout_s, options.startup_timeout_s,
                            options.max_restarts,   {"protocol_version", fmt::format("boardsize {}", options.size)}};
   if (options.swap) eo.setup.push_back("param_game allow_swap 1");
+  for (const std::string& command : options.setup) {
+    if (command.empty() || command.find_first_of("\r\n") != std::string::npos)
+      fail("hex external match: setup command '{}' must be one non-empty line", command);
+    eo.setup.push_back(command);
+  }
   validate_external_engine_options(eo);
   if (options.size < 1 || options.size > hex::kMaxSide)
     fail("hex external match: board size {} is outside 1..{}", options.size, hex::kMaxSide);

@@ -26,8 +26,11 @@ namespace ef::play {
 struct HexExternalOptions {
   std::string command;  // run as /bin/sh -c COMMAND
   int games = 2;
-  int size = 11;                  // board side, 1..13
-  bool swap = false;              // the swap rule (the engine is told with `param_game allow_swap 1`)
+  int size = 11;      // board side, 1..13
+  bool swap = false;  // the swap rule (the engine is told with `param_game allow_swap 1`)
+  // GTP commands sent after boardsize (and the swap's), at every (re)start, e.g. an engine's
+  // time settings; one the engine refuses ends the match with an error naming it.
+  std::vector<std::string> setup;
   double move_timeout_s = 10;     // per command during the games
   double startup_timeout_s = 30;  // per command right after (re)starting the engine
   u64 seed = 1;
