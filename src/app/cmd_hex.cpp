@@ -372,7 +372,8 @@ void register_hex(CLI::App& app) {
                        "Player A: random | ev[:gamma=G,depth=D,bridges=0|1,edge_bridges=0|1,groups=0|1,sign=1|-1,"
                        "cp_sign=1|-1,epsilon=E] | "
                        "resistance[:depth=D] | uct[:playouts=P,c=C,expand=K,batch=B,playout=random|bridge] | "
-                       "vcab[:depth=D,width=W,eval=resistance|ev|vc-resistance,gamma=G]; any with vc=1")
+                       "vcab[:depth=D,width=W,eval=resistance|ev|vc-resistance,gamma=G,fill=dead|captured,"
+                       "prune=none|dominated,time=S]; any with vc=1")
           ->capture_default_str());
   match_settings.push_back(match->add_option("--b", m->config.b, "Player B (as --a)")->capture_default_str());
   match_settings.push_back(

@@ -8,7 +8,7 @@
 //   resistance[:depth=D,epsilon=E]
 //   uct[:playouts=P,c=C,expand=K,batch=B,playout=random|bridge,prune=none|vc]
 //                                       bridge: playouts restore broken bridges; vc: VC-pruned root
-//   vcab[:depth=D,width=W,eval=resistance|ev|vc-resistance,gamma=G,fill=dead|captured,prune=none|dominated]
+//   vcab[:depth=D,width=W,eval=resistance|ev|vc-resistance,gamma=G,fill=dead|captured,prune=none|dominated,time=S]
 //                                                                alpha-beta over virtual connections
 // and with any kind, vc=1: VC-aware play on top of the player's own move (games/hex/vc.hpp
 // vc_guarded_move: keep a won connection, stay in the opponent's must-play region).
