@@ -73,6 +73,17 @@ Board random_position(int n, int stones, u64 seed, u32 index) {
   }
 }
 
+// Both sides to move: position i / 2 of random_position, with the other side to move than its
+// stones say when i is odd.
+Board random_position_either_side(int n, int stones, u64 seed, u32 i) {
+  Board b = random_position(n, stones, seed, static_cast<u32>(n * 1000 + stones * 40) + i / 2);
+  if (i % 2) {
+    b.side = static_cast<unsigned char>(b.side ^ 1);
+    b.recompute();
+  }
+  return b;
+}
+
 Board with_stones(int n, const std::vector<int>& black, const std::vector<int>& white, int side) {
   Board b = empty_board(n);
   for (int sq : black) b.stones[kBlack].set(sq);
@@ -219,12 +230,7 @@ TEST(HexCapturedCells, FillingThemNeverChangesWhoWins) {
   int pairs[2] = {0, 0}, positions = 0;
   for (const auto& [n, stones] : std::vector<std::pair<int, int>>{{3, 2}, {3, 4}, {4, 3}, {4, 6}, {4, 9}, {5, 13}}) {
     for (u32 i = 0; i < 80; ++i) {
-      // Both sides to move: half the positions have the other side to move than their stones say.
-      Board b = random_position(n, stones, 29, static_cast<u32>(n * 1000 + stones * 40) + i / 2);
-      if (i % 2) {
-        b.side = static_cast<unsigned char>(b.side ^ 1);
-        b.recompute();
-      }
+      Board b = random_position_either_side(n, stones, 29, i);  // both sides to move
       const bool value = plain.wins(b);
       for (const int colour : {kBlack, kWhite}) {
         const Cells pair = captured_pair(b, colour);
@@ -258,11 +264,7 @@ TEST(HexDominatedMoves, EveryDominatorIsWorthAtLeastWhatItDominates) {
   int killed = 0, captured = 0, killed_wins = 0, captured_wins = 0;
   for (const auto& [n, stones] : std::vector<std::pair<int, int>>{{3, 2}, {3, 4}, {4, 3}, {4, 6}, {4, 9}, {5, 12}}) {
     for (u32 i = 0; i < 60; ++i) {
-      Board b = random_position(n, stones, 41, static_cast<u32>(n * 1000 + stones * 40) + i / 2);
-      if (i % 2) {
-        b.side = static_cast<unsigned char>(b.side ^ 1);
-        b.recompute();
-      }
+      Board b = random_position_either_side(n, stones, 41, i);
       if (b.terminal()) continue;
       std::vector<int> wins_after(static_cast<std::size_t>(kStride * kStride), -1);
       auto win_after = [&](int sq) {  // whether the side to move wins by playing sq
@@ -309,11 +311,7 @@ TEST(HexDominatedMoves, TheMovesKeptHoldAWinningMoveWheneverThereIsOne) {
   for (const auto& [n, stones] :
        std::vector<std::pair<int, int>>{{3, 1}, {3, 3}, {4, 2}, {4, 5}, {4, 8}, {5, 10}, {5, 13}}) {
     for (u32 i = 0; i < 60; ++i) {
-      Board b = random_position(n, stones, 43, static_cast<u32>(n * 1000 + stones * 40) + i / 2);
-      if (i % 2) {
-        b.side = static_cast<unsigned char>(b.side ^ 1);
-        b.recompute();
-      }
+      Board b = random_position_either_side(n, stones, 43, i);
       if (b.terminal()) continue;
       const Cells kept = undominated_moves(b, b.empty());
       ASSERT_TRUE(kept.any());
